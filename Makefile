@@ -1,0 +1,60 @@
+# Build, test and benchmark the reactive login system.
+#
+#   make test             install what is missing, build (warnings are errors), run every test
+#   make bench-reactive   the reactive core's benchmark, release mode, side by side with RxSwift's figures
+#   make format           format the sources with swift-format
+#
+# Every target works on a fresh Debian machine as root: `deps` installs what is missing first.
+
+SHELL := /bin/bash
+SWIFT_BIN ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
+SWIFT := $(SWIFT_BIN)
+STRICT := -Xswiftc -warnings-as-errors
+# Debian packages the build needs (system libraries arrive with the services).
+APT_PACKAGES := pkg-config
+# Tests run in parallel; each has its own time limit. Override for a single test:
+#   make test TEST_FILTER=MapTests
+TEST_FILTER ?=
+
+.PHONY: all deps build build-release test bench-reactive format lint clean
+
+all: build
+
+deps:
+	@if [ ! -x "$(SWIFT)" ]; then \
+	  echo "error: the Swift 6 toolchain was not found (looked for 'swift' on PATH and /opt/swift/usr/bin/swift)." >&2; \
+	  echo "       Install Swift 6.x from swift.org and put its usr/bin on PATH, then run make again." >&2; \
+	  exit 1; \
+	fi
+	@missing=""; for p in $(APT_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  if [ "$$(id -u)" -ne 0 ]; then echo "error: run as root (or install$$missing yourself)" >&2; exit 1; fi; \
+	  DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+	fi
+
+build: deps
+	$(SWIFT) build $(STRICT)
+
+build-release: deps
+	$(SWIFT) build -c release $(STRICT)
+
+test: deps
+	$(SWIFT) build --build-tests $(STRICT)
+	$(SWIFT) test --skip-build $(if $(TEST_FILTER),--filter $(TEST_FILTER),)
+
+bench-reactive: deps
+	$(SWIFT) build -c release $(STRICT) --product ReactiveBenchmarks
+	$$($(SWIFT) build -c release --show-bin-path)/ReactiveBenchmarks
+
+format:
+	$(SWIFT) format --in-place --recursive --configuration .swift-format Sources Tests Benchmarks Package.swift
+
+lint:
+	$(SWIFT) format lint --recursive --configuration .swift-format Sources Tests Benchmarks Package.swift
+
+clean:
+	$(SWIFT) package clean

@@ -1,0 +1,35 @@
+// swift-tools-version:6.0
+// The reactive login system: services, gateway and clients built on one reactive core.
+import PackageDescription
+
+/// Settings every target shares. Swift 6 language mode already implies complete strict
+/// concurrency checking; CI adds `-warnings-as-errors` through the Makefile.
+let common: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "ReactiveLogin",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "Reactive", targets: ["Reactive"]),
+        .library(name: "ReactiveTestKit", targets: ["ReactiveTestKit"]),
+    ],
+    targets: [
+        .target(name: "Reactive", swiftSettings: common),
+        .target(name: "ReactiveTestKit", dependencies: ["Reactive"], swiftSettings: common),
+        .executableTarget(
+            name: "ReactiveBenchmarks",
+            dependencies: ["Reactive"],
+            path: "Benchmarks/ReactiveBenchmarks",
+            swiftSettings: common
+        ),
+        .testTarget(
+            name: "ReactiveTests",
+            dependencies: ["Reactive", "ReactiveTestKit"],
+            swiftSettings: common
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,116 @@
+/// A sequence of events that observers can subscribe to.
+///
+/// Every observable in this module, subjects and traits included, conforms. Operators are written
+/// as extensions of this protocol.
+public protocol ObservableType<Element>: ObservableConvertibleType {
+
+    /// Subscribes `observer`; the returned disposable cancels the subscription.
+    func subscribe<Observer: ObserverType>(_ observer: Observer) -> any Disposable
+    where Observer.Element == Element
+}
+
+extension ObservableType {
+    /// This sequence as an `Observable` (the default wraps `subscribe`).
+    @inlinable
+    public func asObservable() -> Observable<Element> {
+        Observable(unsafeSubscribe: { observer in self.subscribe(observer) })
+    }
+}
+
+/// An observable sequence.
+///
+/// An `Observable` only *describes* a stream: it stores what its operator needs, and each
+/// subscription builds its own chain of sinks that hold the live state. Subscribing twice gives two
+/// independent subscriptions (unless the stream is shared with `share`).
+@frozen
+public struct Observable<Element: Sendable>: ObservableType {
+    /// The function that starts one subscription.
+    public typealias SubscribeHandler = @Sendable (AnyObserver<Element>) -> any Disposable
+
+    @usableFromInline let subscribeHandler: SubscribeHandler
+
+    /// Creates an observable from a function that is trusted to keep the event grammar and to
+    /// return a disposable that stops delivery. Operators use it; user code uses `create`.
+    @inlinable
+    init(unsafeSubscribe subscribeHandler: @escaping SubscribeHandler) {
+        self.subscribeHandler = subscribeHandler
+    }
+
+    @inlinable
+    public func subscribe<Observer: ObserverType>(_ observer: Observer) -> any Disposable
+    where Observer.Element == Element {
+        subscribeHandler(AnyObserver(observer))
+    }
+
+    @inlinable
+    public func asObservable() -> Observable<Element> { self }
+}
+
+extension ObservableType {
+    /// Subscribes with closures for each kind of event.
+    ///
+    /// `onDisposed` runs once, after the terminal event or when the subscription is disposed,
+    /// whichever comes first. An error with no `onError` handler is ignored (after the debug
+    /// grammar check).
+    @inlinable
+    public func subscribe(
+        onNext: (@Sendable (Element) -> Void)? = nil,
+        onError: (@Sendable (any Error) -> Void)? = nil,
+        onCompleted: (@Sendable () -> Void)? = nil,
+        onDisposed: (@Sendable () -> Void)? = nil
+    ) -> any Disposable {
+        let disposed: any Disposable =
+            onDisposed.map { Disposables.create(with: $0) } ?? Disposables.create()
+        let observer = AnonymousObserver<Element> { event in
+            switch event {
+            case .next(let element):
+                onNext?(element)
+            case .error(let error):
+                onError?(error)
+                disposed.dispose()
+            case .completed:
+                onCompleted?()
+                disposed.dispose()
+            }
+        }
+        return Disposables.create(subscribe(observer), disposed)
+    }
+
+    /// Subscribes with one closure that receives every event.
+    @inlinable
+    public func subscribe(_ on: @escaping @Sendable (Event<Element>) -> Void) -> any Disposable {
+        subscribe(AnonymousObserver(on))
+    }
+}
+
+/// The observer behind `subscribe(onNext:…)`: stops after the first terminal event and, in debug
+/// builds, reports concurrent or post-terminal delivery.
+@usableFromInline
+final class AnonymousObserver<Element>: ObserverType {
+    @usableFromInline let handler: @Sendable (Event<Element>) -> Void
+    @usableFromInline let grammar = GrammarCheck()
+    @usableFromInline let resource = ResourceToken()
+
+    @inlinable
+    init(_ handler: @escaping @Sendable (Event<Element>) -> Void) {
+        self.handler = handler
+    }
+
+    @inlinable
+    func on(_ event: Event<Element>) {
+        let entry = grammar.begin(event, postTerminal: .report)
+        if case .drop = entry { return }
+        defer { grammar.end(entry) }
+        handler(event)
+    }
+}
+
+/// A type that can be turned into an `Observable`: observables themselves and the traits
+/// (`Single`, `Driver`, `Signal`, controls).
+public protocol ObservableConvertibleType<Element>: Sendable {
+    /// The type of the elements.
+    associatedtype Element: Sendable
+
+    /// This value as an `Observable`.
+    func asObservable() -> Observable<Element>
+}

@@ -1,0 +1,74 @@
+public import Synchronization
+
+/// Serialises delivery to one downstream observer for sinks fed from several places at once
+/// (several sources, a source and a timer, …), without holding a lock while calling out.
+///
+/// The sink keeps a `SerialDelivery` inside the state its `Mutex` protects. A transition appends the
+/// events it produces with `enqueue` *under the lock* (so the order of events is the order of
+/// transitions) and then, after unlocking, calls `Mutex.deliver(to:)`. Whoever finds nobody else
+/// delivering becomes the deliverer and drains the queue until it is empty; everybody else returns
+/// at once, their events delivered by the one already delivering. A reentrant call (downstream
+/// feeding one of the sink's own sources) is queued the same way and delivered when the current
+/// delivery returns, so no lock is ever taken twice and no event is delivered concurrently.
+///
+/// After a terminal event has been enqueued, further enqueues are dropped, which keeps the grammar
+/// `next* (error | completed)?` for the downstream observer.
+@usableFromInline
+struct SerialDelivery<Element: Sendable> {
+    @usableFromInline var pending: [Event<Element>] = []
+    @usableFromInline var isDelivering = false
+    /// A terminal event was enqueued.
+    @usableFromInline var isTerminated = false
+
+    @inlinable init() {}
+
+    /// Queues an event for delivery (dropped after a terminal event).
+    @inlinable
+    mutating func enqueue(_ event: Event<Element>) {
+        guard !isTerminated else { return }
+        if event.isStopEvent { isTerminated = true }
+        pending.append(event)
+    }
+
+    /// Takes the queued events if nobody is delivering them, making the caller the deliverer.
+    @inlinable
+    mutating func claim(into buffer: inout [Event<Element>]) -> Bool {
+        guard !isDelivering, !pending.isEmpty else { return false }
+        isDelivering = true
+        swap(&buffer, &pending)
+        return true
+    }
+
+    /// Takes further queued events for the current deliverer, or releases the delivery role.
+    @inlinable
+    mutating func next(into buffer: inout [Event<Element>]) -> Bool {
+        buffer.removeAll(keepingCapacity: true)
+        guard !pending.isEmpty else {
+            isDelivering = false
+            return false
+        }
+        swap(&buffer, &pending)
+        return true
+    }
+}
+
+/// State that carries a ``SerialDelivery`` for its sink's downstream.
+@usableFromInline
+protocol SerialDeliveryState<Output> {
+    associatedtype Output: Sendable
+    var delivery: SerialDelivery<Output> { get set }
+}
+
+extension Mutex where Value: SerialDeliveryState {
+    /// Delivers whatever is queued to `downstream`, unless another caller is already delivering
+    /// (then that caller delivers it). Never holds the lock while calling `downstream`.
+    @inlinable
+    func deliver<Observer: ObserverType>(to downstream: Observer)
+    where Observer.Element == Value.Output {
+        var buffer: [Event<Value.Output>] = []
+        guard withLock({ $0.delivery.claim(into: &buffer) }) else { return }
+        repeat {
+            for event in buffer { downstream.on(event) }
+        } while withLock({ $0.delivery.next(into: &buffer) })
+    }
+}

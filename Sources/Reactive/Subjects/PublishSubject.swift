@@ -1,0 +1,98 @@
+public import Synchronization
+
+/// A subject that forwards each event to the observers subscribed at that moment.
+///
+/// - Late subscribers see nothing of what came before; after a terminal event, new subscribers get
+///   that terminal event at once.
+/// - Events after the terminal event are ignored.
+/// - After `dispose()`, `on` is ignored and new subscribers receive `RxError.disposed`.
+public final class PublishSubject<Element: Sendable>: ObservableType, ObserverType, Cancelable {
+    @usableFromInline
+    struct State {
+        var observers = Bag<AnyObserver<Element>>()
+        var stopEvent: Event<Element>?
+        var isDisposed = false
+    }
+
+    @usableFromInline let state = Mutex(State())
+    @usableFromInline let grammar = GrammarCheck()
+
+    /// Creates a subject with no observers.
+    public init() {}
+
+    /// Whether any observer is subscribed.
+    public var hasObservers: Bool { state.withLock { !$0.observers.isEmpty } }
+
+    public var isDisposed: Bool { state.withLock { $0.isDisposed } }
+
+    @inlinable
+    public func on(_ event: Event<Element>) {
+        let entry = grammar.begin(event, postTerminal: .drop)
+        if case .drop = entry { return }
+        defer { grammar.end(entry) }
+        let observers = deliveryList(for: event)
+        observers.forEach { $0.on(event) }
+    }
+
+    /// The observers to deliver `event` to; a terminal event also detaches them.
+    @usableFromInline
+    func deliveryList(for event: Event<Element>) -> Bag<AnyObserver<Element>> {
+        state.withLock { state in
+            guard !state.isDisposed, state.stopEvent == nil else { return Bag() }
+            if case .next = event { return state.observers }
+            state.stopEvent = event
+            defer { state.observers = Bag() }
+            return state.observers
+        }
+    }
+
+    public func subscribe<Observer: ObserverType>(_ observer: Observer) -> any Disposable
+    where Observer.Element == Element {
+        let erased = AnyObserver(observer)
+        let outcome: SubscribeOutcome = state.withLock { state in
+            if state.isDisposed { return .disposed }
+            if let stop = state.stopEvent { return .stopped(stop) }
+            return .subscribed(state.observers.insert(erased))
+        }
+        switch outcome {
+        case .subscribed(let key):
+            return SubjectSubscription(subject: self, key: key)
+        case .stopped(let event):
+            erased.on(event)
+        case .disposed:
+            erased.on(.error(RxError.disposed))
+        }
+        return Disposables.create()
+    }
+
+    /// What `subscribe` found under the lock.
+    enum SubscribeOutcome {
+        case subscribed(UInt64)
+        case stopped(Event<Element>)
+        case disposed
+    }
+
+    func unsubscribe(_ key: UInt64) {
+        _ = state.withLock { $0.observers.remove(key) }
+    }
+
+    /// Detaches every observer; later events are ignored and later subscribers get
+    /// `RxError.disposed`.
+    public func dispose() {
+        state.withLock { state in
+            state.isDisposed = true
+            state.observers = Bag()
+            state.stopEvent = nil
+        }
+    }
+
+    public func asObserver() -> AnyObserver<Element> { AnyObserver(self) }
+}
+
+/// Removes one observer from a subject. Removing twice is harmless, so it needs no state of its own.
+struct SubjectSubscription<Element: Sendable>: Disposable {
+    let subject: PublishSubject<Element>
+    let key: UInt64
+
+    func dispose() { subject.unsubscribe(key) }
+}
