@@ -2,9 +2,6 @@ import Reactive
 import ReactiveTestKit
 import Testing
 
-struct TestError: Error, Equatable {}
-let testError = TestError()
-
 @Suite(.timeLimit(.minutes(1)))
 struct MapTests {
     @Test func mapsElements() {

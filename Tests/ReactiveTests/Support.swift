@@ -1,0 +1,41 @@
+import Reactive
+import Synchronization
+
+/// The error marble tests send and expect.
+struct TestError: Error, Equatable, CustomStringConvertible {
+    var id = 0
+    var description: String { "TestError(\(id))" }
+}
+
+let testError = TestError()
+let testError1 = TestError(id: 1)
+let testError2 = TestError(id: 2)
+
+/// A value shared with `@Sendable` closures in tests (counters, recorded values).
+final class Shared<Value: Sendable>: Sendable {
+    private let storage: Mutex<Value>
+
+    init(_ value: Value) { storage = Mutex(value) }
+
+    var value: Value {
+        get { storage.withLock { $0 } }
+        set { storage.withLock { $0 = newValue } }
+    }
+
+    func mutate<R: Sendable>(_ body: @Sendable (inout Value) -> R) -> R {
+        storage.withLock { body(&$0) }
+    }
+}
+
+extension Shared where Value == Int {
+    /// Adds one and returns the new value.
+    @discardableResult
+    func increment() -> Int { mutate { $0 += 1; return $0 } }
+}
+
+extension Shared {
+    /// Appends to an array value.
+    func append<Element: Sendable>(_ element: Element) where Value == [Element] {
+        mutate { $0.append(element) }
+    }
+}
