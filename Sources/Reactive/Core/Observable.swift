@@ -36,10 +36,13 @@ public struct Observable<Element: Sendable>: ObservableType {
         self.subscribeHandler = subscribeHandler
     }
 
+    /// Subscribes `observer`. The outermost subscription on a thread owns the
+    /// ``CurrentThreadScheduler`` trampoline while the chain is wired, so sources that iterate
+    /// start once every sink is in place.
     @inlinable
     public func subscribe<Observer: ObserverType>(_ observer: Observer) -> any Disposable
     where Observer.Element == Element {
-        subscribeHandler(AnyObserver(observer))
+        CurrentThreadScheduler.runAsOwner { subscribeHandler(AnyObserver(observer)) }
     }
 
     @inlinable
