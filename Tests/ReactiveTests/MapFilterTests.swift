@@ -34,15 +34,4 @@ struct MapTests {
         #expect(res.events == [.next(210, 1)])
         #expect(xs.subscriptions == [Subscription(200, 225)])
     }
-
-    @Test func noLeaks() {
-        Resources.measure { scope in
-            let subject = PublishSubject<Int>()
-            let d = subject.map { $0 + 1 }.filter { $0 > 0 }.subscribe(onNext: { _ in })
-            #expect(scope.total == 3)
-            subject.onNext(1)
-            d.dispose()
-            #expect(scope.total == 0)
-        }
-    }
 }

@@ -18,8 +18,9 @@ import Darwin
 ///
 /// The default handler stops the process with the message, as RxSwift does for concurrent
 /// delivery; tests install their own with ``GrammarCheck/withViolationHandler(_:_:)``.
-@usableFromInline
-struct GrammarCheck: ~Copyable, Sendable {
+///
+/// Instances are internal: each boundary object holds one. The public surface is the handler.
+public struct GrammarCheck: ~Copyable, Sendable {
     /// What a post-terminal event at this boundary is.
     @usableFromInline
     enum PostTerminal {

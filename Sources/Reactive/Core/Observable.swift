@@ -52,9 +52,10 @@ public struct Observable<Element: Sendable>: ObservableType {
 extension ObservableType {
     /// Subscribes with closures for each kind of event.
     ///
-    /// `onDisposed` runs once, after the terminal event or when the subscription is disposed,
-    /// whichever comes first. An error with no `onError` handler is ignored (after the debug
-    /// grammar check).
+    /// `onDisposed` runs once, after the terminal event's handler or when the subscription is
+    /// disposed, whichever comes first. An error with no `onError` handler is ignored. Once the
+    /// sequence has terminated the returned disposable reports `isDisposed`, so a `DisposeBag`
+    /// drops it.
     @inlinable
     public func subscribe(
         onNext: (@Sendable (Element) -> Void)? = nil,
@@ -62,41 +63,41 @@ extension ObservableType {
         onCompleted: (@Sendable () -> Void)? = nil,
         onDisposed: (@Sendable () -> Void)? = nil
     ) -> any Disposable {
-        let disposed: any Disposable =
-            onDisposed.map { Disposables.create(with: $0) } ?? Disposables.create()
-        let observer = AnonymousObserver<Element> { event in
+        let subscription = ClosureSubscription<Element>(onDisposed: onDisposed) { event in
             switch event {
-            case .next(let element):
-                onNext?(element)
-            case .error(let error):
-                onError?(error)
-                disposed.dispose()
-            case .completed:
-                onCompleted?()
-                disposed.dispose()
+            case .next(let element): onNext?(element)
+            case .error(let error): onError?(error)
+            case .completed: onCompleted?()
             }
         }
-        return Disposables.create(subscribe(observer), disposed)
+        subscription.upstream.assign(subscribe(subscription))
+        return subscription
     }
 
     /// Subscribes with one closure that receives every event.
     @inlinable
     public func subscribe(_ on: @escaping @Sendable (Event<Element>) -> Void) -> any Disposable {
-        subscribe(AnonymousObserver(on))
+        let subscription = ClosureSubscription<Element>(onDisposed: nil, handler: on)
+        subscription.upstream.assign(subscribe(subscription))
+        return subscription
     }
 }
 
-/// The observer behind `subscribe(onNext:…)`: stops after the first terminal event and, in debug
-/// builds, reports concurrent or post-terminal delivery.
+/// The subscription behind `subscribe(onNext:…)`: the observer and the disposable in one object.
+/// It stops after the first terminal event (disposing itself, which runs `onDisposed`) and, in
+/// debug builds, reports concurrent or post-terminal delivery.
 @usableFromInline
-final class AnonymousObserver<Element>: ObserverType {
+final class ClosureSubscription<Element: Sendable>: ObserverType, Cancelable {
     @usableFromInline let handler: @Sendable (Event<Element>) -> Void
+    @usableFromInline let onDisposed: (@Sendable () -> Void)?
     @usableFromInline let grammar = GrammarCheck()
+    @usableFromInline let upstream = SingleAssignmentState()
     @usableFromInline let resource = ResourceToken()
 
     @inlinable
-    init(_ handler: @escaping @Sendable (Event<Element>) -> Void) {
+    init(onDisposed: (@Sendable () -> Void)?, handler: @escaping @Sendable (Event<Element>) -> Void) {
         self.handler = handler
+        self.onDisposed = onDisposed
     }
 
     @inlinable
@@ -104,7 +105,16 @@ final class AnonymousObserver<Element>: ObserverType {
         let entry = grammar.begin(event, postTerminal: .report)
         if case .drop = entry { return }
         defer { grammar.end(entry) }
+        guard !upstream.isDisposed else { return }
         handler(event)
+        if event.isStopEvent { dispose() }
+    }
+
+    @inlinable var isDisposed: Bool { upstream.isDisposed }
+
+    @inlinable
+    func dispose() {
+        if upstream.dispose() { onDisposed?() }
     }
 }
 

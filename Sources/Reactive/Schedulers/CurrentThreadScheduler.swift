@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Runs work on the current thread, one item after another: work scheduled while another item is
 /// running (or while a subscription is being set up) is queued and runs when that finishes, instead
 /// of nesting on the stack. This is RxSwift's trampoline.
@@ -19,12 +13,12 @@ public final class CurrentThreadScheduler: ImmediateSchedulerType {
     private init() {}
 
     /// Whether no trampoline runs on this thread, so that scheduled work would run at once.
-    public static var isScheduleRequired: Bool { Trampoline.current == nil }
+    public static var isScheduleRequired: Bool { Trampoline.current.value == nil }
 
     public func schedule<State: Sendable>(
         _ state: State, action: @escaping @Sendable (State) -> any Disposable
     ) -> any Disposable {
-        if let trampoline = Trampoline.current {
+        if let trampoline = Trampoline.current.value {
             let item = TrampolineItem { action(state) }
             trampoline.queue.append(item)
             return item
@@ -36,16 +30,21 @@ public final class CurrentThreadScheduler: ImmediateSchedulerType {
     /// runs it if a trampoline is already active.
     @usableFromInline
     static func runAsOwner<R>(_ body: () -> R) -> R {
-        if Trampoline.current != nil { return body() }
+        if Trampoline.current.value != nil { return body() }
         let trampoline = Trampoline()
-        Trampoline.current = trampoline
-        defer { Trampoline.current = nil }
-        let result = body()
-        while !trampoline.queue.isEmpty {
-            let item = trampoline.queue.removeFirst()
-            item.invoke()
+        return Trampoline.current.withValue(trampoline) {
+            let result = body()
+            var index = 0
+            while index < trampoline.queue.count {
+                trampoline.queue[index].invoke()
+                index += 1
+                if index >= 1024, index * 2 >= trampoline.queue.count {
+                    trampoline.queue.removeFirst(index)
+                    index = 0
+                }
+            }
+            return result
         }
-        return result
     }
 }
 
@@ -53,26 +52,8 @@ public final class CurrentThreadScheduler: ImmediateSchedulerType {
 private final class Trampoline {
     var queue: [TrampolineItem] = []
 
-    private static let key: pthread_key_t = {
-        var key = pthread_key_t()
-        let status = pthread_key_create(&key, nil)
-        precondition(status == 0, "pthread_key_create failed: \(status)")
-        return key
-    }()
-
-    static var current: Trampoline? {
-        get {
-            guard let raw = pthread_getspecific(key) else { return nil }
-            return Unmanaged<Trampoline>.fromOpaque(raw).takeUnretainedValue()
-        }
-        set {
-            if let old = pthread_getspecific(key) {
-                Unmanaged<Trampoline>.fromOpaque(old).release()
-            }
-            let raw = newValue.map { Unmanaged.passRetained($0).toOpaque() }
-            pthread_setspecific(key, raw)
-        }
-    }
+    /// The trampoline running on this thread, if any.
+    static let current = ThreadLocal<Trampoline>()
 }
 
 /// One queued piece of work; disposing it before it runs cancels it.

@@ -1,0 +1,44 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A per-thread slot holding a strong reference to an object, for state that belongs to the
+/// running thread only (the current-thread trampoline, the actor a drain is running on).
+///
+/// Swift has no thread-local storage of its own; this is a small owner of a POSIX key. Each value
+/// stored is retained until it is replaced or cleared; slots are expected to be cleared by the
+/// code that set them (with `defer`), so no destructor is registered.
+final class ThreadLocal<Value: AnyObject>: Sendable {
+    private let key: pthread_key_t
+
+    init() {
+        var key = pthread_key_t()
+        let status = pthread_key_create(&key, nil)
+        precondition(status == 0, "pthread_key_create failed with \(status)")
+        self.key = key
+    }
+
+    /// The calling thread's value.
+    var value: Value? {
+        get {
+            guard let raw = pthread_getspecific(key) else { return nil }
+            return Unmanaged<Value>.fromOpaque(raw).takeUnretainedValue()
+        }
+        set {
+            if let old = pthread_getspecific(key) {
+                Unmanaged<Value>.fromOpaque(old).release()
+            }
+            pthread_setspecific(key, newValue.map { Unmanaged.passRetained($0).toOpaque() })
+        }
+    }
+
+    /// Runs `body` with `value` set on this thread, then restores the previous value.
+    func withValue<R>(_ value: Value, _ body: () throws -> R) rethrows -> R {
+        let previous = self.value
+        self.value = value
+        defer { self.value = previous }
+        return try body()
+    }
+}
