@@ -26,6 +26,8 @@ public final class ActorScheduler<A: Actor>: SchedulerType {
     private let queue = Mutex(WorkQueue())
     /// How many items one drain runs before yielding the actor.
     private let batchLimit: Int
+    /// How many drains (hops onto the actor) have run: the batching tests read it.
+    let drainCount = Atomic<Int>(0)
 
     private struct WorkQueue {
         var items: [WorkItem<A>] = []
@@ -134,6 +136,7 @@ public final class ActorScheduler<A: Actor>: SchedulerType {
     }
 
     private static func drain(_ actor: isolated A, _ scheduler: ActorScheduler) {
+        scheduler.drainCount.add(1, ordering: .relaxed)
         let context = IsolationContext(actorID: scheduler.actorID, scheduler: scheduler)
         let exhausted = IsolationContext.current.withValue(context) { () -> Bool in
             for _ in 0..<scheduler.batchLimit {
