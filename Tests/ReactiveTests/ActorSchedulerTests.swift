@@ -129,3 +129,39 @@ extension Counter {
         }
     }
 }
+
+@Suite(.timeLimit(.minutes(1)))
+struct ActorSchedulerRecursionTests {
+    @Test func recursiveSchedulingOnTheActorDoesNotNest() async {
+        let counter = Counter()
+        let scheduler = ActorScheduler(counter)
+        let maxDepth = Shared(0)
+        let depth = Shared(0)
+        let done: Int = await withCheckedContinuation { continuation in
+            _ = scheduler.scheduleRecursive(0) { value, recurse in
+                let current = depth.mutate { $0 += 1; return $0 }
+                maxDepth.mutate { $0 = max($0, current) }
+                if value < 100_000 { recurse(value + 1) } else { continuation.resume(returning: value) }
+                depth.mutate { $0 -= 1 }
+            }
+        }
+        #expect(done == 100_000)
+        #expect(maxDepth.value <= 2)
+    }
+
+    @Test func isolatedScheduleRunsInlineOnTheActorAndQueuedOutside() async {
+        let counter = Counter()
+        let scheduler = ActorScheduler(counter)
+        scheduler.schedule(isolated: { counter in counter.append(1) })
+        let inline = await scheduler.run { _ -> Bool in
+            let ran = Shared(false)
+            scheduler.schedule(isolated: { counter in
+                counter.append(2)
+                ran.value = true
+            })
+            return ran.value
+        }
+        #expect(inline)
+        #expect(await counter.values == [1, 2])
+    }
+}

@@ -13,7 +13,9 @@ import Synchronization
 ///   while it drains). Crossing into an actor costs microseconds, so a burst of events crosses once.
 /// - **Inline when already there.** Work scheduled while this thread is already running on the actor
 ///   (inside a drain, or inside ``run(on:_:)``) with nothing queued ahead runs at once, as
-///   `MainScheduler` does on the main thread: an operator chain inside the actor pays no hop.
+///   `MainScheduler` does on the main thread: an operator chain inside the actor pays no hop. Work
+///   scheduled from inside inline work is queued instead (and drained without a hop), so recursive
+///   scheduling never grows the stack.
 /// - **Fair.** A drain yields the actor after a bounded batch so other work on the actor can run.
 /// - The scheduler holds its actor weakly; once the actor is gone, queued work is dropped.
 ///
@@ -59,12 +61,36 @@ public final class ActorScheduler<A: Actor>: SchedulerType {
     public func schedule<State: Sendable>(
         _ state: State, action: @escaping @Sendable (State) -> any Disposable
     ) -> any Disposable {
-        if isOnActor, !queue.withLock({ $0.hasPending }) {
+        if let context = inlineContext() {
+            context.inlineDepth += 1
+            defer { context.inlineDepth -= 1 }
             return action(state)
         }
         let item = WorkItem<A> { _ in action(state) }
         enqueue(item)
         return item
+    }
+
+    /// Schedules `action` isolated to the actor: inline when that is allowed (see
+    /// `schedule(_:action:)`), otherwise queued. Binders for actors use it.
+    public func schedule(isolated action: @escaping @Sendable (isolated A) -> Void) {
+        if let context = inlineContext(), let actor {
+            context.inlineDepth += 1
+            defer { context.inlineDepth -= 1 }
+            actor.assumeIsolated { action($0) }
+            return
+        }
+        perform(action)
+    }
+
+    /// The calling thread's context if work may run inline: the thread is running on this actor,
+    /// not already inside inline work (so inline runs never nest, and recursive schedules cannot
+    /// grow the stack), and nothing is queued ahead (so FIFO order holds).
+    private func inlineContext() -> IsolationContext? {
+        guard let context = IsolationContext.current.value, context.actorID == actorID,
+            context.inlineDepth == 0, !queue.withLock({ $0.hasPending })
+        else { return nil }
+        return context
     }
 
     public func scheduleRelative<State: Sendable>(
@@ -170,6 +196,8 @@ public final class ActorScheduler<A: Actor>: SchedulerType {
 final class IsolationContext {
     let actorID: ObjectIdentifier
     let scheduler: any SchedulerType
+    /// How deep inline work is nested on this thread (0 or 1). Only this thread touches it.
+    var inlineDepth = 0
 
     init(actorID: ObjectIdentifier, scheduler: any SchedulerType) {
         self.actorID = actorID
