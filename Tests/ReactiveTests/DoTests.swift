@@ -304,3 +304,21 @@ struct DoTests {
         }
     }
 }
+
+/// Edge cases of do outside virtual time.
+@Suite(.timeLimit(.minutes(1)))
+struct DoEdgeTests {
+    @Test func afterNextErrorIsDroppedWhenDownstreamDisposedMeanwhile() {
+        let subject = PublishSubject<Int>()
+        let received = Shared<[Event<Int>]>([])
+        let subscription = SingleAssignmentDisposable()
+        subscription.setDisposable(
+            subject.do(afterNext: { _ in throw testError }).subscribe { event in
+                received.append(event)
+                subscription.dispose()
+            })
+        subject.onNext(1)
+        #expect(received.value == [.next(1)])
+        #expect(!subject.hasObservers)
+    }
+}

@@ -268,3 +268,21 @@ struct TakeForTests {
         ])
     }
 }
+
+/// Edge cases of take(count) outside virtual time.
+@Suite(.timeLimit(.minutes(1)))
+struct TakeCountEdgeTests {
+    @Test func noCompletionAfterDownstreamDisposesOnTheLastElement() {
+        let subject = PublishSubject<Int>()
+        let received = Shared<[Event<Int>]>([])
+        let subscription = SingleAssignmentDisposable()
+        subscription.setDisposable(
+            subject.take(1).subscribe { event in
+                received.append(event)
+                subscription.dispose()
+            })
+        subject.onNext(1)
+        #expect(received.value == [.next(1)])
+        #expect(!subject.hasObservers)
+    }
+}

@@ -114,7 +114,8 @@ final class DoSink<Element: Sendable>: ObserverType, Cancelable {
                 upstream.dispose()
             }
         } catch {
-            downstream.on(.error(error))
+            // Not if downstream disposed this subscription while handling the element.
+            if !upstream.isDisposed { downstream.on(.error(error)) }
             upstream.dispose()
         }
     }

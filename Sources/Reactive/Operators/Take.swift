@@ -76,7 +76,8 @@ final class TakeCountSink<Element: Sendable>: ObserverType, Cancelable {
             guard left >= 0 else { return }
             downstream.on(event)
             if left == 0 {
-                downstream.on(.completed)
+                // Not if downstream disposed this subscription while handling the element.
+                if !upstream.isDisposed { downstream.on(.completed) }
                 upstream.dispose()
             }
         case .error, .completed:
