@@ -77,7 +77,9 @@ struct DoTests {
         #expect(count.value == 4)
         #expect(sawError.value)
         #expect(
-            res.events == [.next(210, 2), .next(220, 3), .next(230, 4), .next(240, 5), .error(250, testError)])
+            res.events == [
+                .next(210, 2), .next(220, 3), .next(230, 4), .next(240, 5), .error(250, testError),
+            ])
         #expect(xs.subscriptions == [Subscription(200, 250)])
     }
 
@@ -129,7 +131,9 @@ struct DoTests {
         let xs = Self.completing(scheduler)
         let res = scheduler.start { xs.do(onCompleted: { throw testError }) }
         #expect(
-            res.events == [.next(210, 2), .next(220, 3), .next(230, 4), .next(240, 5), .error(250, testError)])
+            res.events == [
+                .next(210, 2), .next(220, 3), .next(230, 4), .next(240, 5), .error(250, testError),
+            ])
         #expect(xs.subscriptions == [Subscription(200, 250)])
     }
 
@@ -187,7 +191,9 @@ struct DoTests {
             .do(onError: { _ in order.append("downstream error") })
         }
         #expect(
-            res.events == [.next(210, 2), .next(220, 3), .next(230, 4), .next(240, 5), .error(250, testError)])
+            res.events == [
+                .next(210, 2), .next(220, 3), .next(230, 4), .next(240, 5), .error(250, testError),
+            ])
         #expect(xs.subscriptions == [Subscription(200, 250)])
         #expect(order.value == ["downstream error", "afterError"])
     }
@@ -237,7 +243,8 @@ struct DoTests {
         }
         #expect(
             steps.value == [
-                .onSubscribe, .sourceSubscribe, .onSubscribed, .onNext, .onCompleted, .sourceDispose, .onDispose,
+                .onSubscribe, .sourceSubscribe, .onSubscribed, .onNext, .onCompleted, .sourceDispose,
+                .onDispose,
             ])
     }
 
@@ -255,7 +262,8 @@ struct DoTests {
         }
         #expect(
             steps.value == [
-                .onSubscribe, .sourceSubscribe, .onNext, .onCompleted, .sourceDispose, .onSubscribed, .onDispose,
+                .onSubscribe, .sourceSubscribe, .onNext, .onCompleted, .sourceDispose, .onSubscribed,
+                .onDispose,
             ])
     }
 
@@ -287,7 +295,10 @@ struct DoTests {
         )
         .subscribe { _ in }
         .dispose()
-        #expect(steps.value == [.onSubscribe, .sourceSubscribe, .onNext, .onSubscribed, .sourceDispose, .onDispose])
+        #expect(
+            steps.value == [
+                .onSubscribe, .sourceSubscribe, .onNext, .onSubscribed, .sourceDispose, .onDispose,
+            ])
     }
 
     @Test func releasesResourcesOnEveryTermination() {

@@ -7,7 +7,9 @@ import Testing
 struct RetryTests {
     @Test func basic() {
         let scheduler = TestScheduler(initialClock: 0)
-        let xs = scheduler.createColdObservable([.next(100, 1), .next(150, 2), .next(200, 3), .completed(250)])
+        let xs = scheduler.createColdObservable([
+            .next(100, 1), .next(150, 2), .next(200, 3), .completed(250),
+        ])
         let res = scheduler.start { xs.retry() }
         #expect(res.events == [.next(300, 1), .next(350, 2), .next(400, 3), .completed(450)])
         #expect(xs.subscriptions == [Subscription(200, 450)])
@@ -34,7 +36,8 @@ struct RetryTests {
             ])
         #expect(
             xs.subscriptions == [
-                Subscription(200, 450), Subscription(450, 700), Subscription(700, 950), Subscription(950, 1100),
+                Subscription(200, 450), Subscription(450, 700), Subscription(700, 950),
+                Subscription(950, 1100),
             ])
     }
 
@@ -64,7 +67,9 @@ struct RetryTests {
 
     @Test func countCompleted() {
         let scheduler = TestScheduler(initialClock: 0)
-        let xs = scheduler.createColdObservable([.next(100, 1), .next(150, 2), .next(200, 3), .completed(250)])
+        let xs = scheduler.createColdObservable([
+            .next(100, 1), .next(150, 2), .next(200, 3), .completed(250),
+        ])
         let res = scheduler.start { xs.retry(3) }
         #expect(res.events == [.next(300, 1), .next(350, 2), .next(400, 3), .completed(450)])
         #expect(xs.subscriptions == [Subscription(200, 450)])
@@ -101,8 +106,11 @@ struct RetryTests {
         }
         let received = Shared<[Event<Int>]>([])
         _ = source.retry().subscribe { received.append($0) }
-        #expect(received.value == [.next(0), .next(1), .next(2), .next(0), .next(1), .next(2), .next(3),
-            .next(4), .next(5), .completed])
+        #expect(
+            received.value == [
+                .next(0), .next(1), .next(2), .next(0), .next(1), .next(2), .next(3),
+                .next(4), .next(5), .completed,
+            ])
     }
 
     @Test func synchronouslyFailingSourceRetriedManyTimesDoesNotGrowTheStack() {
