@@ -129,14 +129,22 @@ struct RetryTests {
         }
     }
 
-    @Test func resubscribesAtTheErrorTickWhenNested() {
-        // Inside another operator's subscription the first attempt is still made at once, so
-        // same-tick cold events keep RxSwift's order.
+    @Test func firstAttemptIsMadeInsideSubscribe() {
+        // Not deferred to the trampoline: xs is subscribed before ys, so at the shared tick its
+        // cold event comes first, as in RxSwift.
         let scheduler = TestScheduler(initialClock: 0)
-        let xs = scheduler.createColdObservable([.next(10, 1), .completed(20)])
-        let res = scheduler.start { xs.retry().startWith(0).map { $0 * 10 } }
-        #expect(res.events == [.next(200, 0), .next(210, 10), .completed(220)])
-        #expect(xs.subscriptions == [Subscription(200, 220)])
+        let xs = scheduler.createColdObservable([.next(10, 1)])
+        let ys = scheduler.createColdObservable([.next(10, 2)])
+        let res = scheduler.start {
+            Observable<Int>.create { observer in
+                let first = xs.retry().subscribe(observer)
+                let second = ys.subscribe(observer)
+                return Disposables.create(first, second)
+            }
+        }
+        #expect(res.events == [.next(210, 1), .next(210, 2)])
+        #expect(xs.subscriptions == [Subscription(200, 1000)])
+        #expect(ys.subscriptions == [Subscription(200, 1000)])
     }
 
     @Test func releasesResourcesOnEveryTermination() {
