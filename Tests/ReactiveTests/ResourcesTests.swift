@@ -7,12 +7,10 @@ struct ResourcesTests {
         guard Resources.isTracking else { return }
         Resources.measure { scope in
             let subject = PublishSubject<Int>()
-            do {
-                let subscription = subject.map { $0 + 1 }.filter { $0 > 0 }.subscribe(onNext: { _ in })
-                #expect(scope.total == 3)  // map, filter, the subscription itself
-                subject.onNext(1)
-                subscription.dispose()
-            }
+            let subscription = subject.map { $0 + 1 }.filter { $0 > 0 }.subscribe(onNext: { _ in })
+            #expect(scope.total == 3)  // map, filter, the subscription itself
+            subject.onNext(1)
+            subscription.dispose()
             #expect(!subject.hasObservers)
             #expect(scope.total == 0)
         }
@@ -22,11 +20,9 @@ struct ResourcesTests {
         guard Resources.isTracking else { return }
         Resources.measure { scope in
             let subject = PublishSubject<Int>()
-            do {
-                let subscription = subject.map { $0 }.subscribe(onNext: { _ in })
-                subject.onCompleted()
-                #expect((subscription as? any Cancelable)?.isDisposed == true)
-            }
+            let subscription = subject.map { $0 }.subscribe(onNext: { _ in })
+            subject.onCompleted()
+            #expect((subscription as? any Cancelable)?.isDisposed == true)
             #expect(scope.total == 0)
         }
     }

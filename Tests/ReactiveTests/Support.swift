@@ -30,7 +30,12 @@ final class Shared<Value: Sendable>: Sendable {
 extension Shared where Value == Int {
     /// Adds one and returns the new value.
     @discardableResult
-    func increment() -> Int { mutate { $0 += 1; return $0 } }
+    func increment() -> Int {
+        mutate { value in
+            value += 1
+            return value
+        }
+    }
 }
 
 extension Shared {

@@ -86,18 +86,27 @@ extension ObservableType {
 /// The subscription behind `subscribe(onNext:…)`: the observer and the disposable in one object.
 /// It stops after the first terminal event (disposing itself, which runs `onDisposed`) and, in
 /// debug builds, reports concurrent or post-terminal delivery.
+///
+/// Unlike a sink it counts as a live resource until it is *disposed* (or terminates), not until it
+/// is deallocated: the caller holding a finished subscription is not a leak.
 @usableFromInline
 final class ClosureSubscription<Element: Sendable>: ObserverType, Cancelable {
     @usableFromInline let handler: @Sendable (Event<Element>) -> Void
     @usableFromInline let onDisposed: (@Sendable () -> Void)?
     @usableFromInline let grammar = GrammarCheck()
     @usableFromInline let upstream = SingleAssignmentState()
-    @usableFromInline let resource = ResourceToken()
+    @usableFromInline let resourceScope: Resources.Scope?
 
     @inlinable
     init(onDisposed: (@Sendable () -> Void)?, handler: @escaping @Sendable (Event<Element>) -> Void) {
         self.handler = handler
         self.onDisposed = onDisposed
+        self.resourceScope = Resources.began()
+    }
+
+    @inlinable
+    deinit {
+        if !upstream.isDisposed { Resources.ended(resourceScope) }
     }
 
     @inlinable
@@ -114,7 +123,9 @@ final class ClosureSubscription<Element: Sendable>: ObserverType, Cancelable {
 
     @inlinable
     func dispose() {
-        if upstream.dispose() { onDisposed?() }
+        guard upstream.dispose() else { return }
+        Resources.ended(resourceScope)
+        onDisposed?()
     }
 }
 

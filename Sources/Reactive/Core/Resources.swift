@@ -46,6 +46,31 @@ public enum Resources {
     }
 }
 
+extension Resources {
+    /// Counts a subscription that ends explicitly (see `ClosureSubscription`); returns the scope to
+    /// pass to `ended`.
+    @inlinable
+    static func began() -> Scope? {
+        #if DEBUG
+        let scope = currentScope
+        live.add(1, ordering: .relaxed)
+        scope?.live.add(1, ordering: .relaxed)
+        return scope
+        #else
+        return nil
+        #endif
+    }
+
+    /// Ends a subscription counted by `began`. Call exactly once.
+    @inlinable
+    static func ended(_ scope: Scope?) {
+        #if DEBUG
+        live.subtract(1, ordering: .relaxed)
+        scope?.live.subtract(1, ordering: .relaxed)
+        #endif
+    }
+}
+
 /// Held by every sink and subject subscription: counts it while it lives (debug builds only).
 @usableFromInline
 struct ResourceToken: ~Copyable, Sendable {

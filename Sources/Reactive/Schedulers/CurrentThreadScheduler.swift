@@ -3,8 +3,8 @@
 /// of nesting on the stack. This is RxSwift's trampoline.
 ///
 /// `Observable.subscribe` makes the outermost subscription on a thread the trampoline's owner, so
-/// sources that iterate on this scheduler (`of`, `from`, `concat`, `retry`) start emitting only
-/// once the whole chain of sinks is wired. That is what lets `Observable.from(1...).take(3)`
+/// sources that iterate on this scheduler (`of`, `from`) start emitting only once the whole
+/// chain of sinks is wired. That is what lets `Observable.from(1...).take(3)`
 /// finish: `take` can dispose the source after the third element.
 public final class CurrentThreadScheduler: ImmediateSchedulerType {
     /// The shared instance.
