@@ -1,12 +1,13 @@
 import Dispatch
-@testable import Reactive
 import ReactiveTestKit
 import Testing
 
+@testable import Reactive
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A stand-in for a widget property: remembers what was set and when.

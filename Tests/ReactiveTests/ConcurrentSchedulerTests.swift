@@ -4,9 +4,9 @@ import Reactive
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// How long a test waits for an event before failing.

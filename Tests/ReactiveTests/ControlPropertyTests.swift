@@ -25,7 +25,8 @@ private final class TextField: Sendable {
             observer.onNext(current.value)
             return typed.subscribe(observer)
         }
-        return ControlProperty(values: values, valueSink: Binder(self) { field, text in field.current.value = text })
+        return ControlProperty(
+            values: values, valueSink: Binder(self) { field, text in field.current.value = text })
     }
 
     deinit {
@@ -139,7 +140,8 @@ struct ControlPropertyTests {
             observer.onCompleted()
             return Disposables.create()
         }
-        let property = ControlProperty(values: values, valueSink: AnyObserver { set.append($0.element ?? "end") })
+        let property = ControlProperty(
+            values: values, valueSink: AnyObserver { set.append($0.element ?? "end") })
         let received = Shared<[String]>([])
         _ = property.orEmpty.subscribe { received.append("\($0)") }
         property.orEmpty.onNext("a")
@@ -149,7 +151,8 @@ struct ControlPropertyTests {
 
     @Test func observerSideForwardsElementsAndCompletionToTheSink() {
         let set = Shared<[String]>([])
-        let property = ControlProperty(values: Observable<Int>.create { _ in Disposables.create() },
+        let property = ControlProperty(
+            values: Observable<Int>.create { _ in Disposables.create() },
             valueSink: AnyObserver { set.append("\($0)") })
         property.onNext(1)
         property.onCompleted()
@@ -210,7 +213,8 @@ extension BindingErrorReports {
         let res = scheduler.createObserver(Int.self)
         let subscription = SingleAssignmentDisposable()
         scheduler.scheduleAt(200) {
-            subscription.setDisposable(ControlProperty(values: xs, valueSink: AnyObserver { _ in }).subscribe(res))
+            subscription.setDisposable(
+                ControlProperty(values: xs, valueSink: AnyObserver { _ in }).subscribe(res))
         }
         scheduler.scheduleAt(1000) { subscription.dispose() }
         let reports = Self.reports { scheduler.start() }
@@ -221,7 +225,8 @@ extension BindingErrorReports {
 
     @Test func controlPropertyReportsAnErrorSentToIt() {
         let set = Shared<[String]>([])
-        let property = ControlProperty(values: Observable<Int>.create { _ in Disposables.create() },
+        let property = ControlProperty(
+            values: Observable<Int>.create { _ in Disposables.create() },
             valueSink: AnyObserver { set.append("\($0)") })
         let reports = Self.reports { property.onError(testError) }
         #expect(reports == ["binding error: TestError(0)"])

@@ -58,6 +58,6 @@ struct WeakReference<Object: AnyObject & Sendable>: Sendable {
 @usableFromInline
 func reportBindingError(_ error: any Error) {
     #if DEBUG
-    GrammarCheck.report("binding error: \(error)")
+        GrammarCheck.report("binding error: \(error)")
     #endif
 }

@@ -36,7 +36,8 @@ public struct ControlProperty<PropertyType: Sendable>: ControlPropertyType {
         values: Values, valueSink: Sink,
         scheduler: any ImmediateSchedulerType = ImmediateScheduler.instance
     ) where Values.Element == PropertyType, Sink.Element == PropertyType {
-        self.init(prepared: values.asObservable().controlStream(on: scheduler), valueSink: valueSink.asObserver())
+        self.init(
+            prepared: values.asObservable().controlStream(on: scheduler), valueSink: valueSink.asObserver())
     }
 
     /// A control property over a stream already prepared with `controlStream(on:)`.

@@ -1,5 +1,6 @@
 extension ObservableConvertibleType {
-    /// The elements as an async sequence: each `for try await` loop over it subscribes once.
+    /// The elements as an async sequence. Each read of `values` subscribes once, at once; elements
+    /// wait in the stream's buffer until the loop pulls them.
     ///
     /// ```swift
     /// for try await tip in viewModel.tip.values { print(tip) }

@@ -26,7 +26,8 @@ public final class ConcurrentScheduler: SchedulerType {
 
     /// A scheduler on a new concurrent queue with quality of service `qos`.
     public convenience init(qos: DispatchQoS = .default, leeway: DispatchTimeInterval = .nanoseconds(0)) {
-        let queue = DispatchQueue(label: "reactive.concurrent.\(qos.qosClass)", qos: qos, attributes: .concurrent)
+        let queue = DispatchQueue(
+            label: "reactive.concurrent.\(qos.qosClass)", qos: qos, attributes: .concurrent)
         self.init(queue: queue, leeway: leeway)
     }
 

@@ -3,9 +3,9 @@ public import Foundation
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Runs work one item at a time, in FIFO order, on one dedicated thread that it owns.
