@@ -1,0 +1,55 @@
+extension ObservableType {
+    /// Subscribes `observers` to this sequence: every event goes to each of them, in order.
+    ///
+    /// The same as `subscribe`, but says that the sequence drives something (a widget, a subject).
+    /// Errors and completion are forwarded too; a ``Binder`` ignores completion and reports errors.
+    @inlinable
+    public func bind<Observer: ObserverType>(to observers: Observer...) -> any Disposable
+    where Observer.Element == Element {
+        bind(toAll: observers)
+    }
+
+    /// Subscribes `observers` of optional elements to this sequence, wrapping each element.
+    @inlinable
+    public func bind<Observer: ObserverType>(to observers: Observer...) -> any Disposable
+    where Observer.Element == Element? {
+        map { $0 as Element? }.bind(toAll: observers)
+    }
+
+    @inlinable
+    func bind<Observer: ObserverType>(toAll observers: [Observer]) -> any Disposable
+    where Observer.Element == Element {
+        bindingSource.subscribe { event in
+            for observer in observers { observer.on(event) }
+        }
+    }
+
+    /// What a binding subscribes to, as in RxSwift, where bindings subscribe through
+    /// `asObservable()`: an `Observable` as it is, any other observable type (a subject, a test
+    /// observable) behind `create`, so the subscription ends at the terminal event.
+    @inlinable
+    var bindingSource: Observable<Element> {
+        (self as? Observable<Element>) ?? Observable.create { self.subscribe($0) }
+    }
+
+    /// Binds with a function that subscribes `self`: `bind(to: f)` is `f(self)`.
+    @inlinable
+    public func bind<Result>(to binder: (Self) -> Result) -> Result {
+        binder(self)
+    }
+
+    /// Binds with a curried function: `bind(to: f, curriedArgument: a)` is `f(self)(a)`.
+    @inlinable
+    public func bind<Argument, Result>(
+        to binder: (Self) -> (Argument) -> Result, curriedArgument: Argument
+    ) -> Result {
+        binder(self)(curriedArgument)
+    }
+
+    /// Subscribes `onNext` to the elements. An error is a programming error: debug builds report
+    /// it through the grammar-violation handler, release builds ignore it.
+    @inlinable
+    public func bind(onNext: @escaping @Sendable (Element) -> Void) -> any Disposable {
+        bindingSource.subscribe(onNext: onNext, onError: { reportBindingError($0) })
+    }
+}

@@ -1,0 +1,127 @@
+import Dispatch
+import Foundation
+import Reactive
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// How long a test waits for an event before failing.
+private let patience: DispatchTimeInterval = .seconds(10)
+
+private func currentThreadID() -> UInt {
+    UInt(bitPattern: Int(bitPattern: pthread_self()))
+}
+
+/// Waits for a signal, up to `patience`.
+private func arrived(_ semaphore: DispatchSemaphore) -> Bool {
+    semaphore.wait(timeout: .now() + patience) == .success
+}
+
+@Suite(.timeLimit(.minutes(1)))
+struct ConcurrentSchedulerTests {
+    @Test func runsWorkInParallelOffTheCallingThread() {
+        let scheduler = ConcurrentScheduler(qos: .userInitiated)
+        let first = DispatchSemaphore(value: 0)
+        let second = DispatchSemaphore(value: 0)
+        let met = Shared(0)
+        let done = DispatchSemaphore(value: 0)
+        let threads = Shared<Set<UInt>>([])
+        // Each item waits for the other: both finish only if they run at the same time.
+        for (mine, theirs) in [(first, second), (second, first)] {
+            scheduler.schedule {
+                threads.mutate { _ = $0.insert(currentThreadID()) }
+                mine.signal()
+                if arrived(theirs) { met.increment() }
+                done.signal()
+            }
+        }
+        #expect(arrived(done))
+        #expect(arrived(done))
+        #expect(met.value == 2)
+        #expect(threads.value.count == 2)
+        #expect(!threads.value.contains(currentThreadID()))
+    }
+
+    @Test func workDisposedBeforeItRunsNeverRuns() {
+        let scheduler = ConcurrentScheduler(queue: DispatchQueue(label: "concurrent-tests.serial"))
+        let release = DispatchSemaphore(value: 0)
+        let done = DispatchSemaphore(value: 0)
+        let ran = Shared<[String]>([])
+        scheduler.schedule { _ = arrived(release) }
+        let cancelled = scheduler.schedule { ran.append("cancelled") }
+        scheduler.schedule { ran.append("kept") }
+        cancelled.dispose()
+        scheduler.schedule { done.signal() }
+        release.signal()
+        #expect(arrived(done))
+        #expect(ran.value == ["kept"])
+    }
+
+    @Test func delayedWorkRunsNoEarlierThanDue() {
+        let scheduler = ConcurrentScheduler()
+        let start = DispatchTime.now()
+        let elapsed = Shared<UInt64>(0)
+        let done = DispatchSemaphore(value: 0)
+        _ = scheduler.scheduleRelative((), dueTime: .milliseconds(20)) { _ in
+            elapsed.value = DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds
+            done.signal()
+            return Disposables.create()
+        }
+        #expect(arrived(done))
+        #expect(elapsed.value >= 20_000_000)
+    }
+
+    @Test func disposedDelayedWorkNeverRuns() {
+        let scheduler = ConcurrentScheduler(queue: DispatchQueue(label: "concurrent-tests.timers"))
+        let ran = Shared<[String]>([])
+        let done = DispatchSemaphore(value: 0)
+        let cancelled = scheduler.scheduleRelative((), dueTime: .milliseconds(5)) { _ in
+            ran.append("cancelled")
+            return Disposables.create()
+        }
+        cancelled.dispose()
+        _ = scheduler.scheduleRelative((), dueTime: .milliseconds(20)) { _ in
+            ran.append("kept")
+            done.signal()
+            return Disposables.create()
+        }
+        #expect(arrived(done))
+        #expect(ran.value == ["kept"])
+        #expect((cancelled as? any Cancelable)?.isDisposed == true)
+    }
+
+    @Test func periodicWorkThreadsItsStateUntilDisposed() {
+        let scheduler = ConcurrentScheduler(queue: DispatchQueue(label: "concurrent-tests.periodic"))
+        let stored = DispatchSemaphore(value: 0)
+        let done = DispatchSemaphore(value: 0)
+        let seen = Shared<[Int]>([])
+        let periodic = Shared<(any Disposable)?>(nil)
+        // Hold the serial queue until the disposable is stored, so the action can dispose it.
+        scheduler.schedule { _ = arrived(stored) }
+        let tick: @Sendable (Int) -> Int = { state in
+            seen.append(state)
+            if state == 3 {
+                periodic.value?.dispose()
+                // Several periods later: a fifth tick would have run by then.
+                _ = scheduler.scheduleRelative((), dueTime: .milliseconds(20)) { _ in
+                    done.signal()
+                    return Disposables.create()
+                }
+            }
+            return state + 1
+        }
+        periodic.value = scheduler.schedulePeriodic(
+            0, startAfter: .milliseconds(2), period: .milliseconds(2), action: tick)
+        stored.signal()
+        #expect(arrived(done))
+        #expect(seen.value == [0, 1, 2, 3])
+    }
+
+    @Test func nowIsTheWallClock() {
+        #expect(abs(ConcurrentScheduler().now.timeIntervalSinceNow) < 1)
+    }
+}
