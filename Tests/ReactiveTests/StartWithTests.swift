@@ -12,7 +12,7 @@ struct StartWithTests {
         let res = scheduler.start { xs.startWith(7, 8, 9) }
         #expect(
             res.events == [.next(200, 7), .next(200, 8), .next(200, 9), .next(220, 2), .completed(250)])
-        #expect(xs.subscriptions == [Subscription(200, 1000)])
+        #expect(xs.subscriptions == [Subscription(200, 250)])
     }
 
     @Test func chainedPrefixesComeOutermostFirst() {
@@ -20,7 +20,7 @@ struct StartWithTests {
         let xs = scheduler.createHotObservable([.next(220, 3), .completed(250)])
         let res = scheduler.start { xs.startWith(2).startWith(1) }
         #expect(res.events == [.next(200, 1), .next(200, 2), .next(220, 3), .completed(250)])
-        #expect(xs.subscriptions == [Subscription(200, 1000)])
+        #expect(xs.subscriptions == [Subscription(200, 250)])
     }
 
     @Test func never() {
@@ -36,7 +36,7 @@ struct StartWithTests {
         let xs = scheduler.createHotObservable([.next(150, 1), .completed(250)])
         let res = scheduler.start { xs.startWith(1) }
         #expect(res.events == [.next(200, 1), .completed(250)])
-        #expect(xs.subscriptions == [Subscription(200, 1000)])
+        #expect(xs.subscriptions == [Subscription(200, 250)])
     }
 
     @Test func error() {
@@ -44,7 +44,7 @@ struct StartWithTests {
         let xs = scheduler.createHotObservable([.next(150, 1), .error(250, testError)])
         let res = scheduler.start { xs.startWith(1) }
         #expect(res.events == [.next(200, 1), .error(250, testError)])
-        #expect(xs.subscriptions == [Subscription(200, 1000)])
+        #expect(xs.subscriptions == [Subscription(200, 250)])
     }
 
     @Test func aDownstreamSinkDisposesTheSourceAtItsTerminalEvent() {

@@ -9,7 +9,9 @@ struct TestSchedulerTests {
         let xs = scheduler.createHotObservable([.next(200, 1), .next(201, 2), .completed(202)])
         let res = scheduler.start { xs.asObservable() }
         #expect(res.events == [.next(201, 2), .completed(202)])
-        #expect(xs.subscriptions == [Subscription(200, 1000)])
+        // asObservable() wraps a test observable in `create`, which ends the subscription at the
+        // terminal event, as in RxSwift.
+        #expect(xs.subscriptions == [Subscription(200, 202)])
     }
 
     @Test func coldEventsAreRelativeToEachSubscription() {

@@ -19,17 +19,9 @@ extension ObservableType {
     @inlinable
     func bind<Observer: ObserverType>(toAll observers: [Observer]) -> any Disposable
     where Observer.Element == Element {
-        bindingSource.subscribe { event in
+        asObservable().subscribe { event in
             for observer in observers { observer.on(event) }
         }
-    }
-
-    /// What a binding subscribes to, as in RxSwift, where bindings subscribe through
-    /// `asObservable()`: an `Observable` as it is, any other observable type (a subject, a test
-    /// observable) behind `create`, so the subscription ends at the terminal event.
-    @inlinable
-    var bindingSource: Observable<Element> {
-        (self as? Observable<Element>) ?? Observable.create { self.subscribe($0) }
     }
 
     /// Binds with a function that subscribes `self`: `bind(to: f)` is `f(self)`.
@@ -50,6 +42,6 @@ extension ObservableType {
     /// it through the grammar-violation handler, release builds ignore it.
     @inlinable
     public func bind(onNext: @escaping @Sendable (Element) -> Void) -> any Disposable {
-        bindingSource.subscribe(onNext: onNext, onError: { reportBindingError($0) })
+        asObservable().subscribe(onNext: onNext, onError: { reportBindingError($0) })
     }
 }

@@ -10,10 +10,15 @@ public protocol ObservableType<Element>: ObservableConvertibleType {
 }
 
 extension ObservableType {
-    /// This sequence as an `Observable` (the default wraps `subscribe`).
+    /// This sequence as an `Observable`.
+    ///
+    /// The default wraps `subscribe` in `Observable.create`, as RxSwift does, so the grammar is
+    /// enforced and the subscription to `self` ends at its terminal event even if `self` does not
+    /// end it (a test observable, a custom type). Types trusted to keep the grammar (subjects,
+    /// relays) return a plain wrapper instead.
     @inlinable
     public func asObservable() -> Observable<Element> {
-        Observable(unsafeSubscribe: { observer in self.subscribe(observer) })
+        Observable.create { observer in self.subscribe(observer) }
     }
 }
 

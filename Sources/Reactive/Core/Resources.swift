@@ -44,6 +44,15 @@ public enum Resources {
         let scope = Scope()
         return try $currentScope.withValue(scope) { try body(scope) }
     }
+
+    /// The async form of ``measure(_:)``: subscriptions made on this task (and its child tasks)
+    /// inside `body` are counted in the scope.
+    public static func measure<R>(
+        isolation: isolated (any Actor)? = #isolation, _ body: (Scope) async throws -> R
+    ) async rethrows -> R {
+        let scope = Scope()
+        return try await $currentScope.withValue(scope) { try await body(scope) }
+    }
 }
 
 extension Resources {

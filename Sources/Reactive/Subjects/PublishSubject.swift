@@ -87,6 +87,12 @@ public final class PublishSubject<Element: Sendable>: ObservableType, ObserverTy
     }
 
     public func asObserver() -> AnyObserver<Element> { AnyObserver(self) }
+
+    /// The subject as an `Observable` (it keeps the grammar itself, so no `create` wrapper).
+    @inlinable
+    public func asObservable() -> Observable<Element> {
+        Observable(unsafeSubscribe: { observer in self.subscribe(observer) })
+    }
 }
 
 /// Removes one observer from a subject. Removing twice is harmless, so it needs no state of its own.
