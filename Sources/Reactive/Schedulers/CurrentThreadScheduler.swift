@@ -19,7 +19,7 @@ public final class CurrentThreadScheduler: ImmediateSchedulerType {
         _ state: State, action: @escaping @Sendable (State) -> any Disposable
     ) -> any Disposable {
         if let trampoline = Trampoline.current.value {
-            let item = TrampolineItem { action(state) }
+            let item = ScheduledAction { action(state) }
             trampoline.queue.append(item)
             return item
         }
@@ -50,27 +50,8 @@ public final class CurrentThreadScheduler: ImmediateSchedulerType {
 
 /// The queue of one thread's trampoline. Only ever touched by that thread.
 private final class Trampoline {
-    var queue: [TrampolineItem] = []
+    var queue: [ScheduledAction] = []
 
     /// The trampoline running on this thread, if any.
     static let current = ThreadLocal<Trampoline>()
-}
-
-/// One queued piece of work; disposing it before it runs cancels it.
-private final class TrampolineItem: Cancelable {
-    private let action: @Sendable () -> any Disposable
-    private let result = SingleAssignmentDisposable()
-
-    init(_ action: @escaping @Sendable () -> any Disposable) {
-        self.action = action
-    }
-
-    var isDisposed: Bool { result.isDisposed }
-
-    func invoke() {
-        guard !result.isDisposed else { return }
-        result.setDisposable(action())
-    }
-
-    func dispose() { result.dispose() }
 }
