@@ -61,3 +61,27 @@ func reportBindingError(_ error: any Error) {
         GrammarCheck.report("binding error: \(error)")
     #endif
 }
+
+extension Binder {
+    /// A binder whose binding runs isolated to `scheduler`'s actor: inline when the element arrives
+    /// while running on the actor (a `Driver` made for it delivers there), otherwise queued onto
+    /// it. Nothing happens once the actor is gone.
+    ///
+    /// ```swift
+    /// let tip = Binder(scheduler) { (screen: isolated LoginScreen, text: String) in screen.tip = text }
+    /// ```
+    public init<A: Actor>(
+        _ scheduler: ActorScheduler<A>, binding: @escaping @Sendable (isolated A, Value) -> Void
+    ) {
+        self.binding = { event in
+            switch event {
+            case .next(let element):
+                scheduler.schedule(isolated: { actor in binding(actor, element) })
+            case .error(let error):
+                reportBindingError(error)
+            case .completed:
+                break
+            }
+        }
+    }
+}
