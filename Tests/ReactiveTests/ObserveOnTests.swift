@@ -4,9 +4,9 @@ import ReactiveTestKit
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A scheduler on a serial dispatch queue that can tell whether the calling code runs inside one

@@ -444,7 +444,8 @@ struct MulticastTests {
 
 /// A replay scenario on a cold source: connections 400–520 and 650–700, a subscriber from 450.
 private func runReplay(
-    _ events: [Recorded<Event<Int>>], _ makeConnectable: (TestableObservable<Int>) -> ConnectableObservable<Int>,
+    _ events: [Recorded<Event<Int>>],
+    _ makeConnectable: (TestableObservable<Int>) -> ConnectableObservable<Int>,
     disposeAt: TestTime = 1000
 ) -> (events: [Recorded<Event<Int>>], subscriptions: [Subscription]) {
     let scheduler = TestScheduler(initialClock: 0)
@@ -598,7 +599,9 @@ struct RefCountTests {
         scheduler.start()
         #expect(observers[0].events == [.next(220, 2), .next(230, 3)])
         #expect(
-            observers[1].events == [.next(230, 3), .next(240, 4), .next(250, 5), .next(260, 6), .next(270, 7)])
+            observers[1].events == [
+                .next(230, 3), .next(240, 4), .next(250, 5), .next(260, 6), .next(270, 7),
+            ])
         #expect(observers[2].events == [.next(260, 6)])
         #expect(observers[3].events == [.next(290, 9), .completed(300)])
         #expect(xs.subscriptions == [Subscription(215, 275), Subscription(285, 300)])
@@ -610,7 +613,9 @@ struct RefCountTests {
     func synchronousResubscribingOnTerminalEventWorks(withError: Bool) {
         let scheduler = TestScheduler(initialClock: 0)
         let stops: [Event<Int>] =
-            withError ? [.error(testError), .error(testError1), .error(testError2)] : [.completed, .completed, .completed]
+            withError
+            ? [.error(testError), .error(testError1), .error(testError2)]
+            : [.completed, .completed, .completed]
         let sources = (0..<3).map { index in
             scheduler.createColdObservable([
                 .next(10, index + 1), Recorded(time: 20 + 10 * index, value: stops[index]),
@@ -636,7 +641,8 @@ struct RefCountTests {
         scheduler.start()
 
         let expected: [Recorded<Event<Int>>] = [
-            .next(225, 1), Recorded(time: 235, value: stops[0]), .next(245, 2), Recorded(time: 265, value: stops[1]),
+            .next(225, 1), Recorded(time: 235, value: stops[0]), .next(245, 2),
+            Recorded(time: 265, value: stops[1]),
         ]
         #expect(observers[0].events == expected)
         #expect(observers[1].events == expected)

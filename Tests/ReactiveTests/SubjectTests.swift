@@ -321,7 +321,8 @@ struct ReplaySubjectTests {
     }
 
     @Test func unboundedReplaysEverything() {
-        let events = run(.createUnbounded(), elements: fiveElements, stop: (400, .completed), subscribeAt: 450)
+        let events = run(
+            .createUnbounded(), elements: fiveElements, stop: (400, .completed), subscribeAt: 450)
         #expect(
             events == [
                 .next(450, 1), .next(450, 2), .next(450, 3), .next(450, 4), .next(450, 5), .completed(450),
@@ -329,7 +330,8 @@ struct ReplaySubjectTests {
     }
 
     @Test func zeroBufferReplaysOnlyTheTerminalEvent() {
-        let events = run(.create(bufferSize: 0), elements: fiveElements, stop: (400, .completed), subscribeAt: 450)
+        let events = run(
+            .create(bufferSize: 0), elements: fiveElements, stop: (400, .completed), subscribeAt: 450)
         #expect(events == [.completed(450)])
     }
 

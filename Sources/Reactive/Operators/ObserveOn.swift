@@ -8,8 +8,9 @@ extension ObservableType {
     /// again). Subscription and disposal of the source still happen on the calling thread; use
     /// `subscribe(on:)` to move them.
     ///
-    /// After delivering a terminal event the source subscription is disposed (on the scheduler).
-    /// Disposing the subscription disposes the source at once and drops queued events.
+    /// The source subscription is disposed as soon as the source delivers its terminal event (which
+    /// then waits in the queue like any other event). Disposing the subscription disposes the
+    /// source at once and drops queued events.
     @inlinable
     public func observe(on scheduler: any ImmediateSchedulerType) -> Observable<Element> {
         let source = asObservable()
@@ -67,7 +68,9 @@ final class ObserveOnSink<Element: Sendable>: ObserverType, Cancelable {
     @usableFromInline let downstream: AnyObserver<Element>
     @usableFromInline let scheduler: any ImmediateSchedulerType
     @usableFromInline let state = Mutex(State())
+    /// The source subscription; disposed on the source's terminal event or on `dispose()`.
     @usableFromInline let upstream = SingleAssignmentState()
+    @usableFromInline let disposed = Atomic<Bool>(false)
     /// The scheduled pump.
     @usableFromInline let pump = SerialDisposable()
     @usableFromInline let resource = ResourceToken()
@@ -80,8 +83,10 @@ final class ObserveOnSink<Element: Sendable>: ObserverType, Cancelable {
 
     @inlinable
     func on(_ event: Event<Element>) {
-        guard !upstream.isDisposed else { return }
-        if state.withLock({ $0.enqueue(event) }) { startPump() }
+        guard !isDisposed else { return }
+        let start = state.withLock { $0.enqueue(event) }
+        if event.isStopEvent { upstream.dispose() }
+        if start { startPump() }
     }
 
     @usableFromInline
@@ -94,7 +99,7 @@ final class ObserveOnSink<Element: Sendable>: ObserverType, Cancelable {
     /// Delivers one queued event; returns whether to schedule another step.
     @usableFromInline
     func step() -> Bool {
-        guard let event = state.withLock({ $0.next() }), !upstream.isDisposed else { return false }
+        guard let event = state.withLock({ $0.next() }), !isDisposed else { return false }
         downstream.on(event)
         if event.isStopEvent {
             dispose()
@@ -103,10 +108,11 @@ final class ObserveOnSink<Element: Sendable>: ObserverType, Cancelable {
         return state.withLock { $0.shouldContinue() }
     }
 
-    @inlinable var isDisposed: Bool { upstream.isDisposed }
+    @inlinable var isDisposed: Bool { disposed.load(ordering: .acquiring) }
 
     @inlinable
     func dispose() {
+        guard !disposed.exchange(true, ordering: .acquiringAndReleasing) else { return }
         upstream.dispose()
         pump.dispose()
     }
