@@ -104,6 +104,25 @@ struct ObserveOnTests {
         }
     }
 
+    @Test func synchronousSchedulersDeliverInOrder() {
+        let schedulers: [any ImmediateSchedulerType] = [
+            ImmediateScheduler.instance, CurrentThreadScheduler.instance,
+        ]
+        for scheduler in schedulers {
+            let subject = PublishSubject<Int>()
+            let received = Shared<[Event<Int>]>([])
+            let subscription = subject.observe(on: scheduler).subscribe { event in
+                received.append(event)
+                // Reentrant emission is queued behind the event being delivered.
+                if event == .next(1) { subject.onNext(2) }
+            }
+            subject.onNext(1)
+            subject.onCompleted()
+            #expect(received.value == [.next(1), .next(2), .completed])
+            subscription.dispose()
+        }
+    }
+
     @Test func deliversOnTheSchedulerInOrder() {
         let scheduler = RecordingQueueScheduler()
         let subject = PublishSubject<Int>()

@@ -17,6 +17,7 @@ public final class BehaviorRelay<Element: Sendable>: ObservableType {
         subject.onNext(element)
     }
 
+    /// Subscribes `observer`: it receives the current value at once, then every accepted element.
     public func subscribe<Observer: ObserverType>(_ observer: Observer) -> any Disposable
     where Observer.Element == Element {
         subject.subscribe(observer)

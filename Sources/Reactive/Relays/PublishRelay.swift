@@ -15,6 +15,7 @@ public final class PublishRelay<Element: Sendable>: ObservableType {
         subject.onNext(element)
     }
 
+    /// Subscribes `observer` to the elements accepted from now on.
     public func subscribe<Observer: ObserverType>(_ observer: Observer) -> any Disposable
     where Observer.Element == Element {
         subject.subscribe(observer)

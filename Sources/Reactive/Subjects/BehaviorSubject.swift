@@ -33,6 +33,7 @@ public final class BehaviorSubject<Element: Sendable>: SubjectType, ObserverType
     /// Whether any observer is subscribed.
     public var hasObservers: Bool { state.withLock { !$0.observers.isEmpty } }
 
+    /// Whether `dispose()` was called.
     public var isDisposed: Bool { state.withLock { $0.isDisposed } }
 
     /// The current value.
@@ -51,6 +52,8 @@ public final class BehaviorSubject<Element: Sendable>: SubjectType, ObserverType
     @usableFromInline
     var latest: Element { state.withLock { $0.value } }
 
+    /// Records `event` and sends it to the current observers; ignored after a terminal event or
+    /// `dispose()`.
     @inlinable
     public func on(_ event: Event<Element>) {
         let entry = grammar.begin(event, postTerminal: .drop)
@@ -73,6 +76,8 @@ public final class BehaviorSubject<Element: Sendable>: SubjectType, ObserverType
         }
     }
 
+    /// Subscribes `observer`: it receives the current value at once, then every later event. After a
+    /// terminal event it receives only that event; after `dispose()`, `RxError.disposed`.
     public func subscribe<Observer: ObserverType>(_ observer: Observer) -> any Disposable
     where Observer.Element == Element {
         let erased = AnyObserver(observer)
@@ -116,5 +121,6 @@ public final class BehaviorSubject<Element: Sendable>: SubjectType, ObserverType
         }
     }
 
+    /// The subject's observer side.
     public func asObserver() -> AnyObserver<Element> { AnyObserver(self) }
 }

@@ -43,8 +43,11 @@ public final class ReplaySubject<Element: Sendable>: SubjectType, ObserverType, 
     /// Whether any observer is subscribed.
     public var hasObservers: Bool { state.withLock { !$0.observers.isEmpty } }
 
+    /// Whether `dispose()` was called.
     public var isDisposed: Bool { state.withLock { $0.isDisposed } }
 
+    /// Records `event` and sends it to the current observers; ignored after a terminal event or
+    /// `dispose()`.
     @inlinable
     public func on(_ event: Event<Element>) {
         let entry = grammar.begin(event, postTerminal: .drop)
@@ -70,6 +73,9 @@ public final class ReplaySubject<Element: Sendable>: SubjectType, ObserverType, 
         }
     }
 
+    /// Subscribes `observer`: it receives the buffered elements at once, then every later event.
+    /// After a terminal event it receives the buffered elements and that event; after `dispose()`,
+    /// `RxError.disposed`.
     public func subscribe<Observer: ObserverType>(_ observer: Observer) -> any Disposable
     where Observer.Element == Element {
         let erased = AnyObserver(observer)
@@ -117,5 +123,6 @@ public final class ReplaySubject<Element: Sendable>: SubjectType, ObserverType, 
         }
     }
 
+    /// The subject's observer side.
     public func asObserver() -> AnyObserver<Element> { AnyObserver(self) }
 }

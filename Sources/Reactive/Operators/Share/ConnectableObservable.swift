@@ -22,6 +22,7 @@ public struct ConnectableObservable<Element: Sendable>: ConnectableObservableTyp
     /// connection; disposing it (from any of the calls) disconnects.
     public func connect() -> any Disposable { core.connect() }
 
+    /// Subscribes `observer` to the current subject (events flow while connected).
     public func subscribe<Observer: ObserverType>(_ observer: Observer) -> any Disposable
     where Observer.Element == Element {
         core.subscribe(AnyObserver(observer))
