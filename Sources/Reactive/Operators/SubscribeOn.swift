@@ -1,4 +1,4 @@
-import Synchronization
+public import Synchronization
 
 extension ObservableType {
     /// Subscribes to the source, and later disposes that subscription, on `scheduler`.
@@ -8,6 +8,7 @@ extension ObservableType {
     /// Events are delivered wherever the source produces them; use `observe(on:)` to move
     /// delivery. After forwarding a terminal event the source subscription is disposed the same
     /// way, on `scheduler`.
+    @inlinable
     public func subscribe(on scheduler: any ImmediateSchedulerType) -> Observable<Element> {
         let source = asObservable()
         return Observable(unsafeSubscribe: { downstream in
@@ -26,25 +27,29 @@ extension ObservableType {
 }
 
 /// The live state of one `subscribe(on:)` subscription.
+@usableFromInline
 final class SubscribeOnSink<Element: Sendable>: ObserverType, Cancelable {
-    let downstream: AnyObserver<Element>
+    @usableFromInline let downstream: AnyObserver<Element>
     /// First the pending subscription, then the scheduled disposal of the source subscription.
-    let everything = SerialDisposable()
-    let disposed = Atomic<Bool>(false)
-    let resource = ResourceToken()
+    @usableFromInline let everything = SerialDisposable()
+    @usableFromInline let disposed = Atomic<Bool>(false)
+    @usableFromInline let resource = ResourceToken()
 
+    @inlinable
     init(downstream: AnyObserver<Element>) {
         self.downstream = downstream
     }
 
+    @inlinable
     func on(_ event: Event<Element>) {
         guard !isDisposed else { return }
         downstream.on(event)
         if event.isStopEvent { dispose() }
     }
 
-    var isDisposed: Bool { disposed.load(ordering: .acquiring) }
+    @inlinable var isDisposed: Bool { disposed.load(ordering: .acquiring) }
 
+    @inlinable
     func dispose() {
         guard !disposed.exchange(true, ordering: .acquiringAndReleasing) else { return }
         everything.dispose()
@@ -52,18 +57,21 @@ final class SubscribeOnSink<Element: Sendable>: ObserverType, Cancelable {
 }
 
 /// Disposes `inner` on `scheduler` when disposed.
+@usableFromInline
 final class ScheduledDisposable: Cancelable {
     let scheduler: any ImmediateSchedulerType
     let inner: any Disposable
     let disposed = Atomic<Bool>(false)
 
+    @usableFromInline
     init(scheduler: any ImmediateSchedulerType, inner: any Disposable) {
         self.scheduler = scheduler
         self.inner = inner
     }
 
-    var isDisposed: Bool { disposed.load(ordering: .acquiring) }
+    @usableFromInline var isDisposed: Bool { disposed.load(ordering: .acquiring) }
 
+    @usableFromInline
     func dispose() {
         guard !disposed.exchange(true, ordering: .acquiringAndReleasing) else { return }
         _ = scheduler.schedule(inner) { inner in

@@ -7,6 +7,7 @@ extension ObservableType {
     /// The same subject serves every connection, so a subject that replays (``ReplaySubject``)
     /// keeps what it saw across disconnections, and once it has received a terminal event it
     /// replays it to every later subscriber.
+    @inlinable
     public func multicast<Subject: SubjectType>(_ subject: Subject) -> ConnectableObservable<Subject.Element>
     where Subject.Observer.Element == Element {
         ConnectableObservable(core: MulticastCore(source: asObservable(), makeSubject: { subject }))
@@ -18,6 +19,7 @@ extension ObservableType {
     /// A subject is made on the first subscription or connection, and dropped when that
     /// connection is disposed or the source terminates, so the next subscriber or connection gets
     /// a fresh one.
+    @inlinable
     public func multicast<Subject: SubjectType>(
         makeSubject: @escaping @Sendable () -> Subject
     ) -> ConnectableObservable<Subject.Element>
@@ -27,6 +29,7 @@ extension ObservableType {
 
     /// A connectable sequence that shares one subscription to the source through a
     /// ``PublishSubject`` per connection: `multicast(makeSubject: { PublishSubject() })`.
+    @inlinable
     public func publish() -> ConnectableObservable<Element> {
         multicast(makeSubject: { PublishSubject<Element>() })
     }
@@ -34,11 +37,13 @@ extension ObservableType {
     /// A connectable sequence that shares one subscription to the source and replays the last
     /// `bufferSize` elements of the current connection to each subscriber:
     /// `multicast(makeSubject: { ReplaySubject.create(bufferSize: bufferSize) })`.
+    @inlinable
     public func replay(_ bufferSize: Int) -> ConnectableObservable<Element> {
         multicast(makeSubject: { ReplaySubject<Element>.create(bufferSize: bufferSize) })
     }
 
     /// Like ``replay(_:)`` with an unbounded buffer.
+    @inlinable
     public func replayAll() -> ConnectableObservable<Element> {
         multicast(makeSubject: { ReplaySubject<Element>.createUnbounded() })
     }
@@ -49,7 +54,7 @@ extension ObservableType {
 final class MulticastCore<Subject: SubjectType>: ConnectableCore
 where Subject.Observer.Element: Sendable {
     @usableFromInline typealias Element = Subject.Element
-    typealias SourceElement = Subject.Observer.Element
+    @usableFromInline typealias SourceElement = Subject.Observer.Element
 
     struct State {
         /// The subject subscribers use now; made lazily, dropped when a connection ends.
@@ -62,6 +67,7 @@ where Subject.Observer.Element: Sendable {
     let makeSubject: @Sendable () -> Subject
     let state = Mutex(State())
 
+    @usableFromInline
     init(source: Observable<SourceElement>, makeSubject: @escaping @Sendable () -> Subject) {
         self.source = source
         self.makeSubject = makeSubject
@@ -133,8 +139,8 @@ where Subject.Observer.Element: Sendable {
     @usableFromInline typealias Element = Subject.Observer.Element
 
     let core: MulticastCore<Subject>
-    let subject: Subject.Observer
-    let upstream = SingleAssignmentState()
+    @usableFromInline let subject: Subject.Observer
+    @usableFromInline let upstream = SingleAssignmentState()
     let resource = ResourceToken()
 
     init(core: MulticastCore<Subject>, subject: Subject.Observer) {
@@ -142,7 +148,7 @@ where Subject.Observer.Element: Sendable {
         self.subject = subject
     }
 
-    @usableFromInline
+    @inlinable
     func on(_ event: Event<Element>) {
         guard !upstream.isDisposed else { return }
         if event.isStopEvent { dispose() }

@@ -8,6 +8,7 @@ extension ConnectableObservableType {
     /// Each subscriber first subscribes to the connectable source and only then, if it is the first,
     /// connects; a subscriber that receives a terminal event while subscribing (a stopped subject
     /// replays it) does not connect at all.
+    @inlinable
     public func refCount() -> Observable<Element> {
         let core = RefCountCore(source: self)
         return Observable(unsafeSubscribe: { downstream in
@@ -34,9 +35,10 @@ final class RefCountCore<Source: ConnectableObservableType>: Sendable {
         var connection: SingleAssignmentDisposable?
     }
 
-    let source: Source
+    @usableFromInline let source: Source
     let state = Mutex(State())
 
+    @usableFromInline
     init(source: Source) {
         self.source = source
     }
@@ -44,6 +46,7 @@ final class RefCountCore<Source: ConnectableObservableType>: Sendable {
     /// Counts `sink` on the current connection; returns the slot to connect into if it is the
     /// first. A sink that already finished (it received a terminal event while subscribing) is not
     /// counted.
+    @usableFromInline
     func register(_ sink: RefCountSink<Source>) -> SingleAssignmentDisposable? {
         state.withLock { state in
             guard !sink.upstream.isDisposed else { return nil }
@@ -72,6 +75,7 @@ final class RefCountCore<Source: ConnectableObservableType>: Sendable {
 
     /// Ends the connection `sink` was counted on, after its terminal event; returns the connection
     /// to dispose if it was still the current one.
+    @usableFromInline
     func terminate(_ sink: RefCountSink<Source>) -> (any Disposable)? {
         state.withLock { state in
             guard sink.connectionID.load(ordering: .relaxed) == state.connectionID else { return nil }
@@ -88,20 +92,21 @@ final class RefCountCore<Source: ConnectableObservableType>: Sendable {
 final class RefCountSink<Source: ConnectableObservableType>: ObserverType, Cancelable {
     @usableFromInline typealias Element = Source.Element
 
-    let downstream: AnyObserver<Element>
-    let core: RefCountCore<Source>
+    @usableFromInline let downstream: AnyObserver<Element>
+    @usableFromInline let core: RefCountCore<Source>
     /// The subscription to the connectable source.
-    let upstream = SingleAssignmentState()
+    @usableFromInline let upstream = SingleAssignmentState()
     /// The connection this sink was counted on; -1 until it is counted (and forever if it never is).
     let connectionID = Atomic<Int>(-1)
     let resource = ResourceToken()
 
+    @usableFromInline
     init(downstream: AnyObserver<Element>, core: RefCountCore<Source>) {
         self.downstream = downstream
         self.core = core
     }
 
-    @usableFromInline
+    @inlinable
     func on(_ event: Event<Element>) {
         guard !upstream.isDisposed else { return }
         if case .next = event {

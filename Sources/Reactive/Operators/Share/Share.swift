@@ -28,6 +28,7 @@ extension ObservableType {
     /// - Parameters:
     ///   - replay: how many of the latest elements to replay (≥ 0).
     ///   - scope: the lifetime of the sharing subject.
+    @inlinable
     public func share(replay: Int = 0, scope: SubjectLifetimeScope = .whileConnected) -> Observable<Element> {
         precondition(replay >= 0, "share(replay:scope:) needs replay >= 0")
         switch scope {

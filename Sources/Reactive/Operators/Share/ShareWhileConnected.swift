@@ -28,11 +28,13 @@ final class ShareWhileConnected<Element: Sendable>: Sendable {
     let source: Observable<Element>
     let state: Mutex<State>
 
+    @usableFromInline
     init(source: Observable<Element>, replay: Int) {
         self.source = source
         state = Mutex(State(buffer: ReplayBuffer(limit: replay)))
     }
 
+    @usableFromInline
     func subscribe(_ observer: AnyObserver<Element>) -> any Disposable {
         let joined: Joined = state.withLock { state in
             var connect: SingleAssignmentDisposable?
@@ -73,6 +75,7 @@ final class ShareWhileConnected<Element: Sendable>: Sendable {
 
     /// Records an event of connection `generation` and returns who to deliver it to, plus the
     /// source subscription to dispose when the event ends the connection.
+    @usableFromInline
     func record(_ event: Event<Element>, generation: UInt64)
         -> (observers: Bag<AnyObserver<Element>>, finished: (any Disposable)?)
     {
@@ -106,16 +109,19 @@ final class ShareWhileConnected<Element: Sendable>: Sendable {
 }
 
 /// The observer one connection of a `share(…, scope: .whileConnected)` subscribes to the source.
+@usableFromInline
 final class ShareConnection<Element: Sendable>: ObserverType {
-    let core: ShareWhileConnected<Element>
-    let generation: UInt64
-    let resource = ResourceToken()
+    @usableFromInline let core: ShareWhileConnected<Element>
+    @usableFromInline let generation: UInt64
+    @usableFromInline let resource = ResourceToken()
 
+    @usableFromInline
     init(core: ShareWhileConnected<Element>, generation: UInt64) {
         self.core = core
         self.generation = generation
     }
 
+    @inlinable
     func on(_ event: Event<Element>) {
         let (observers, finished) = core.record(event, generation: generation)
         finished?.dispose()
