@@ -1,0 +1,139 @@
+import Synchronization
+
+/// The shared state behind `share(replay:scope: .whileConnected)`: at most one live connection to
+/// the source, its subscribers and its replay buffer.
+///
+/// It behaves as `multicast(makeSubject: { ReplaySubject.create(bufferSize: replay) }).refCount()`
+/// (RxSwift's definition, which RxSwift specialises for `replay` 0 and 1), in one object:
+/// - the first subscriber starts a connection (a new *generation*) and subscribes to the source
+///   after it was added;
+/// - a subscriber joining a live connection first receives the connection's last `replay`
+///   elements;
+/// - when the last subscriber leaves, the source subscription is disposed and the buffer emptied;
+/// - a terminal event ends the connection (source disposed, subscribers detached, buffer emptied)
+///   before it is delivered, so a subscriber that subscribes again from its terminal handler starts
+///   a new connection.
+@usableFromInline
+final class ShareWhileConnected<Element: Sendable>: Sendable {
+    struct State {
+        /// Identifies the current connection; bumped by each new one.
+        var generation: UInt64 = 0
+        /// The subscribers of the current connection; empty exactly when there is no connection.
+        var observers = Bag<AnyObserver<Element>>()
+        var buffer: ReplayBuffer<Element>
+        /// The current connection's source subscription (nil when not connected).
+        var upstream: SingleAssignmentDisposable?
+    }
+
+    let source: Observable<Element>
+    let state: Mutex<State>
+
+    @usableFromInline
+    init(source: Observable<Element>, replay: Int) {
+        self.source = source
+        state = Mutex(State(buffer: ReplayBuffer(limit: replay)))
+    }
+
+    @usableFromInline
+    func subscribe(_ observer: AnyObserver<Element>) -> any Disposable {
+        let joined: Joined = state.withLock { state in
+            var connect: SingleAssignmentDisposable?
+            if state.observers.isEmpty {
+                state.generation &+= 1
+                state.buffer.removeAll()
+                connect = SingleAssignmentDisposable()
+                state.upstream = connect
+            }
+            var joined = Joined(generation: state.generation, key: 0, connect: connect)
+            if state.buffer.isEmpty {
+                joined.key = state.observers.insert(observer)
+            } else {
+                let gate = ReplayingObserver(observer)
+                joined.key = state.observers.insert(AnyObserver(gate))
+                joined.gate = gate
+                joined.replay = state.buffer.events
+            }
+            return joined
+        }
+        joined.gate?.replay(joined.replay)
+        if let connect = joined.connect {
+            let connection = ShareConnection(core: self, generation: joined.generation)
+            connect.setDisposable(source.subscribe(connection))
+        }
+        return ShareSubscription(core: self, generation: joined.generation, key: joined.key)
+    }
+
+    /// What `subscribe` did under the lock.
+    struct Joined {
+        var generation: UInt64
+        var key: UInt64
+        var gate: ReplayingObserver<Element>?
+        var replay: [Event<Element>] = []
+        /// Set for the first subscriber: the slot for the new connection's source subscription.
+        var connect: SingleAssignmentDisposable?
+    }
+
+    /// Records an event of connection `generation` and returns who to deliver it to, plus the
+    /// source subscription to dispose when the event ends the connection.
+    @usableFromInline
+    func record(_ event: Event<Element>, generation: UInt64)
+        -> (observers: Bag<AnyObserver<Element>>, finished: (any Disposable)?)
+    {
+        state.withLock { state in
+            guard generation == state.generation, let upstream = state.upstream else { return (Bag(), nil) }
+            if case .next(let element) = event {
+                state.buffer.append(element)
+                return (state.observers, nil)
+            }
+            let observers = state.observers
+            state.observers = Bag()
+            state.buffer.removeAll()
+            state.upstream = nil
+            return (observers, upstream)
+        }
+    }
+
+    /// Removes a subscriber of connection `generation`; the last one out disconnects. A subscriber
+    /// of an ended connection was already detached.
+    func unsubscribe(_ key: UInt64, generation: UInt64) {
+        let disconnect: SingleAssignmentDisposable? = state.withLock { state in
+            guard generation == state.generation, state.observers.remove(key) != nil,
+                state.observers.isEmpty
+            else { return nil }
+            state.buffer.removeAll()
+            defer { state.upstream = nil }
+            return state.upstream
+        }
+        disconnect?.dispose()
+    }
+}
+
+/// The observer one connection of a `share(…, scope: .whileConnected)` subscribes to the source.
+@usableFromInline
+final class ShareConnection<Element: Sendable>: ObserverType {
+    @usableFromInline let core: ShareWhileConnected<Element>
+    @usableFromInline let generation: UInt64
+    @usableFromInline let resource = ResourceToken()
+
+    @usableFromInline
+    init(core: ShareWhileConnected<Element>, generation: UInt64) {
+        self.core = core
+        self.generation = generation
+    }
+
+    @inlinable
+    func on(_ event: Event<Element>) {
+        let (observers, finished) = core.record(event, generation: generation)
+        finished?.dispose()
+        observers.forEach { $0.on(event) }
+    }
+}
+
+/// Removes one subscriber from a `share(…, scope: .whileConnected)` connection.
+struct ShareSubscription<Element: Sendable>: Disposable {
+    let core: ShareWhileConnected<Element>
+    let generation: UInt64
+    let key: UInt64
+
+    func dispose() { core.unsubscribe(key, generation: generation) }
+}

@@ -1,0 +1,126 @@
+public import Synchronization
+
+/// A subject that holds a current value: each new subscriber first receives the current value (the
+/// initial one until an element arrives), then every later event.
+///
+/// - After a terminal event, new subscribers receive only that terminal event (not the last value),
+///   and ``value()`` returns the last value after `.completed` and throws the error after `.error`.
+/// - Events after the terminal event are ignored.
+/// - After `dispose()`, `on` is ignored, new subscribers receive `RxError.disposed` and ``value()``
+///   throws `RxError.disposed`.
+/// - As in RxSwift, a terminal event does not detach the observers: each stays counted by
+///   ``hasObservers`` until it unsubscribes (operators unsubscribe as soon as they see the terminal
+///   event).
+public final class BehaviorSubject<Element: Sendable>: SubjectType, ObserverType, Cancelable,
+    KeyedObservers
+{
+    @usableFromInline
+    struct State {
+        var value: Element
+        var observers = Bag<AnyObserver<Element>>()
+        var stopEvent: Event<Element>?
+        var isDisposed = false
+    }
+
+    @usableFromInline let state: Mutex<State>
+    @usableFromInline let grammar = GrammarCheck()
+
+    /// Creates a subject whose current value is `value` until the first element arrives.
+    public init(value: Element) {
+        state = Mutex(State(value: value))
+    }
+
+    /// Whether any observer is subscribed.
+    public var hasObservers: Bool { state.withLock { !$0.observers.isEmpty } }
+
+    /// Whether `dispose()` was called.
+    public var isDisposed: Bool { state.withLock { $0.isDisposed } }
+
+    /// The current value.
+    ///
+    /// - Throws: the error the subject failed with, or `RxError.disposed` after `dispose()`.
+    public func value() throws -> Element {
+        try state.withLock { state throws -> Element in
+            if state.isDisposed { throw RxError.disposed }
+            if let error = state.stopEvent?.error { throw error }
+            return state.value
+        }
+    }
+
+    /// The current value, whatever happened to the subject (for ``BehaviorRelay``, whose subject
+    /// never fails and is never disposed).
+    @usableFromInline
+    var latest: Element { state.withLock { $0.value } }
+
+    /// Records `event` and sends it to the current observers; ignored after a terminal event or
+    /// `dispose()`.
+    @inlinable
+    public func on(_ event: Event<Element>) {
+        let entry = grammar.begin(event, postTerminal: .drop)
+        if case .drop = entry { return }
+        defer { grammar.end(entry) }
+        let observers = deliveryList(for: event)
+        observers.forEach { $0.on(event) }
+    }
+
+    /// Records `event` and returns the observers to deliver it to.
+    @usableFromInline
+    func deliveryList(for event: Event<Element>) -> Bag<AnyObserver<Element>> {
+        state.withLock { state in
+            guard !state.isDisposed, state.stopEvent == nil else { return Bag() }
+            switch event {
+            case .next(let element): state.value = element
+            case .error, .completed: state.stopEvent = event
+            }
+            return state.observers
+        }
+    }
+
+    /// Subscribes `observer`: it receives the current value at once, then every later event. After a
+    /// terminal event it receives only that event; after `dispose()`, `RxError.disposed`.
+    public func subscribe<Observer: ObserverType>(_ observer: Observer) -> any Disposable
+    where Observer.Element == Element {
+        let erased = AnyObserver(observer)
+        let outcome: SubscribeOutcome = state.withLock { state in
+            if state.isDisposed { return .rejected(.error(RxError.disposed)) }
+            if let stop = state.stopEvent { return .rejected(stop) }
+            let gate = ReplayingObserver(erased)
+            let key = state.observers.insert(AnyObserver(gate))
+            return .subscribed(key, gate, state.value)
+        }
+        switch outcome {
+        case .subscribed(let key, let gate, let value):
+            gate.replay([.next(value)])
+            return KeyedSubscription(owner: self, key: key)
+        case .rejected(let event):
+            erased.on(event)
+            return Disposables.create()
+        }
+    }
+
+    /// What `subscribe` found under the lock.
+    enum SubscribeOutcome {
+        case subscribed(UInt64, ReplayingObserver<Element>, Element)
+        case rejected(Event<Element>)
+    }
+
+    @usableFromInline
+    func unsubscribe(_ key: UInt64) {
+        _ = state.withLock { state in
+            state.isDisposed ? nil : state.observers.remove(key)
+        }
+    }
+
+    /// Detaches every observer; later events are ignored, later subscribers get
+    /// `RxError.disposed` and ``value()`` throws it.
+    public func dispose() {
+        state.withLock { state in
+            state.isDisposed = true
+            state.observers = Bag()
+            state.stopEvent = nil
+        }
+    }
+
+    /// The subject's observer side.
+    public func asObserver() -> AnyObserver<Element> { AnyObserver(self) }
+}

@@ -1,0 +1,126 @@
+public import Synchronization
+
+/// Stands between a replaying source (``BehaviorSubject``, ``ReplaySubject``, `share(replay:)`)
+/// and one new subscriber, so the subscriber receives the replayed events before any live event.
+///
+/// The source inserts the gate in its observer list and takes the replay snapshot under its own
+/// lock, then calls ``replay(_:)`` *after* unlocking (no lock is held while calling out). Live
+/// events that reach the gate while the replay is being delivered (from another thread, or from
+/// the subscriber itself feeding the source) are kept in a backlog and delivered right after it, in
+/// order. Once the backlog is drained the gate opens and live events pass straight through, at the
+/// cost of one atomic load.
+///
+/// The replay is delivered synchronously inside `subscribe`, as in RxSwift, even when the subscriber
+/// subscribes while the source is delivering an event.
+@usableFromInline
+final class ReplayingObserver<Element: Sendable>: ObserverType {
+    @usableFromInline let observer: AnyObserver<Element>
+    @usableFromInline let isOpen = Atomic<Bool>(false)
+    @usableFromInline let backlog = Mutex<[Event<Element>]>([])
+
+    @usableFromInline
+    init(_ observer: AnyObserver<Element>) {
+        self.observer = observer
+    }
+
+    @inlinable
+    func on(_ event: Event<Element>) {
+        if isOpen.load(ordering: .acquiring) {
+            observer.on(event)
+            return
+        }
+        let queued = backlog.withLock { backlog in
+            // The replaying thread opens the gate under this lock once the backlog is empty.
+            guard !isOpen.load(ordering: .relaxed) else { return false }
+            backlog.append(event)
+            return true
+        }
+        if !queued { observer.on(event) }
+    }
+
+    /// Delivers `events`, then whatever arrived meanwhile, then opens the gate.
+    @usableFromInline
+    func replay(_ events: [Event<Element>]) {
+        var batch = events
+        repeat {
+            for event in batch { observer.on(event) }
+            batch.removeAll(keepingCapacity: true)
+        } while backlog.withLock({ backlog in
+            if backlog.isEmpty {
+                isOpen.store(true, ordering: .releasing)
+                return false
+            }
+            swap(&batch, &backlog)
+            return true
+        })
+    }
+}
+
+/// The last `limit` elements a replaying source has seen (all of them when unbounded).
+@usableFromInline
+struct ReplayBuffer<Element: Sendable>: Sendable {
+    /// How many elements are kept; `Int.max` keeps everything.
+    @usableFromInline let limit: Int
+    /// The elements; once `limit` is reached it is a ring whose oldest element is at `head`.
+    @usableFromInline var storage: [Element] = []
+    @usableFromInline var head = 0
+
+    @usableFromInline
+    init(limit: Int) {
+        precondition(limit >= 0, "A replay buffer size cannot be negative.")
+        self.limit = limit
+    }
+
+    @usableFromInline
+    var isEmpty: Bool { storage.isEmpty }
+
+    @usableFromInline
+    mutating func append(_ element: Element) {
+        if storage.count < limit {
+            storage.append(element)
+        } else if limit > 0 {
+            storage[head] = element
+            head = (head + 1) % limit
+        }
+    }
+
+    @usableFromInline
+    mutating func removeAll() {
+        storage.removeAll()
+        head = 0
+    }
+
+    /// The kept elements, oldest first, as `.next` events.
+    @usableFromInline
+    var events: [Event<Element>] {
+        var events: [Event<Element>] = []
+        events.reserveCapacity(storage.count)
+        for element in storage[head...] { events.append(.next(element)) }
+        for element in storage[..<head] { events.append(.next(element)) }
+        return events
+    }
+}
+
+/// A source whose subscribers are kept in a `Bag` and removed by key.
+@usableFromInline
+protocol KeyedObservers: AnyObject, Sendable {
+    /// Removes the subscriber with `key`; removing twice is harmless.
+    func unsubscribe(_ key: UInt64)
+}
+
+/// Removes one subscriber from a ``KeyedObservers`` source. Removal is idempotent, so the
+/// subscription needs no state of its own.
+@usableFromInline
+struct KeyedSubscription<Owner: KeyedObservers>: Disposable {
+    @usableFromInline let owner: Owner
+    @usableFromInline let key: UInt64
+
+    @usableFromInline
+    init(owner: Owner, key: UInt64) {
+        self.owner = owner
+        self.key = key
+    }
+
+    @usableFromInline
+    func dispose() { owner.unsubscribe(key) }
+}
