@@ -88,7 +88,7 @@ struct ControlPropertyTests {
             ControlProperty(values: xs, valueSink: AnyObserver { _ in }, scheduler: scheduler)
         }
         #expect(res.events == [.next(210, 1), .completed(300)])
-        #expect(xs.subscriptions == [Subscription(201, 300)])
+        #expect(xs.subscriptions == [Subscription(201, 301)])
     }
 
     @Test func defaultSchedulerSubscribesAtOnce() {
@@ -182,7 +182,7 @@ struct ControlEventTests {
         let xs = scheduler.createHotObservable([.next(150, 1), .next(210, 2), .next(220, 3), .completed(300)])
         let res = scheduler.start { ControlEvent(events: xs, scheduler: scheduler) }
         #expect(res.events == [.next(210, 2), .next(220, 3), .completed(300)])
-        #expect(xs.subscriptions == [Subscription(201, 300)])
+        #expect(xs.subscriptions == [Subscription(201, 301)])
     }
 
     @Test func disposedEarly() {
@@ -245,6 +245,6 @@ extension BindingErrorReports {
         let reports = Self.reports { scheduler.start() }
         #expect(reports == ["binding error: TestError(0)"])
         #expect(res.events == [.next(210, 1), .completed(250)])
-        #expect(xs.subscriptions == [Subscription(201, 250)])
+        #expect(xs.subscriptions == [Subscription(201, 251)])
     }
 }

@@ -182,7 +182,8 @@ struct BehaviorSubjectTests {
     /// As in RxSwift, a terminal event leaves the observers subscribed until they leave.
     @Test func terminalEventKeepsObserversUntilTheyLeave() {
         let subject = BehaviorSubject(value: 1)
-        let subscription = subject.subscribe { _ in }
+        // A raw observer: `subscribe(onNext:…)` would end its own subscription at the terminal event.
+        let subscription = subject.subscribe(AnyObserver<Int> { _ in })
         subject.onCompleted()
         #expect(subject.hasObservers)
         subscription.dispose()

@@ -37,7 +37,7 @@ public struct ControlProperty<PropertyType: Sendable>: ControlPropertyType {
         scheduler: any ImmediateSchedulerType = ImmediateScheduler.instance
     ) where Values.Element == PropertyType, Sink.Element == PropertyType {
         self.init(
-            prepared: values.asObservable().controlStream(on: scheduler), valueSink: valueSink.asObserver())
+            prepared: values.controlStream(on: scheduler), valueSink: valueSink.asObserver())
     }
 
     /// A control property over a stream already prepared with `controlStream(on:)`.
@@ -55,7 +55,7 @@ public struct ControlProperty<PropertyType: Sendable>: ControlPropertyType {
     /// The values the user enters after subscription: every value but the first (the current one).
     /// Consecutive values may be equal.
     public var changed: ControlEvent<PropertyType> {
-        ControlEvent(prepared: source.droppingFirst())
+        ControlEvent(prepared: source.skip(1))
     }
 
     @inlinable

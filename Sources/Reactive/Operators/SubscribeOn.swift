@@ -8,9 +8,13 @@ extension ObservableType {
     /// Events are delivered wherever the source produces them; use `observe(on:)` to move
     /// delivery. After forwarding a terminal event the source subscription is disposed the same
     /// way, on `scheduler`.
+    ///
+    /// As in RxSwift, the source is subscribed as it is (not through `asObservable()`), so even a
+    /// source that does not end its subscription at a terminal event is unsubscribed on
+    /// `scheduler`: a test observable completing at 300 shows `Subscription(201, 301)`.
     @inlinable
     public func subscribe(on scheduler: any ImmediateSchedulerType) -> Observable<Element> {
-        let source = asObservable()
+        let source = self
         return Observable(unsafeSubscribe: { downstream in
             let sink = SubscribeOnSink(downstream: downstream)
             let cancelSchedule = SingleAssignmentDisposable()
