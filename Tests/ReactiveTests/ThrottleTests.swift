@@ -129,14 +129,18 @@ struct ThrottleTests {
         #expect(xs.subscriptions == [Subscription(200, 500)])
     }
 
-    /// RxSwift counts a zero time since the last element as "no wait": elements at the same
-    /// instant all pass, as on a virtual-time scheduler.
-    @Test func elementsAtTheSameInstantAllPass() {
+    @Test func elementsAtTheSameInstantKeepTheLatest() {
+        let scheduler = TestScheduler(initialClock: 0)
+        let res = scheduler.start { Observable.of(1, 2, 3).throttle(.seconds(10), scheduler: scheduler) }
+        #expect(res.events == [.next(200, 1), .next(210, 3), .completed(210)])
+    }
+
+    @Test func elementsAtTheSameInstantNotLatest() {
         let scheduler = TestScheduler(initialClock: 0)
         let res = scheduler.start {
             Observable.of(1, 2, 3).throttle(.seconds(10), latest: false, scheduler: scheduler)
         }
-        #expect(res.events == [.next(200, 1), .next(200, 2), .next(200, 3), .completed(200)])
+        #expect(res.events == [.next(200, 1), .completed(200)])
     }
 
     @Test func remainingWaitIsRoundedInTheIntervalsUnit() {

@@ -149,13 +149,14 @@ final class ThrottleSink<Element: Sendable>: ObserverType, Cancelable, Cancellab
 }
 
 extension DispatchTimeInterval {
-    /// What is left of this interval once `elapsed` seconds have passed, as RxSwift computes it
-    /// for `throttle` and `delay`: in this interval's own unit, rounded to the nearest unit, never
-    /// negative; a non-positive `elapsed` leaves nothing (`.nanoseconds(0)`), and `.never` stays
-    /// `.never`.
+    /// What is left of this interval once `elapsed` seconds have passed, as RxSwift 6 computes it
+    /// for `throttle` and `delay`: in this interval's own unit, rounded to the nearest unit (so
+    /// `.seconds(1)` after 0.4 s leaves `.seconds(1)`), never negative; `.never` stays `.never`.
+    /// A negative `elapsed` (the wall clock was set back) counts as none, so the wait never
+    /// exceeds the interval.
     @usableFromInline
     func remaining(afterElapsed elapsed: TimeInterval) -> DispatchTimeInterval {
-        guard elapsed > 0 else { return .nanoseconds(0) }
+        let elapsed = max(elapsed, 0)
         func reduce(_ value: Int, unitsPerSecond: Double) -> Int {
             let remainder = Double(value) - elapsed * unitsPerSecond
             return remainder > 0 ? Int(remainder.rounded(.toNearestOrAwayFromZero)) : 0
