@@ -97,14 +97,24 @@ extension Single {
     ) -> Single<Element> {
         let source = self.source
         let handlers = SingleDoHandlers(
-            onSuccess: onSuccess, afterSuccess: afterSuccess, onError: onError, afterError: afterError,
-            onDispose: onDispose)
+            onSuccess: onSuccess, afterSuccess: afterSuccess, onError: onError, afterError: afterError)
         return Single(
             raw: Observable(unsafeSubscribe: { downstream in
                 onSubscribe?()
                 let sink = SingleDoSink(downstream: downstream, handlers: handlers)
-                sink.upstream.assign(source.subscribe(sink))
+                let subscription = source.subscribe(sink)
                 onSubscribed?()
+                // Assigned last, as RxSwift does: a source that finished during `subscribe` is
+                // disposed (and `onDispose` runs) only now, after `onSubscribed`.
+                guard let onDispose else {
+                    sink.upstream.assign(subscription)
+                    return sink
+                }
+                sink.upstream.assign(
+                    Disposables.create {
+                        subscription.dispose()
+                        onDispose()
+                    })
                 return sink
             }))
     }
@@ -312,26 +322,23 @@ struct SingleCatchFallback<Element: Sendable>: ObserverType {
     func on(_ event: Event<Element>) { sink.forward(event) }
 }
 
-/// The closures of one `Single.do` call.
+/// The event closures of one `Single.do` call.
 @usableFromInline
 struct SingleDoHandlers<Element: Sendable>: Sendable {
     @usableFromInline let onSuccess: (@Sendable (Element) throws -> Void)?
     @usableFromInline let afterSuccess: (@Sendable (Element) throws -> Void)?
     @usableFromInline let onError: (@Sendable (any Error) throws -> Void)?
     @usableFromInline let afterError: (@Sendable (any Error) throws -> Void)?
-    @usableFromInline let onDispose: (@Sendable () -> Void)?
 
     @inlinable
     init(
         onSuccess: (@Sendable (Element) throws -> Void)?, afterSuccess: (@Sendable (Element) throws -> Void)?,
-        onError: (@Sendable (any Error) throws -> Void)?, afterError: (@Sendable (any Error) throws -> Void)?,
-        onDispose: (@Sendable () -> Void)?
+        onError: (@Sendable (any Error) throws -> Void)?, afterError: (@Sendable (any Error) throws -> Void)?
     ) {
         self.onSuccess = onSuccess
         self.afterSuccess = afterSuccess
         self.onError = onError
         self.afterError = afterError
-        self.onDispose = onDispose
     }
 }
 
@@ -381,9 +388,5 @@ final class SingleDoSink<Element: Sendable>: ObserverType, Cancelable {
     }
 
     @inlinable var isDisposed: Bool { upstream.isDisposed }
-
-    @inlinable
-    func dispose() {
-        if upstream.dispose() { handlers.onDispose?() }
-    }
+    @inlinable func dispose() { upstream.dispose() }
 }
