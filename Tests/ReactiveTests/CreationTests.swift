@@ -408,7 +408,9 @@ struct TimerTests {
 
     @Test func oneShotDisposedBeforeItFires() {
         let scheduler = TestScheduler(initialClock: 0)
-        let res = scheduler.start(disposed: 250) { Observable<Int>.timer(.seconds(100), scheduler: scheduler) }
+        let res = scheduler.start(disposed: 250) {
+            Observable<Int>.timer(.seconds(100), scheduler: scheduler)
+        }
         #expect(res.events == [])
     }
 
@@ -432,7 +434,9 @@ struct TimerTests {
 
     @Test func intervalZero() {
         let scheduler = TestScheduler(initialClock: 0)
-        let res = scheduler.start(disposed: 210) { Observable<Int64>.interval(.seconds(0), scheduler: scheduler) }
+        let res = scheduler.start(disposed: 210) {
+            Observable<Int64>.interval(.seconds(0), scheduler: scheduler)
+        }
         #expect(res.events == (0..<9).map { Recorded.next(201 + Int($0), Int64($0)) })
     }
 
@@ -444,7 +448,9 @@ struct TimerTests {
 
     @Test func counterWrapsAround() {
         let scheduler = TestScheduler(initialClock: 0)
-        let res = scheduler.start(disposed: 459) { Observable<UInt8>.interval(.seconds(1), scheduler: scheduler) }
+        let res = scheduler.start(disposed: 459) {
+            Observable<UInt8>.interval(.seconds(1), scheduler: scheduler)
+        }
         #expect(res.events.count == 258)
         #expect(res.events[255] == .next(456, 255))
         #expect(res.events[256] == .next(457, 0))

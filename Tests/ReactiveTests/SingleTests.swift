@@ -293,7 +293,8 @@ struct SingleTests {
         let log = Shared<[String]>([])
         let res = scheduler.start {
             Single.just(1).do(
-                onSuccess: { log.append("success \($0)") }, afterSuccess: { log.append("after success \($0)") },
+                onSuccess: { log.append("success \($0)") },
+                afterSuccess: { log.append("after success \($0)") },
                 onError: { _ in log.append("error") }, afterError: { _ in log.append("after error") },
                 onSubscribe: { log.append("subscribe") }, onSubscribed: { log.append("subscribed") },
                 onDispose: { log.append("dispose") })

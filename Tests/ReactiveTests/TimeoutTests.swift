@@ -34,7 +34,8 @@ struct TimeoutTests {
             .next(10, 42), .next(25, 43), .next(40, 44), .next(50, 45), .completed(60),
         ])
         let res = scheduler.start { xs.timeout(.seconds(30), scheduler: scheduler) }
-        #expect(res.events == [.next(210, 42), .next(225, 43), .next(240, 44), .next(250, 45), .completed(260)])
+        #expect(
+            res.events == [.next(210, 42), .next(225, 43), .next(240, 44), .next(250, 45), .completed(260)])
         #expect(xs.subscriptions == [Subscription(200, 260)])
     }
 
@@ -45,7 +46,8 @@ struct TimeoutTests {
             .next(10, 42), .next(20, 43), .next(50, 44), .next(60, 45), .completed(70),
         ])
         let res = scheduler.start { xs.timeout(.seconds(30), scheduler: scheduler) }
-        #expect(res.events == [.next(210, 42), .next(220, 43), .next(250, 44), .next(260, 45), .completed(270)])
+        #expect(
+            res.events == [.next(210, 42), .next(220, 43), .next(250, 44), .next(260, 45), .completed(270)])
         #expect(xs.subscriptions == [Subscription(200, 270)])
     }
 
@@ -185,7 +187,9 @@ struct TimeoutTests {
         let scheduler = TestScheduler(initialClock: 0)
         let xs = scheduler.createHotObservable([.next(250, 1), .completed(700)])
         let ys = scheduler.createColdObservable([.next(50, -1), .next(300, -2), .completed(400)])
-        let res = scheduler.start(disposed: 500) { xs.timeout(.seconds(100), other: ys, scheduler: scheduler) }
+        let res = scheduler.start(disposed: 500) {
+            xs.timeout(.seconds(100), other: ys, scheduler: scheduler)
+        }
         #expect(res.events == [.next(250, 1), .next(400, -1)])
         #expect(xs.subscriptions == [Subscription(200, 350)])
         #expect(ys.subscriptions == [Subscription(350, 500)])

@@ -18,7 +18,8 @@ extension ObservableType {
     ) -> Observable<Element> {
         let source = asObservable()
         return Observable(unsafeSubscribe: { downstream in
-            let sink = ThrottleSink(downstream: downstream, dueTime: dueTime, latest: latest, scheduler: scheduler)
+            let sink = ThrottleSink(
+                downstream: downstream, dueTime: dueTime, latest: latest, scheduler: scheduler)
             sink.upstream.assign(source.subscribe(sink))
             return sink
         })
@@ -52,7 +53,9 @@ final class ThrottleSink<Element: Sendable>: ObserverType, Cancelable, Cancellab
     @usableFromInline let resource = ResourceToken()
 
     @inlinable
-    init(downstream: AnyObserver<Element>, dueTime: RxTimeInterval, latest: Bool, scheduler: any SchedulerType) {
+    init(
+        downstream: AnyObserver<Element>, dueTime: RxTimeInterval, latest: Bool, scheduler: any SchedulerType
+    ) {
         self.downstream = downstream
         self.dueTime = dueTime
         self.latest = latest

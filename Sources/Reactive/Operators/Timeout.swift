@@ -22,7 +22,8 @@ extension ObservableType {
         let source = asObservable()
         let other = other.asObservable()
         return Observable(unsafeSubscribe: { downstream in
-            let sink = TimeoutSink(downstream: downstream, dueTime: dueTime, other: other, scheduler: scheduler)
+            let sink = TimeoutSink(
+                downstream: downstream, dueTime: dueTime, other: other, scheduler: scheduler)
             sink.run(source)
             return sink
         })

@@ -28,7 +28,9 @@ extension Single {
     /// A single built anew for each subscriber by `factory`; if `factory` throws, the subscriber
     /// receives the error.
     @inlinable
-    public static func deferred(_ factory: @escaping @Sendable () throws -> Single<Element>) -> Single<Element> {
+    public static func deferred(
+        _ factory: @escaping @Sendable () throws -> Single<Element>
+    ) -> Single<Element> {
         Single(raw: .deferred { try factory().asObservable() })
     }
 
@@ -58,7 +60,9 @@ extension Single {
     /// On failure, continues with the single `handler` returns for the error (the failed
     /// subscription is disposed first). If `handler` throws, fails with that error.
     @inlinable
-    public func `catch`(_ handler: @escaping @Sendable (any Error) throws -> Single<Element>) -> Single<Element> {
+    public func `catch`(
+        _ handler: @escaping @Sendable (any Error) throws -> Single<Element>
+    ) -> Single<Element> {
         let source = self.source
         return Single(
             raw: Observable(unsafeSubscribe: { downstream in
@@ -126,7 +130,9 @@ extension Single {
 /// meanwhile, so output goes through a ``SerialDelivery``. The result completes once both have
 /// completed, as `merge` would.
 @usableFromInline
-final class SingleFlatMapSink<Source: Sendable, Result: Sendable>: ObserverType, Cancelable, CancellableDelivery {
+final class SingleFlatMapSink<Source: Sendable, Result: Sendable>:
+    ObserverType, Cancelable, CancellableDelivery
+{
     @usableFromInline
     struct State: SerialDeliveryState {
         @usableFromInline var delivery = SerialDelivery<Result>()
@@ -261,7 +267,9 @@ final class SingleCatchSink<Element: Sendable>: ObserverType, Cancelable {
     @usableFromInline let resource = ResourceToken()
 
     @inlinable
-    init(downstream: AnyObserver<Element>, handler: @escaping @Sendable (any Error) throws -> Single<Element>) {
+    init(
+        downstream: AnyObserver<Element>, handler: @escaping @Sendable (any Error) throws -> Single<Element>
+    ) {
         self.downstream = downstream
         self.handler = handler
     }

@@ -17,7 +17,9 @@ extension Observable {
     /// completion in the next one (on a `TestScheduler` subscribed at 200: `next` at 201, `completed`
     /// at 202). Disposing before an action runs cancels it.
     @inlinable
-    public static func just(_ element: Element, scheduler: any ImmediateSchedulerType) -> Observable<Element> {
+    public static func just(
+        _ element: Element, scheduler: any ImmediateSchedulerType
+    ) -> Observable<Element> {
         Observable(unsafeSubscribe: { downstream in
             let sink = ScheduledOptionalSink(downstream: downstream, scheduler: scheduler)
             sink.run(element)
@@ -40,7 +42,9 @@ extension Observable {
     /// `scheduler`: the value in one scheduled action and completion in the next, or completion in
     /// the first action for `nil`.
     @inlinable
-    public static func from(optional: Element?, scheduler: any ImmediateSchedulerType) -> Observable<Element> {
+    public static func from(
+        optional: Element?, scheduler: any ImmediateSchedulerType
+    ) -> Observable<Element> {
         Observable(unsafeSubscribe: { downstream in
             let sink = ScheduledOptionalSink(downstream: downstream, scheduler: scheduler)
             sink.run(optional)

@@ -23,11 +23,13 @@ extension Observable where Element: FixedWidthInteger {
         }
         return Observable(unsafeSubscribe: { downstream in
             let sink = PeriodicTimerSink(downstream: downstream)
-            sink.timer.assign(
-                scheduler.schedulePeriodic(Element.zero, startAfter: dueTime, period: period) { [sink] count in
-                    sink.tick(count)
-                    return count &+ 1
-                })
+            let ticks = scheduler.schedulePeriodic(
+                Element.zero, startAfter: dueTime, period: period
+            ) { [sink] count in
+                sink.tick(count)
+                return count &+ 1
+            }
+            sink.timer.assign(ticks)
             return sink
         })
     }
@@ -35,7 +37,9 @@ extension Observable where Element: FixedWidthInteger {
     /// Sends `0`, `1`, `2`, … one every `period`, the first one `period` after subscription; never
     /// completes. Same as `timer(period, period: period, scheduler: scheduler)`.
     @inlinable
-    public static func interval(_ period: RxTimeInterval, scheduler: any SchedulerType) -> Observable<Element> {
+    public static func interval(
+        _ period: RxTimeInterval, scheduler: any SchedulerType
+    ) -> Observable<Element> {
         timer(period, period: period, scheduler: scheduler)
     }
 }
