@@ -85,43 +85,47 @@ struct DelayTests {
         #expect(xs.subscriptions == [Subscription(200, 250)])
     }
 
-    @Test func realSchedulerDeliversEverything() {
+    @Test func realSchedulerDeliversEverything() async {
         let scheduler = QueueScheduler()
         let subject = PublishSubject<Int>()
-        let received = Shared<[Int]>([])
-        let done = DispatchSemaphore(value: 0)
-        let subscription = subject.delay(.milliseconds(10), scheduler: scheduler)
-            .subscribe(onNext: { received.append($0) }, onCompleted: { done.signal() })
+        let (events, received) = AsyncStream<Event<Int>>.makeStream()
+        let subscription = subject.delay(.milliseconds(10), scheduler: scheduler).subscribe { event in
+            received.yield(event)
+            if event.isStopEvent { received.finish() }
+        }
         DispatchQueue.global().async {
             subject.onNext(1)
             subject.onNext(2)
             subject.onNext(3)
             subject.onCompleted()
         }
-        #expect(done.wait(timeout: .now() + 5) == .success)
+        var elements: [Int] = []
+        var completed = false
+        for await event in events {
+            if let element = event.element { elements.append(element) }
+            completed = event.isCompleted
+        }
         subscription.dispose()
-        #expect(received.value == [1, 2, 3])
+        #expect(elements == [1, 2, 3])
+        #expect(completed)
     }
 
-    @Test func realSchedulerErrorOvertakesWaitingElements() {
+    @Test func realSchedulerErrorOvertakesWaitingElements() async {
         let scheduler = QueueScheduler()
         let subject = PublishSubject<Int>()
-        let failure = Shared<TestError?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        let subscription = subject.delay(.seconds(30), scheduler: scheduler)
-            .subscribe(
-                onNext: { _ in Issue.record("no element should overtake the error") },
-                onError: { error in
-                    failure.value = error as? TestError
-                    done.signal()
-                })
+        let (events, received) = AsyncStream<Event<Int>>.makeStream()
+        let subscription = subject.delay(.seconds(30), scheduler: scheduler).subscribe { event in
+            received.yield(event)
+            if event.isStopEvent { received.finish() }
+        }
         DispatchQueue.global().async {
             subject.onNext(1)
             subject.onError(testError)
         }
-        #expect(done.wait(timeout: .now() + 5) == .success)
+        var all: [Event<Int>] = []
+        for await event in events { all.append(event) }
         subscription.dispose()
-        #expect(failure.value == testError)
+        #expect(all == [.error(testError)])
     }
 
     @Test func noLeaks() {

@@ -1,3 +1,4 @@
+import Dispatch
 import Reactive
 import ReactiveTestKit
 import Testing
@@ -406,6 +407,14 @@ struct SingleTests {
     @Test func valueReturnsTheElement() async throws {
         let value = try await Single.just(1).map { $0 + 1 }.value
         #expect(value == 2)
+    }
+
+    @Test func valueAwaitsAnOutcomeFromAnotherThread() async throws {
+        let single = Single<Int>.create { done in
+            DispatchQueue.global().async { done(.success(5)) }
+            return Disposables.create()
+        }
+        #expect(try await single.value == 5)
     }
 
     @Test func valueThrowsTheError() async {

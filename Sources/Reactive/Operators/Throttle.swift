@@ -73,7 +73,7 @@ final class ThrottleSink<Element: Sendable>: ObserverType, Cancelable, Cancellab
                 let remaining =
                     state.lastSent.map { dueTime.remaining(afterElapsed: now.timeIntervalSince($0)) }
                     ?? .nanoseconds(0)
-                if remaining.isZero {
+                if remaining.isZeroLength {
                     state.kept = nil
                     state.delivery.enqueue(.next(element))
                     state.lastSent = now
@@ -176,7 +176,7 @@ extension DispatchTimeInterval {
 
     /// Whether this is a zero interval (in any unit).
     @usableFromInline
-    var isZero: Bool {
+    var isZeroLength: Bool {
         switch self {
         case .seconds(let value), .milliseconds(let value), .microseconds(let value),
             .nanoseconds(let value):
