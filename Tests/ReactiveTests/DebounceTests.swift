@@ -77,6 +77,15 @@ struct DebounceTests {
         #expect(xs.subscriptions == [Subscription(200, 260)])
     }
 
+    @Test func realSchedulerUnderLoadEndsWithTheLastElement() async {
+        let elements = await collectOnRealScheduler(count: 2_000) {
+            $0.debounce(.microseconds(50), scheduler: $1)
+        }
+        #expect(elements.last == 1_999)
+        #expect(elements == elements.sorted())
+        #expect(Set(elements).count == elements.count)
+    }
+
     @Test func noLeaks() {
         Resources.measure { scope in
             let scheduler = TestScheduler(initialClock: 0)

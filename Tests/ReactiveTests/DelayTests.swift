@@ -86,7 +86,7 @@ struct DelayTests {
     }
 
     @Test func realSchedulerDeliversEverything() async {
-        let scheduler = QueueScheduler()
+        let scheduler = DispatchQueueTestScheduler()
         let subject = PublishSubject<Int>()
         let (events, received) = AsyncStream<Event<Int>>.makeStream()
         let subscription = subject.delay(.milliseconds(10), scheduler: scheduler).subscribe { event in
@@ -110,8 +110,15 @@ struct DelayTests {
         #expect(completed)
     }
 
+    @Test func realSchedulerUnderLoadKeepsOrderAndGrammar() async {
+        let elements = await collectOnRealScheduler(count: 2_000) {
+            $0.delay(.microseconds(50), scheduler: $1)
+        }
+        #expect(elements == Array(0..<2_000))
+    }
+
     @Test func realSchedulerErrorOvertakesWaitingElements() async {
-        let scheduler = QueueScheduler()
+        let scheduler = DispatchQueueTestScheduler()
         let subject = PublishSubject<Int>()
         let (events, received) = AsyncStream<Event<Int>>.makeStream()
         let subscription = subject.delay(.seconds(30), scheduler: scheduler).subscribe { event in
@@ -143,9 +150,10 @@ struct DelayTests {
     }
 }
 
-/// A scheduler on a concurrent dispatch queue, for tests that need real threads and real time.
-private struct QueueScheduler: SchedulerType {
-    let queue = DispatchQueue(label: "DelayTests.QueueScheduler", attributes: .concurrent)
+/// A scheduler on a concurrent dispatch queue, for tests of the time-based operators that need real
+/// threads and real time.
+struct DispatchQueueTestScheduler: SchedulerType {
+    let queue = DispatchQueue(label: "DispatchQueueTestScheduler", attributes: .concurrent)
 
     var now: RxTime { Date() }
 
@@ -165,4 +173,30 @@ private struct QueueScheduler: SchedulerType {
         }
         return result
     }
+}
+
+/// Feeds `0..<count` from a background thread through `apply` (the operator under test, given a
+/// real concurrent scheduler) and returns the elements received before completion. The
+/// subscriber's debug grammar check stops the process if events arrive concurrently or after the
+/// terminal event.
+func collectOnRealScheduler(
+    count: Int,
+    _ apply: (Observable<Int>, any SchedulerType) -> Observable<Int>
+) async -> [Int] {
+    let subject = PublishSubject<Int>()
+    let (events, received) = AsyncStream<Event<Int>>.makeStream()
+    let subscription = apply(subject.asObservable(), DispatchQueueTestScheduler()).subscribe { event in
+        received.yield(event)
+        if event.isStopEvent { received.finish() }
+    }
+    DispatchQueue.global().async {
+        for value in 0..<count { subject.onNext(value) }
+        subject.onCompleted()
+    }
+    var elements: [Int] = []
+    for await event in events {
+        if let element = event.element { elements.append(element) }
+    }
+    subscription.dispose()
+    return elements
 }

@@ -151,6 +151,16 @@ struct ThrottleTests {
         #expect(res.events == [.next(210, 1), .next(224, 2), .completed(300)])
     }
 
+    @Test func realSchedulerUnderLoadSendsTheFirstAndTheLastElement() async {
+        let elements = await collectOnRealScheduler(count: 2_000) {
+            $0.throttle(.microseconds(50), scheduler: $1)
+        }
+        #expect(elements.first == 0)
+        #expect(elements.last == 1_999)
+        #expect(elements == elements.sorted())
+        #expect(Set(elements).count == elements.count)
+    }
+
     @Test func noLeaks() {
         Resources.measure { scope in
             let scheduler = TestScheduler(initialClock: 0)
