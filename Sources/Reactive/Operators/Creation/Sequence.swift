@@ -36,6 +36,7 @@ extension Observable {
         iterate(sequence, scheduler: scheduler)
     }
 
+    /// `of` and `from`: one element per recursive step of `scheduler`, then completion.
     @inlinable
     static func iterate<S: Sequence & Sendable>(
         _ sequence: S, scheduler: any ImmediateSchedulerType
