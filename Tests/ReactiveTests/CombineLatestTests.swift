@@ -16,12 +16,13 @@ struct CombineLatestPairScenario: Sendable, CustomTestStringConvertible {
 }
 
 /// Every way to combine two `Int` sources into their sum.
-private let pairFactories: [@Sendable (TestableObservable<Int>, TestableObservable<Int>) -> Observable<Int>] = [
-    { a, b in Observable.combineLatest(a, b) { $0 + $1 } },
-    { a, b in Observable.combineLatest(a, b).map { $0 + $1 } },
-    { a, b in Observable.combineLatest([a, b]) { $0.reduce(0, +) } },
-    { a, b in Observable.combineLatest([a, b]).map { $0.reduce(0, +) } },
-]
+private let pairFactories: [@Sendable (TestableObservable<Int>, TestableObservable<Int>) -> Observable<Int>] =
+    [
+        { a, b in Observable.combineLatest(a, b) { $0 + $1 } },
+        { a, b in Observable.combineLatest(a, b).map { $0 + $1 } },
+        { a, b in Observable.combineLatest([a, b]) { $0.reduce(0, +) } },
+        { a, b in Observable.combineLatest([a, b]).map { $0.reduce(0, +) } },
+    ]
 
 private let pairScenarios: [CombineLatestPairScenario] = [
     .init(
@@ -39,11 +40,13 @@ private let pairScenarios: [CombineLatestPairScenario] = [
         second: [.next(150, 1), .completed(210)], expected: [.completed(215)],
         firstSubscriptions: [Subscription(200, 215)], secondSubscriptions: [Subscription(200, 210)]),
     .init(
-        name: "never, return", first: [.next(150, 1), .next(215, 2), .completed(220)], second: [.next(150, 1)],
+        name: "never, return", first: [.next(150, 1), .next(215, 2), .completed(220)],
+        second: [.next(150, 1)],
         expected: [],
         firstSubscriptions: [Subscription(200, 220)], secondSubscriptions: [Subscription(200, 1000)]),
     .init(
-        name: "return, never", first: [.next(150, 1)], second: [.next(150, 1), .next(215, 2), .completed(220)],
+        name: "return, never", first: [.next(150, 1)],
+        second: [.next(150, 1), .next(215, 2), .completed(220)],
         expected: [],
         firstSubscriptions: [Subscription(200, 1000)], secondSubscriptions: [Subscription(200, 220)]),
     .init(
@@ -55,11 +58,13 @@ private let pairScenarios: [CombineLatestPairScenario] = [
         second: [.next(150, 1), .next(215, 2), .completed(230)], expected: [.next(220, 5), .completed(240)],
         firstSubscriptions: [Subscription(200, 240)], secondSubscriptions: [Subscription(200, 230)]),
     .init(
-        name: "empty, error", first: [.next(150, 1), .completed(230)], second: [.next(150, 1), .error(220, testError)],
+        name: "empty, error", first: [.next(150, 1), .completed(230)],
+        second: [.next(150, 1), .error(220, testError)],
         expected: [.error(220, testError)],
         firstSubscriptions: [Subscription(200, 220)], secondSubscriptions: [Subscription(200, 220)]),
     .init(
-        name: "error, empty", first: [.next(150, 1), .error(220, testError)], second: [.next(150, 1), .completed(230)],
+        name: "error, empty", first: [.next(150, 1), .error(220, testError)],
+        second: [.next(150, 1), .completed(230)],
         expected: [.error(220, testError)],
         firstSubscriptions: [Subscription(200, 220)], secondSubscriptions: [Subscription(200, 220)]),
     .init(
@@ -115,11 +120,14 @@ private let pairScenarios: [CombineLatestPairScenario] = [
         expected: [.next(235, 10), .next(240, 11), .completed(250)],
         firstSubscriptions: [Subscription(200, 230)], secondSubscriptions: [Subscription(200, 250)]),
     .init(
-        name: "consecutive, left fails", first: [.next(150, 1), .next(215, 2), .next(225, 4), .error(230, testError)],
-        second: [.next(150, 1), .next(235, 6), .next(240, 7), .completed(250)], expected: [.error(230, testError)],
+        name: "consecutive, left fails",
+        first: [.next(150, 1), .next(215, 2), .next(225, 4), .error(230, testError)],
+        second: [.next(150, 1), .next(235, 6), .next(240, 7), .completed(250)],
+        expected: [.error(230, testError)],
         firstSubscriptions: [Subscription(200, 230)], secondSubscriptions: [Subscription(200, 230)]),
     .init(
-        name: "consecutive, right fails", first: [.next(150, 1), .next(215, 2), .next(225, 4), .completed(250)],
+        name: "consecutive, right fails",
+        first: [.next(150, 1), .next(215, 2), .next(225, 4), .completed(250)],
         second: [.next(150, 1), .next(235, 6), .next(240, 7), .error(245, testError)],
         expected: [.next(235, 10), .next(240, 11), .error(245, testError)],
         firstSubscriptions: [Subscription(200, 245)], secondSubscriptions: [Subscription(200, 245)]),
@@ -133,7 +141,8 @@ private let pairScenarios: [CombineLatestPairScenario] = [
         expected: [.next(220, 3), .next(410, 5), .next(420, 7), .completed(800)],
         firstSubscriptions: [Subscription(200, 800)], secondSubscriptions: [Subscription(200, 800)]),
     .init(
-        name: "empty, empty", first: [.next(150, 1), .completed(210)], second: [.next(150, 1), .completed(220)],
+        name: "empty, empty", first: [.next(150, 1), .completed(210)],
+        second: [.next(150, 1), .completed(220)],
         expected: [.completed(220)],
         firstSubscriptions: [Subscription(200, 210)], secondSubscriptions: [Subscription(200, 220)]),
     .init(
@@ -235,8 +244,10 @@ struct CombineLatestTests {
     @Test func typicalThreeOrFour() {
         for (count, factories) in [(3, Self.threeFactories), (4, Self.fourFactories)] {
             let events: [[Recorded<Event<Int>>]] = (0..<count).map { index in
-                [.next(150, 1), .next(210 + 10 * index, index + 1), .next(410 + 10 * index, index + 4),
-                 .completed(800)]
+                [
+                    .next(150, 1), .next(210 + 10 * index, index + 1), .next(410 + 10 * index, index + 4),
+                    .completed(800),
+                ]
             }
             // The first combination is 1 + 2 + … + count; each later element adds 3.
             let first = (1...count).reduce(0, +)
@@ -254,7 +265,8 @@ struct CombineLatestTests {
     @Test func willNeverBeAbleToCombineThreeOrFour() {
         for (count, factories) in [(3, Self.threeFactories), (4, Self.fourFactories)] {
             let ends = (0..<(count - 1)).map { 250 + 10 * $0 }
-            let events = ends.map { [Recorded.next(150, 1), .completed($0)] }
+            let events =
+                ends.map { [Recorded.next(150, 1), .completed($0)] }
                 + [[.next(150, 1), .next(500, 2), .completed(800)]]
             for factory in factories {
                 check(
@@ -267,7 +279,9 @@ struct CombineLatestTests {
     @Test func selectorErrorThreeOrFour() {
         let failing: [@Sendable ([TestableObservable<Int>]) -> Observable<Int>] = [
             { e in Observable.combineLatest(e[0], e[1], e[2]) { _, _, _ -> Int in throw testError } },
-            { e in Observable.combineLatest(e[0], e[1], e[2], e[3]) { _, _, _, _ -> Int in throw testError } },
+            { e in
+                Observable.combineLatest(e[0], e[1], e[2], e[3]) { _, _, _, _ -> Int in throw testError }
+            },
         ]
         for (count, factory) in zip([3, 4], failing) {
             let last = 200 + 10 * count
@@ -326,15 +340,20 @@ struct CombineLatestTests {
 
     @Test func synchronousErrorAfterElementsIsDeliveredOnce() {
         let errors = Shared(0)
-        let failing = Observable.concat(syncEvents(.next(0), .next(1), .next(2), .completed), syncEvents(.error(testError)))
-        _ = Observable.combineLatest(failing, syncEvents(.next(0), .next(1), .next(2), .completed)) { $0 + $1 }
-            .subscribe(onError: { _ in errors.increment() })
+        let failing = Observable.concat(
+            syncEvents(.next(0), .next(1), .next(2), .completed), syncEvents(.error(testError)))
+        _ = Observable.combineLatest(failing, syncEvents(.next(0), .next(1), .next(2), .completed)) {
+            $0 + $1
+        }
+        .subscribe(onError: { _ in errors.increment() })
         #expect(errors.value == 1)
     }
 
     @Test func synchronousErrorFirstIsDeliveredOnce() {
         let errors = Shared(0)
-        _ = Observable.combineLatest(syncEvents(Event<Int>.error(testError)), syncEvents(.next(0), .completed)) {
+        _ = Observable.combineLatest(
+            syncEvents(Event<Int>.error(testError)), syncEvents(.next(0), .completed)
+        ) {
             $0 + $1
         }
         .subscribe(onError: { _ in errors.increment() })
@@ -343,7 +362,9 @@ struct CombineLatestTests {
 
     @Test func synchronousEmptySourceCompletesOnce() {
         let completions = Shared(0)
-        _ = Observable.combineLatest(syncEvents(Event<Int>.completed), syncEvents(.next(0), .next(1), .completed)) {
+        _ = Observable.combineLatest(
+            syncEvents(Event<Int>.completed), syncEvents(.next(0), .next(1), .completed)
+        ) {
             $0 + $1
         }
         .subscribe(onCompleted: { completions.increment() })
@@ -359,8 +380,14 @@ struct CombineLatestTests {
         let recorder = ConcurrentRecorder<[Int]>()
         let subscription = Observable.combineLatest(left, right) { [$0, $1] }.subscribe(recorder)
         runConcurrently(
-            { for value in 0..<count { left.onNext(value) }; left.onCompleted() },
-            { for value in 0..<count { right.onNext(value) }; right.onCompleted() })
+            {
+                for value in 0..<count { left.onNext(value) }
+                left.onCompleted()
+            },
+            {
+                for value in 0..<count { right.onNext(value) }
+                right.onCompleted()
+            })
         #expect(recorder.waitForTerminalEvent())
         #expect(recorder.violations == [])
         let pairs = recorder.events.compactMap(\.element)

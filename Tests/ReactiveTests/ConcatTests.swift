@@ -16,17 +16,19 @@ struct ConcatPairScenario: Sendable, CustomTestStringConvertible {
 }
 
 /// Every way to concatenate two sources.
-private let concatFactories: [@Sendable (TestableObservable<Int>, TestableObservable<Int>) -> Observable<Int>] = [
-    { a, b in Observable.concat([a, b].map { $0.asObservable() }) },
-    { a, b in Observable.concat(a.asObservable(), b.asObservable()) },
-    { a, b in Observable.concat(AnyCollection([a.asObservable(), b.asObservable()])) },
-    { a, b in Observable.concat(AnySequence([a.asObservable(), b.asObservable()])) },
-    { a, b in a.concat(b) },
-]
+private let concatFactories:
+    [@Sendable (TestableObservable<Int>, TestableObservable<Int>) -> Observable<Int>] = [
+        { a, b in Observable.concat([a, b].map { $0.asObservable() }) },
+        { a, b in Observable.concat(a.asObservable(), b.asObservable()) },
+        { a, b in Observable.concat(AnyCollection([a.asObservable(), b.asObservable()])) },
+        { a, b in Observable.concat(AnySequence([a.asObservable(), b.asObservable()])) },
+        { a, b in a.concat(b) },
+    ]
 
 private let concatScenarios: [ConcatPairScenario] = [
     .init(
-        name: "empty, empty", first: [.next(150, 1), .completed(230)], second: [.next(150, 1), .completed(250)],
+        name: "empty, empty", first: [.next(150, 1), .completed(230)],
+        second: [.next(150, 1), .completed(250)],
         expected: [.completed(250)],
         firstSubscriptions: [Subscription(200, 230)], secondSubscriptions: [Subscription(230, 250)]),
     .init(
@@ -36,11 +38,13 @@ private let concatScenarios: [ConcatPairScenario] = [
         name: "never, never", first: [.next(150, 1)], second: [.next(150, 1)], expected: [],
         firstSubscriptions: [Subscription(200, 1000)], secondSubscriptions: []),
     .init(
-        name: "empty, throw", first: [.next(150, 1), .completed(230)], second: [.next(150, 1), .error(250, testError)],
+        name: "empty, throw", first: [.next(150, 1), .completed(230)],
+        second: [.next(150, 1), .error(250, testError)],
         expected: [.error(250, testError)],
         firstSubscriptions: [Subscription(200, 230)], secondSubscriptions: [Subscription(230, 250)]),
     .init(
-        name: "throw, empty", first: [.next(150, 1), .error(230, testError)], second: [.next(150, 1), .completed(250)],
+        name: "throw, empty", first: [.next(150, 1), .error(230, testError)],
+        second: [.next(150, 1), .completed(250)],
         expected: [.error(230, testError)],
         firstSubscriptions: [Subscription(200, 230)], secondSubscriptions: []),
     .init(
@@ -56,11 +60,13 @@ private let concatScenarios: [ConcatPairScenario] = [
         second: [.next(150, 1), .next(240, 2), .completed(250)], expected: [.next(240, 2), .completed(250)],
         firstSubscriptions: [Subscription(200, 230)], secondSubscriptions: [Subscription(230, 250)]),
     .init(
-        name: "return, never", first: [.next(150, 1), .next(210, 2), .completed(230)], second: [.next(150, 1)],
+        name: "return, never", first: [.next(150, 1), .next(210, 2), .completed(230)],
+        second: [.next(150, 1)],
         expected: [.next(210, 2)],
         firstSubscriptions: [Subscription(200, 230)], secondSubscriptions: [Subscription(230, 1000)]),
     .init(
-        name: "never, return", first: [.next(150, 1)], second: [.next(150, 1), .next(210, 2), .completed(230)],
+        name: "never, return", first: [.next(150, 1)],
+        second: [.next(150, 1), .next(210, 2), .completed(230)],
         expected: [],
         firstSubscriptions: [Subscription(200, 1000)], secondSubscriptions: []),
     .init(
@@ -120,7 +126,9 @@ struct ConcatTests {
 
     @Test func resubscribesARepeatedSource() {
         let scheduler = TestScheduler(initialClock: 0)
-        let xs1 = scheduler.createHotObservable([.next(150, 1), .next(210, 2), .next(220, 3), .completed(230)])
+        let xs1 = scheduler.createHotObservable([
+            .next(150, 1), .next(210, 2), .next(220, 3), .completed(230),
+        ])
         let xs2 = scheduler.createColdObservable([.next(50, 4), .next(60, 5), .next(70, 6), .completed(80)])
         let xs3 = scheduler.createHotObservable([
             .next(150, 1), .next(200, 2), .next(210, 3), .next(220, 4), .next(230, 5), .next(270, 6),
@@ -155,8 +163,11 @@ struct ConcatTests {
 
     @Test func synchronousSources() {
         let values = Shared<[Int]>([])
-        _ = Observable.concat(syncEvents(.next(1), .completed), syncEvents(.next(2), .completed), syncEvents(.next(3), .completed))
-            .subscribe(onNext: { values.append($0) })
+        _ = Observable.concat(
+            syncEvents(.next(1), .completed), syncEvents(.next(2), .completed),
+            syncEvents(.next(3), .completed)
+        )
+        .subscribe(onNext: { values.append($0) })
         #expect(values.value == [1, 2, 3])
         let single = Shared<[Int]>([])
         _ = Observable.concat(syncEvents(.next(1), .completed)).subscribe(onNext: { single.append($0) })
@@ -202,7 +213,8 @@ struct ConcatTests {
         let gate = PublishSubject<Int>()
         let sum = Shared(0)
         let completed = Shared(false)
-        _ = outer.concat().subscribe(onNext: { value in sum.mutate { $0 += value } }, onCompleted: { completed.value = true })
+        _ = outer.concat().subscribe(
+            onNext: { value in sum.mutate { $0 += value } }, onCompleted: { completed.value = true })
         outer.onNext(gate.asObservable())
         for value in 0..<count { outer.onNext(syncEvents(.next(value), .completed)) }
         outer.onCompleted()
@@ -256,7 +268,9 @@ struct ConcatTests {
             ]
         }
 
-        func outer(count: Int = 5, end: Recorded<Event<TestableObservable<Int>>>?) -> TestableObservable<TestableObservable<Int>> {
+        func outer(
+            count: Int = 5, end: Recorded<Event<TestableObservable<Int>>>?
+        ) -> TestableObservable<TestableObservable<Int>> {
             let times = [300, 400, 550, 750, 850]
             return scheduler.createHotObservable(
                 (0..<count).map { Recorded.next(times[$0], ys[$0]) } + (end.map { [$0] } ?? []))
@@ -273,7 +287,8 @@ struct ConcatTests {
         let res = s.scheduler.start { xs.concat() }
         #expect(res.events == WaitingInners.firstElements + [.next(940, 202), .next(950, 203)])
         #expect(xs.subscriptions == [Subscription(200, 900)])
-        #expect(s.ys.map(\.subscriptions) == [[Subscription(300, 760)], [Subscription(760, 1000)], [], [], []])
+        #expect(
+            s.ys.map(\.subscriptions) == [[Subscription(300, 760)], [Subscription(760, 1000)], [], [], []])
     }
 
     @Test func innersCompleteWhileTheOuterNeverDoes() {
@@ -290,7 +305,8 @@ struct ConcatTests {
         let s = WaitingInners(secondEnd: 195)
         let xs = s.outer(count: 2, end: .completed(405))
         let res = s.scheduler.start { xs.concat() }
-        #expect(res.events == WaitingInners.firstElements + [.next(940, 202), .next(950, 203), .completed(955)])
+        #expect(
+            res.events == WaitingInners.firstElements + [.next(940, 202), .next(950, 203), .completed(955)])
         #expect(xs.subscriptions == [Subscription(200, 405)])
         #expect(s.ys[0].subscriptions == [Subscription(300, 760)])
         #expect(s.ys[1].subscriptions == [Subscription(760, 955)])
@@ -300,7 +316,8 @@ struct ConcatTests {
         let s = WaitingInners(secondEnd: 195)
         let xs = s.outer(count: 2, end: .completed(980))
         let res = s.scheduler.start { xs.concat() }
-        #expect(res.events == WaitingInners.firstElements + [.next(940, 202), .next(950, 203), .completed(980)])
+        #expect(
+            res.events == WaitingInners.firstElements + [.next(940, 202), .next(950, 203), .completed(980)])
         #expect(xs.subscriptions == [Subscription(200, 980)])
         #expect(s.ys[0].subscriptions == [Subscription(300, 760)])
         #expect(s.ys[1].subscriptions == [Subscription(760, 955)])
@@ -312,14 +329,18 @@ struct ConcatTests {
         let res = s.scheduler.start { xs.concat() }
         #expect(res.events == WaitingInners.firstElements + [.error(900, testError)])
         #expect(xs.subscriptions == [Subscription(200, 900)])
-        #expect(s.ys.map(\.subscriptions) == [[Subscription(300, 760)], [Subscription(760, 900)], [], [], []])
+        #expect(
+            s.ys.map(\.subscriptions) == [[Subscription(300, 760)], [Subscription(760, 900)], [], [], []])
     }
 
     @Test func innerErrorDisposesEverything() {
         let s = WaitingInners(firstErrors: true)
         let xs = s.outer(end: .completed(900))
         let res = s.scheduler.start { xs.concat() }
-        #expect(res.events == Array(WaitingInners.firstElements.prefix(4)) + [.next(740, 106), .error(760, testError)])
+        #expect(
+            res.events == Array(WaitingInners.firstElements.prefix(4)) + [
+                .next(740, 106), .error(760, testError),
+            ])
         #expect(xs.subscriptions == [Subscription(200, 760)])
         #expect(s.ys.map(\.subscriptions) == [[Subscription(300, 760)], [], [], [], []])
     }
@@ -340,8 +361,10 @@ struct ConcatTests {
 
     @Test func sourcesOnTheirOwnThreadsStayInOrder() {
         let recorder = ConcurrentRecorder<Int>()
-        let subscription = Observable.concat(Self.threaded(0..<1_000), Self.threaded(1_000..<2_000), Self.threaded(2_000..<3_000))
-            .subscribe(recorder)
+        let subscription = Observable.concat(
+            Self.threaded(0..<1_000), Self.threaded(1_000..<2_000), Self.threaded(2_000..<3_000)
+        )
+        .subscribe(recorder)
         #expect(recorder.waitForTerminalEvent())
         #expect(recorder.violations == [])
         #expect(recorder.events.compactMap(\.element) == Array(0..<3_000))

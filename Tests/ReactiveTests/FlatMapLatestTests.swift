@@ -26,7 +26,9 @@ private struct SwitchScenario {
     /// The outer sequence of indexes into `ys`, ending with `end` at 600 (or with an error at 500).
     func indexes(endingWith end: Event<Int> = .completed) -> TestableObservable<Int> {
         if case .error = end {
-            return scheduler.createHotObservable([.next(300, 0), .next(400, 1), Recorded(time: 500, value: end)])
+            return scheduler.createHotObservable([
+                .next(300, 0), .next(400, 1), Recorded(time: 500, value: end),
+            ])
         }
         return scheduler.createHotObservable([
             .next(300, 0), .next(400, 1), .next(500, 2), Recorded(time: 600, value: end),
@@ -37,9 +39,10 @@ private struct SwitchScenario {
     func sequences(endingWith end: Event<Int> = .completed) -> TestableObservable<TestableObservable<Int>> {
         let ys = self.ys
         let indexes = self.indexes(endingWith: end)
-        return scheduler.createHotObservable(indexes.recordedEvents.map { recorded in
-            Recorded(time: recorded.time, value: recorded.value.map { ys[$0] })
-        })
+        return scheduler.createHotObservable(
+            indexes.recordedEvents.map { recorded in
+                Recorded(time: recorded.time, value: recorded.value.map { ys[$0] })
+            })
     }
 
     /// The elements of the latest inner sequence up to 440.
@@ -61,7 +64,10 @@ struct FlatMapLatestTests {
                 .next(510, 301), .next(520, 302), .next(530, 303), .next(540, 304), .completed(650),
             ])
         #expect(xs.subscriptions == [Subscription(200, 600)])
-        #expect(s.ys.map(\.subscriptions) == [[Subscription(300, 400)], [Subscription(400, 450)], [Subscription(500, 650)]])
+        #expect(
+            s.ys.map(\.subscriptions) == [
+                [Subscription(300, 400)], [Subscription(400, 450)], [Subscription(500, 650)],
+            ])
     }
 
     @Test func switchInnerError() {
@@ -94,7 +100,10 @@ struct FlatMapLatestTests {
                 .next(510, 301), .next(520, 302), .next(530, 303), .next(540, 304), .completed(650),
             ])
         #expect(xs.subscriptions == [Subscription(200, 600)])
-        #expect(ys.map(\.subscriptions) == [[Subscription(300, 400)], [Subscription(400, 450)], [Subscription(500, 650)]])
+        #expect(
+            ys.map(\.subscriptions) == [
+                [Subscription(300, 400)], [Subscription(400, 450)], [Subscription(500, 650)],
+            ])
     }
 
     @Test func flatMapLatestInnerError() {
@@ -139,7 +148,9 @@ struct FlatMapLatestTests {
         let requests = (0..<3).map { index in
             scheduler.createColdObservable([.next(150, 10 * index), .completed(160)])
         }
-        let queries = scheduler.createHotObservable([.next(210, 0), .next(260, 1), .next(330, 2), .completed(400)])
+        let queries = scheduler.createHotObservable([
+            .next(210, 0), .next(260, 1), .next(330, 2), .completed(400),
+        ])
         let order = Shared<[String]>([])
         let res = scheduler.start {
             queries.flatMapLatest { index in
@@ -155,8 +166,14 @@ struct FlatMapLatestTests {
         }
         #expect(res.events == [.next(480, 20), .completed(490)])
         #expect(queries.subscriptions == [Subscription(200, 400)])
-        #expect(requests.map(\.subscriptions) == [[Subscription(210, 260)], [Subscription(260, 330)], [Subscription(330, 490)]])
-        #expect(order.value == ["subscribe 0", "dispose 0", "subscribe 1", "dispose 1", "subscribe 2", "dispose 2"])
+        #expect(
+            requests.map(\.subscriptions) == [
+                [Subscription(210, 260)], [Subscription(260, 330)], [Subscription(330, 490)],
+            ])
+        #expect(
+            order.value == [
+                "subscribe 0", "dispose 0", "subscribe 1", "dispose 1", "subscribe 2", "dispose 2",
+            ])
     }
 
     @Test func completesWhenTheOuterCompletesAfterTheLatestInner() {
@@ -196,8 +213,14 @@ struct FlatMapLatestTests {
         let recorder = ConcurrentRecorder<[Int]>()
         let subscription = queries.flatMapLatest { query in ticks.map { [query, $0] } }.subscribe(recorder)
         runConcurrently(
-            { for query in 0..<count { queries.onNext(query) }; queries.onCompleted() },
-            { for tick in 0..<count { ticks.onNext(tick) }; ticks.onCompleted() })
+            {
+                for query in 0..<count { queries.onNext(query) }
+                queries.onCompleted()
+            },
+            {
+                for tick in 0..<count { ticks.onNext(tick) }
+                ticks.onCompleted()
+            })
         #expect(recorder.waitForTerminalEvent())
         #expect(recorder.violations == [])
         let pairs = recorder.events.compactMap(\.element)

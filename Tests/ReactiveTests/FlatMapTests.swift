@@ -12,7 +12,10 @@ private struct FlatMapScenario {
     ///   - outerEnd: the outer sequence's terminal event at 900, if any.
     ///   - thirdErrors: the inner sequence at 300 fails at its end instead of completing.
     ///   - fourthCompletes: the inner sequence at 400 completes.
-    init(outerEnd: Event<TestableObservable<Int>>? = .completed, thirdErrors: Bool = false, fourthCompletes: Bool = true) {
+    init(
+        outerEnd: Event<TestableObservable<Int>>? = .completed, thirdErrors: Bool = false,
+        fourthCompletes: Bool = true
+    ) {
         let scheduler = self.scheduler
         inners = [
             scheduler.createColdObservable([.error(1, testError)]),
@@ -24,7 +27,8 @@ private struct FlatMapScenario {
             scheduler.createColdObservable(
                 [.next(180, 202), .next(190, 203)] + (fourthCompletes ? [.completed(205)] : [])),
             scheduler.createColdObservable([
-                .next(10, 301), .next(50, 302), .next(70, 303), .next(260, 304), .next(310, 305), .completed(410),
+                .next(10, 301), .next(50, 302), .next(70, 303), .next(260, 304), .next(310, 305),
+                .completed(410),
             ]),
             scheduler.createColdObservable([.completed(40)]),
             scheduler.createColdObservable([.next(80, 401), .next(90, 402), .completed(100)]),
@@ -49,10 +53,11 @@ struct FlatMapTests {
         let res = s.scheduler.start { s.xs.flatMap { $0 } }
         #expect(res.events == FlatMapScenario.elements + [.next(930, 401), .next(940, 402), .completed(960)])
         #expect(s.xs.subscriptions == [Subscription(200, 900)])
-        #expect(s.inners.map(\.subscriptions) == [
-            [], [], [Subscription(300, 760)], [Subscription(400, 605)], [Subscription(550, 960)],
-            [Subscription(750, 790)], [Subscription(850, 950)],
-        ])
+        #expect(
+            s.inners.map(\.subscriptions) == [
+                [], [], [Subscription(300, 760)], [Subscription(400, 605)], [Subscription(550, 960)],
+                [Subscription(750, 790)], [Subscription(850, 950)],
+            ])
     }
 
     @Test func anUnfinishedInnerKeepsItRunning() {
@@ -80,10 +85,11 @@ struct FlatMapTests {
         let res = s.scheduler.start { s.xs.flatMap { $0 } }
         #expect(res.events == FlatMapScenario.elements + [.error(900, testError)])
         #expect(s.xs.subscriptions == [Subscription(200, 900)])
-        #expect(s.inners.map(\.subscriptions) == [
-            [], [], [Subscription(300, 760)], [Subscription(400, 900)], [Subscription(550, 900)],
-            [Subscription(750, 790)], [Subscription(850, 900)],
-        ])
+        #expect(
+            s.inners.map(\.subscriptions) == [
+                [], [], [Subscription(300, 760)], [Subscription(400, 900)], [Subscription(550, 900)],
+                [Subscription(750, 790)], [Subscription(850, 900)],
+            ])
     }
 
     @Test func innerErrorDisposesEverything() {
@@ -91,10 +97,11 @@ struct FlatMapTests {
         let res = s.scheduler.start { s.xs.flatMap { $0 } }
         #expect(res.events == Array(FlatMapScenario.elements.prefix(10)) + [.error(760, testError)])
         #expect(s.xs.subscriptions == [Subscription(200, 760)])
-        #expect(s.inners.map(\.subscriptions) == [
-            [], [], [Subscription(300, 760)], [Subscription(400, 605)], [Subscription(550, 760)],
-            [Subscription(750, 760)], [],
-        ])
+        #expect(
+            s.inners.map(\.subscriptions) == [
+                [], [], [Subscription(300, 760)], [Subscription(400, 605)], [Subscription(550, 760)],
+                [Subscription(750, 760)], [],
+            ])
     }
 
     @Test func disposingEarlyDisposesEverything() {
@@ -102,9 +109,10 @@ struct FlatMapTests {
         let res = s.scheduler.start(disposed: 700) { s.xs.flatMap { $0 } }
         #expect(res.events == Array(FlatMapScenario.elements.prefix(9)))
         #expect(s.xs.subscriptions == [Subscription(200, 700)])
-        #expect(s.inners.map(\.subscriptions) == [
-            [], [], [Subscription(300, 700)], [Subscription(400, 605)], [Subscription(550, 700)], [], [],
-        ])
+        #expect(
+            s.inners.map(\.subscriptions) == [
+                [], [], [Subscription(300, 700)], [Subscription(400, 605)], [Subscription(550, 700)], [], [],
+            ])
     }
 
     @Test func selectorErrorDisposesEverything() {
@@ -118,9 +126,10 @@ struct FlatMapTests {
         }
         #expect(res.events == Array(FlatMapScenario.elements.prefix(4)) + [.error(550, testError)])
         #expect(s.xs.subscriptions == [Subscription(200, 550)])
-        #expect(s.inners.map(\.subscriptions) == [
-            [], [], [Subscription(300, 550)], [Subscription(400, 550)], [], [], [],
-        ])
+        #expect(
+            s.inners.map(\.subscriptions) == [
+                [], [], [Subscription(300, 550)], [Subscription(400, 550)], [], [], [],
+            ])
     }
 
     @Test func mapsElementsToSequences() {
@@ -130,7 +139,8 @@ struct FlatMapTests {
         ])
         let res = scheduler.start {
             xs.flatMap { x in
-                scheduler.createColdObservable((1...x).map { Recorded.next(10 * $0, x) } + [.completed(10 * x)])
+                scheduler.createColdObservable(
+                    (1...x).map { Recorded.next(10 * $0, x) } + [.completed(10 * x)])
             }
         }
         #expect(
@@ -154,8 +164,14 @@ struct FlatMapTests {
         outer.onNext(1)
         outer.onCompleted()
         runConcurrently(
-            { for value in 0..<count { inners[0].onNext(value) }; inners[0].onCompleted() },
-            { for value in 0..<count { inners[1].onNext(count + value) }; inners[1].onCompleted() })
+            {
+                for value in 0..<count { inners[0].onNext(value) }
+                inners[0].onCompleted()
+            },
+            {
+                for value in 0..<count { inners[1].onNext(count + value) }
+                inners[1].onCompleted()
+            })
         #expect(recorder.waitForTerminalEvent())
         #expect(recorder.violations == [])
         let elements = recorder.events.compactMap(\.element)

@@ -21,7 +21,9 @@ struct MergeTests {
         let ys3 = scheduler.createColdObservable([
             .next(10, 301), .next(20, 302), .next(30, 303), .next(40, 304), .next(120, 305), .completed(150),
         ])
-        let xs = scheduler.createHotObservable([.next(300, ys1), .next(400, ys2), .next(500, ys3), .completed(600)])
+        let xs = scheduler.createHotObservable([
+            .next(300, ys1), .next(400, ys2), .next(500, ys3), .completed(600),
+        ])
         let res = scheduler.start { xs.merge() }
         #expect(
             res.events == [
@@ -45,7 +47,9 @@ struct MergeTests {
         let ys3 = scheduler.createColdObservable([
             .next(10, 301), .next(20, 302), .next(30, 303), .next(40, 304), .completed(50),
         ])
-        let xs = scheduler.createHotObservable([.next(300, ys1), .next(400, ys2), .next(500, ys3), .completed(600)])
+        let xs = scheduler.createHotObservable([
+            .next(300, ys1), .next(400, ys2), .next(500, ys3), .completed(600),
+        ])
         let res = scheduler.start { xs.merge() }
         #expect(
             res.events == [
@@ -71,7 +75,9 @@ struct MergeTests {
         let ys3 = scheduler.createColdObservable([
             .next(10, 301), .next(20, 302), .next(30, 303), .next(40, 304), .completed(150),
         ])
-        let xs = scheduler.createHotObservable([.next(300, ys1), .next(400, ys2), .next(500, ys3), .completed(600)])
+        let xs = scheduler.createHotObservable([
+            .next(300, ys1), .next(400, ys2), .next(500, ys3), .completed(600),
+        ])
         let res = scheduler.start { xs.merge() }
         #expect(
             res.events == [
@@ -226,7 +232,8 @@ struct MergeTests {
         let scheduler = TestScheduler(initialClock: 0)
         let ys = Self.limitedInners(scheduler)
         let xs = scheduler.createHotObservable([
-            .next(210, ys[0]), .next(260, ys[1]), .next(270, ys[2]), .next(320, ys[3]), .error(400, testError1),
+            .next(210, ys[0]), .next(260, ys[1]), .next(270, ys[2]), .next(320, ys[3]),
+            .error(400, testError1),
         ])
         let res = scheduler.start { xs.merge(maxConcurrent: 2) }
         #expect(
@@ -326,7 +333,8 @@ struct MergeTests {
             let ys2 = scheduler.createColdObservable([.next(10, 201), .error(15, testError)])
             let ys3 = scheduler.createColdObservable([.next(10, 301), .next(20, 302), .completed(150)])
             let res = scheduler.start { factory([ys1, ys2, ys3].map { $0.asObservable() }) }
-            #expect(res.events == [.next(210, 101), .next(210, 201), .next(210, 301), .error(215, testError)])
+            #expect(
+                res.events == [.next(210, 101), .next(210, 201), .next(210, 301), .error(215, testError)])
             #expect(ys1.subscriptions == [Subscription(200, 215)])
             #expect(ys2.subscriptions == [Subscription(200, 215)])
             #expect(ys3.subscriptions == [Subscription(200, 215)])
@@ -348,7 +356,8 @@ struct MergeTests {
 
     @Test func synchronousErrorIsDeliveredOnce() {
         let errors = Shared(0)
-        let failing = Observable.concat(syncEvents(.next(0), .next(1), .completed), syncEvents(.error(testError)))
+        let failing = Observable.concat(
+            syncEvents(.next(0), .next(1), .completed), syncEvents(.error(testError)))
         let inner = syncEvents(.next(0), .next(1), .next(2), .completed)
         _ = syncEvents(.next(inner), .next(failing), .next(inner), .completed).merge()
             .subscribe(onError: { _ in errors.increment() })
@@ -373,8 +382,14 @@ struct MergeTests {
         let recorder = ConcurrentRecorder<Int>()
         let subscription = Observable.merge(left.asObservable(), right.asObservable()).subscribe(recorder)
         runConcurrently(
-            { for value in 0..<count { left.onNext(value) }; left.onCompleted() },
-            { for value in 0..<count { right.onNext(count + value) }; right.onCompleted() })
+            {
+                for value in 0..<count { left.onNext(value) }
+                left.onCompleted()
+            },
+            {
+                for value in 0..<count { right.onNext(count + value) }
+                right.onCompleted()
+            })
         #expect(recorder.waitForTerminalEvent())
         #expect(recorder.violations == [])
         let elements = recorder.events.compactMap(\.element)

@@ -46,7 +46,8 @@ struct WithLatestFromTests {
         let res = scheduler.start { xs.withLatestFrom(ys) { "\($0)\($1)" } }
         #expect(
             res.events == [
-                .next(250, "3bar"), .next(260, "4bar"), .next(310, "5bar"), .next(340, "6foo"), .completed(390),
+                .next(250, "3bar"), .next(260, "4bar"), .next(310, "5bar"), .next(340, "6foo"),
+                .completed(390),
             ])
         #expect(xs.subscriptions == [Subscription(200, 390)])
         #expect(ys.subscriptions == [Subscription(200, 390)])
@@ -76,7 +77,9 @@ struct WithLatestFromTests {
         ])
         let res = scheduler.start { xs.withLatestFrom(ys) { "\($0)\($1)" } }
         #expect(
-            res.events == [.next(260, "4bar"), .next(310, "5bar"), .next(340, "6foo"), .error(370, testError)])
+            res.events == [
+                .next(260, "4bar"), .next(310, "5bar"), .next(340, "6foo"), .error(370, testError),
+            ])
         #expect(xs.subscriptions == [Subscription(200, 370)])
         #expect(ys.subscriptions == [Subscription(200, 370)])
     }
@@ -153,7 +156,10 @@ struct WithLatestFromTests {
         let subscription = first.withLatestFrom(second) { [$0, $1] }.subscribe(recorder)
         second.onNext(-1)
         runConcurrently(
-            { for value in 0..<count { first.onNext(value) }; first.onCompleted() },
+            {
+                for value in 0..<count { first.onNext(value) }
+                first.onCompleted()
+            },
             { for value in 0..<count { second.onNext(value) } })
         #expect(recorder.waitForTerminalEvent())
         #expect(recorder.violations == [])

@@ -29,7 +29,9 @@ extension ObservableType {
     ///
     /// Completion and errors as in ``ObservableType/withLatestFrom(_:resultSelector:)``.
     @inlinable
-    public func withLatestFrom<Source: ObservableConvertibleType>(_ second: Source) -> Observable<Source.Element> {
+    public func withLatestFrom<Source: ObservableConvertibleType>(
+        _ second: Source
+    ) -> Observable<Source.Element> {
         withLatestFrom(second) { $1 }
     }
 }
@@ -62,7 +64,9 @@ final class WithLatestFromSink<First: Sendable, Second: Sendable, Result: Sendab
     @usableFromInline let resource = ResourceToken()
 
     @inlinable
-    init(downstream: AnyObserver<Result>, resultSelector: @escaping @Sendable (First, Second) throws -> Result) {
+    init(
+        downstream: AnyObserver<Result>, resultSelector: @escaping @Sendable (First, Second) throws -> Result
+    ) {
         self.downstream = downstream
         self.resultSelector = resultSelector
     }
