@@ -88,6 +88,18 @@ struct FlatMapLatestTests {
         #expect(s.ys.map(\.subscriptions) == [[Subscription(300, 400)], [Subscription(400, 450)], []])
     }
 
+    @Test func switchDisposedEarly() {
+        let s = SwitchScenario()
+        let xs = s.sequences()
+        let res = s.scheduler.start(disposed: 515) { xs.switchLatest() }
+        #expect(res.events == SwitchScenario.elements + [.next(510, 301)])
+        #expect(xs.subscriptions == [Subscription(200, 515)])
+        #expect(
+            s.ys.map(\.subscriptions) == [
+                [Subscription(300, 400)], [Subscription(400, 450)], [Subscription(500, 515)],
+            ])
+    }
+
     // MARK: flatMapLatest
 
     @Test func flatMapLatestSwitchesToTheLatestInner() {
