@@ -30,8 +30,8 @@ struct ConcatState<Element: Sendable>: SerialDeliveryState {
 ///
 /// The first source is subscribed at once. Each later move goes through ``CurrentThreadScheduler``:
 /// when a source completes while it is being subscribed (a synchronous source), the move runs after
-/// that subscription has returned instead of inside it, so any number of synchronous sources, and
-/// sources that are themselves concatenations, run with a flat stack.
+/// that subscription has returned instead of inside it, so any number of synchronous sources run
+/// with a flat stack.
 @usableFromInline
 final class ConcatSink<Element: Sendable>: ObserverType, Cancelable, EmittingSink {
     @usableFromInline let downstream: AnyObserver<Element>
