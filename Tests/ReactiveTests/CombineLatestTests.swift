@@ -192,6 +192,27 @@ struct CombineLatestTests {
         #expect(names.subscriptions == [Subscription(200, 250)])
     }
 
+    @Test func threeAndFourSourcesOfDifferentTypes() {
+        for withFourth in [false, true] {
+            let scheduler = TestScheduler(initialClock: 0)
+            let numbers = scheduler.createHotObservable([.next(210, 1), .completed(300)])
+            let names = scheduler.createHotObservable([.next(220, "a"), .completed(300)])
+            let flags = scheduler.createHotObservable([.next(230, true), .next(240, false), .completed(300)])
+            let ratios = scheduler.createHotObservable([.next(235, 0.5), .completed(310)])
+            let res = scheduler.start {
+                withFourth
+                    ? Observable.combineLatest(numbers, names, flags, ratios) { "\($0)\($1)\($2)\($3)" }
+                    : Observable.combineLatest(numbers, names, flags).map { "\($0)\($1)\($2)" }
+            }
+            let expected: [Recorded<Event<String>>] =
+                withFourth
+                ? [.next(235, "1atrue0.5"), .next(240, "1afalse0.5"), .completed(310)]
+                : [.next(230, "1atrue"), .next(240, "1afalse"), .completed(300)]
+            #expect(res.events == expected)
+            #expect(ratios.subscriptions == (withFourth ? [Subscription(200, 310)] : []))
+        }
+    }
+
     // MARK: Three and four sources
 
     /// Runs `make` over `events.count` hot sources and checks the result and every subscription.
