@@ -133,7 +133,7 @@ struct BindTests {
     }
 }
 
-extension BindingErrorReports {
+extension ViolationHandlerSuite {
     @Test func bindOnNextReportsAnError() {
         let subject = PublishSubject<Int>()
         let received = Shared<[Int]>([])

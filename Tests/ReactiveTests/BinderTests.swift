@@ -89,9 +89,9 @@ struct BinderTests {
 }
 
 /// Tests that install a grammar-violation handler. The handler is process-wide, so they run one at
-/// a time, in this suite (extended in the other binding test files).
+/// a time, in this suite (extended in the other test files that install one).
 @Suite(.serialized, .timeLimit(.minutes(1)))
-struct BindingErrorReports {
+struct ViolationHandlerSuite {
     /// Runs `body` with a handler that records reports, and returns them.
     static func reports(during body: () -> Void) -> [String] {
         let reports = Shared<[String]>([])

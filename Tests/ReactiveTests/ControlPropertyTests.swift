@@ -206,7 +206,7 @@ struct ControlEventTests {
     }
 }
 
-extension BindingErrorReports {
+extension ViolationHandlerSuite {
     @Test func controlPropertyValuesErrorIsReportedAndCompletes() {
         let scheduler = TestScheduler(initialClock: 0)
         let xs = scheduler.createHotObservable([.next(210, 1), .error(250, testError), .next(260, 2)])
