@@ -64,7 +64,8 @@ struct SerialSchedulerTests {
         let start = DispatchTime.now()
         let runs = Shared<[(id: Int, elapsed: UInt64)]>([])
         let done = DispatchSemaphore(value: 0)
-        for (id, delay) in [(3, 30), (1, 10), (2, 20)] {
+        // Gaps of 60 ms keep the due order stable even if this loop is preempted on a busy machine.
+        for (id, delay) in [(3, 180), (1, 60), (2, 120)] {
             _ = scheduler.scheduleRelative(id, dueTime: .milliseconds(delay)) { id in
                 runs.append((id, DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds))
                 if runs.value.count == 3 { done.signal() }
@@ -74,7 +75,7 @@ struct SerialSchedulerTests {
         #expect(arrived(done))
         #expect(runs.value.map(\.id) == [1, 2, 3])
         for run in runs.value {
-            #expect(run.elapsed >= UInt64(run.id * 10_000_000))
+            #expect(run.elapsed >= UInt64(run.id * 60_000_000))
         }
     }
 
