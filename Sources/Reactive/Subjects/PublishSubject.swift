@@ -9,16 +9,18 @@ public import Synchronization
 public final class PublishSubject<Element: Sendable>: ObservableType, ObserverType, Cancelable {
     @usableFromInline
     struct State {
-        var observers = Bag<AnyObserver<Element>>()
-        var stopEvent: Event<Element>?
-        var isDisposed = false
+        @usableFromInline var observers = Bag<AnyObserver<Element>>()
+        @usableFromInline var stopEvent: Event<Element>?
+        @usableFromInline var isDisposed = false
+
+        @inlinable init() {}
     }
 
     @usableFromInline let state = Mutex(State())
     @usableFromInline let grammar = GrammarCheck()
 
     /// Creates a subject with no observers.
-    public init() {}
+    @inlinable public init() {}
 
     /// Whether any observer is subscribed.
     public var hasObservers: Bool { state.withLock { !$0.observers.isEmpty } }
@@ -35,7 +37,7 @@ public final class PublishSubject<Element: Sendable>: ObservableType, ObserverTy
     }
 
     /// The observers to deliver `event` to; a terminal event also detaches them.
-    @usableFromInline
+    @inlinable
     func deliveryList(for event: Event<Element>) -> Bag<AnyObserver<Element>> {
         state.withLock { state in
             guard !state.isDisposed, state.stopEvent == nil else { return Bag() }
