@@ -207,11 +207,13 @@ public final class TestScheduler: SchedulerType {
     }
 }
 
-/// One piece of scheduled work.
+/// One piece of scheduled work. Disposing it releases the action at once (and with it whatever
+/// the action captured, such as a sink), so a disposed timer does not keep a subscription alive
+/// until the clock reaches it.
 final class ScheduledItem: Cancelable {
     let time: TestTime
     let id: UInt64
-    private let action: @Sendable () -> any Disposable
+    private let action: Mutex<(@Sendable () -> any Disposable)?>
     private let result = SingleAssignmentDisposable()
 
     private static let ids = Atomic<UInt64>(0)
@@ -219,14 +221,24 @@ final class ScheduledItem: Cancelable {
     init(time: TestTime, action: @escaping @Sendable () -> any Disposable) {
         self.time = time
         self.id = Self.ids.add(1, ordering: .relaxed).newValue
-        self.action = action
+        self.action = Mutex(action)
     }
 
     var isDisposed: Bool { result.isDisposed }
 
-    func invoke() { result.setDisposable(action()) }
+    func invoke() {
+        let action = self.action.withLock { action in
+            defer { action = nil }
+            return action
+        }
+        guard let action else { return }
+        result.setDisposable(action())
+    }
 
-    func dispose() { result.dispose() }
+    func dispose() {
+        result.dispose()
+        action.withLock { $0 = nil }
+    }
 }
 
 /// A binary min-heap of scheduled items by (time, insertion order).

@@ -117,3 +117,44 @@ struct DisposablesTests {
         #expect(!subject.hasObservers)
     }
 }
+
+/// An owner whose bag holds a subscription whose closure captures the owner: a cycle until the
+/// subscription ends.
+private final class Owner: Sendable {
+    let bag = DisposeBag()
+    let deinits: Shared<Int>
+
+    init(deinits: Shared<Int>) { self.deinits = deinits }
+
+    deinit { deinits.increment() }
+}
+
+@Suite(.timeLimit(.minutes(1)))
+struct SubscriptionCycleTests {
+    @Test func endingTheSubscriptionBreaksTheCycleThroughItsClosures() {
+        let deinits = Shared(0)
+        let subject = PublishSubject<Int>()
+        do {
+            let owner = Owner(deinits: deinits)
+            subject.subscribe(onNext: { _ in _ = owner.bag }).disposed(by: owner.bag)
+        }
+        #expect(deinits.value == 0)  // the subject keeps the subscription, which keeps the owner
+        subject.onCompleted()
+        #expect(deinits.value == 1)
+    }
+
+    @Test func disposingBreaksTheCycleToo() {
+        let deinits = Shared(0)
+        let subject = PublishSubject<Int>()
+        let subscription = Shared<(any Disposable)?>(nil)
+        do {
+            let owner = Owner(deinits: deinits)
+            let handle = subject.subscribe(onNext: { _ in _ = owner.bag })
+            handle.disposed(by: owner.bag)
+            subscription.value = handle
+        }
+        subscription.value?.dispose()
+        subscription.value = nil
+        #expect(deinits.value == 1)
+    }
+}

@@ -1,3 +1,5 @@
+public import Synchronization
+
 /// A sequence of events that observers can subscribe to.
 ///
 /// Every observable in this module, subjects and traits included, conforms. Operators are written
@@ -92,21 +94,35 @@ extension ObservableType {
 /// It stops after the first terminal event (disposing itself, which runs `onDisposed`) and, in
 /// debug builds, reports concurrent or post-terminal delivery.
 ///
+/// Disposing releases the handlers, as RxSwift's sink disposer does: a subscription kept in a
+/// `DisposeBag` of the object its closures capture is no cycle once it has ended.
+///
 /// Unlike a sink it counts as a live resource until it is *disposed* (or terminates), not until it
 /// is deallocated: the caller holding a finished subscription is not a leak.
 @usableFromInline
 final class ClosureSubscription<Element: Sendable>: ObserverType, Cancelable {
-    @usableFromInline let handler: @Sendable (Event<Element>) -> Void
-    @usableFromInline let onDisposed: (@Sendable () -> Void)?
+    @usableFromInline
+    struct Handlers: Sendable {
+        @usableFromInline let on: @Sendable (Event<Element>) -> Void
+        @usableFromInline let onDisposed: (@Sendable () -> Void)?
+
+        @inlinable
+        init(on: @escaping @Sendable (Event<Element>) -> Void, onDisposed: (@Sendable () -> Void)?) {
+            self.on = on
+            self.onDisposed = onDisposed
+        }
+    }
+
+    /// The handlers until the subscription is disposed.
+    @usableFromInline let handlers: Mutex<Handlers?>
     @usableFromInline let grammar = GrammarCheck()
     @usableFromInline let upstream = SingleAssignmentState()
     @usableFromInline let resourceScope: Resources.Scope?
 
     @inlinable
     init(onDisposed: (@Sendable () -> Void)?, handler: @escaping @Sendable (Event<Element>) -> Void) {
-        self.handler = handler
-        self.onDisposed = onDisposed
-        self.resourceScope = Resources.began()
+        handlers = Mutex(Handlers(on: handler, onDisposed: onDisposed))
+        resourceScope = Resources.began()
     }
 
     @inlinable
@@ -119,7 +135,7 @@ final class ClosureSubscription<Element: Sendable>: ObserverType, Cancelable {
         let entry = grammar.begin(event, postTerminal: .report)
         if case .drop = entry { return }
         defer { grammar.end(entry) }
-        guard !upstream.isDisposed else { return }
+        guard let handler = handlers.withLock({ $0?.on }) else { return }
         handler(event)
         if event.isStopEvent { dispose() }
     }
@@ -130,7 +146,11 @@ final class ClosureSubscription<Element: Sendable>: ObserverType, Cancelable {
     func dispose() {
         guard upstream.dispose() else { return }
         Resources.ended(resourceScope)
-        onDisposed?()
+        let released = handlers.withLock { handlers in
+            defer { handlers = nil }
+            return handlers
+        }
+        released?.onDisposed?()
     }
 }
 
