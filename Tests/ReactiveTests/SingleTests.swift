@@ -472,3 +472,53 @@ struct SingleTests {
         }
     }
 }
+
+@Suite(.timeLimit(.minutes(1)))
+struct SingleSchedulingTests {
+    @Test func timeoutFailsAndDisposesTheSource() {
+        let scheduler = TestScheduler(initialClock: 0)
+        let xs = scheduler.createColdObservable([.next(50, 1), .completed(50)])
+        let res = scheduler.start { xs.asSingle().timeout(.seconds(20), scheduler: scheduler) }
+        #expect(res.events == [.error(220, RxError.timeout)])
+        #expect(xs.subscriptions == [Subscription(200, 220)])
+    }
+
+    @Test func timeoutLetsAnEarlyAnswerThrough() {
+        let scheduler = TestScheduler(initialClock: 0)
+        let xs = scheduler.createColdObservable([.next(10, 1), .completed(10)])
+        let res = scheduler.start { xs.asSingle().timeout(.seconds(20), scheduler: scheduler) }
+        #expect(res.events == [.next(210, 1), .completed(210)])
+        #expect(xs.subscriptions == [Subscription(200, 210)])
+    }
+
+    @Test func timeoutCanSwitchToAnotherSingle() {
+        let scheduler = TestScheduler(initialClock: 0)
+        let xs = scheduler.createColdObservable([.next(50, 1), .completed(50)])
+        let res = scheduler.start {
+            xs.asSingle().timeout(.seconds(20), other: .just(-1), scheduler: scheduler)
+        }
+        #expect(res.events == [.next(220, -1), .completed(220)])
+        #expect(xs.subscriptions == [Subscription(200, 220)])
+    }
+
+    @Test func retryResubscribesAfterFailures() {
+        let scheduler = TestScheduler(initialClock: 0)
+        let xs = scheduler.createColdObservable([.error(10, testError)] as [Recorded<Event<Int>>])
+        let res = scheduler.start { xs.asSingle().retry(3) }
+        #expect(res.events == [.error(230, testError)])
+        #expect(xs.subscriptions == [Subscription(200, 210), Subscription(210, 220), Subscription(220, 230)])
+    }
+
+    @Test func observeOnAndSubscribeOnMoveTheWorkToTheScheduler() {
+        let scheduler = TestScheduler(initialClock: 0)
+        let xs = scheduler.createColdObservable([.next(10, 1), .completed(10)])
+        let observed = scheduler.start { xs.asSingle().observe(on: scheduler) }
+        #expect(observed.events == [.next(211, 1), .completed(212)])
+
+        let scheduler2 = TestScheduler(initialClock: 0)
+        let ys = scheduler2.createColdObservable([.next(10, 1), .completed(10)])
+        let subscribed = scheduler2.start { ys.asSingle().subscribe(on: scheduler2) }
+        #expect(subscribed.events == [.next(211, 1), .completed(211)])
+        #expect(ys.subscriptions == [Subscription(201, 211)])
+    }
+}

@@ -398,3 +398,48 @@ final class SingleDoSink<Element: Sendable>: ObserverType, Cancelable {
     @inlinable var isDisposed: Bool { upstream.isDisposed }
     @inlinable func dispose() { upstream.dispose() }
 }
+
+// MARK: Time, retries and scheduling
+
+extension Single {
+    /// Fails with `RxError.timeout` if the single has not succeeded or failed within `dueTime`;
+    /// the source subscription is disposed then (which is how a request's deadline cancels the
+    /// work behind it).
+    @inlinable
+    public func timeout(_ dueTime: RxTimeInterval, scheduler: any SchedulerType) -> Single<Element> {
+        Single(raw: source.timeout(dueTime, scheduler: scheduler))
+    }
+
+    /// Continues with `other` if the single has not finished within `dueTime`.
+    @inlinable
+    public func timeout(
+        _ dueTime: RxTimeInterval, other: Single<Element>, scheduler: any SchedulerType
+    ) -> Single<Element> {
+        Single(raw: source.timeout(dueTime, other: other.source, scheduler: scheduler))
+    }
+
+    /// Subscribes again after a failure, up to `maxAttemptCount` attempts in all; the last
+    /// failure is passed on.
+    @inlinable
+    public func retry(_ maxAttemptCount: Int) -> Single<Element> {
+        Single(raw: source.retry(maxAttemptCount))
+    }
+
+    /// Delivers the outcome on `scheduler`.
+    @inlinable
+    public func observe(on scheduler: any ImmediateSchedulerType) -> Single<Element> {
+        Single(raw: source.observe(on: scheduler))
+    }
+
+    /// Subscribes to (and later disposes) the source on `scheduler`.
+    @inlinable
+    public func subscribe(on scheduler: any ImmediateSchedulerType) -> Single<Element> {
+        Single(raw: source.subscribe(on: scheduler))
+    }
+
+    /// Delays the outcome by `dueTime` (a failure is delivered at once, as `delay` does).
+    @inlinable
+    public func delay(_ dueTime: RxTimeInterval, scheduler: any SchedulerType) -> Single<Element> {
+        Single(raw: source.delay(dueTime, scheduler: scheduler))
+    }
+}
