@@ -15,13 +15,6 @@ private actor Counter {
     }
 }
 
-/// Waits for `semaphore` on a Dispatch thread, never on the cooperative pool.
-private func wait(for semaphore: DispatchSemaphore) async -> DispatchTimeoutResult {
-    await withCheckedContinuation { continuation in
-        DispatchQueue.global().async { continuation.resume(returning: semaphore.wait(timeout: .now() + 10)) }
-    }
-}
-
 @Suite(.timeLimit(.minutes(1)))
 struct ActorSchedulerTests {
     @Test func scheduledWorkRunsIsolatedToTheActorInOrder() async {
@@ -42,7 +35,7 @@ struct ActorSchedulerTests {
             for value in 0..<10_000 { scheduler.schedule { counter.recordFromScheduledWork(value) } }
             done.signal()
         }.start()
-        #expect(await wait(for: done) == .success)
+        #expect(await arrived(done))
         // `run` is queued behind everything scheduled before it.
         #expect(await scheduler.run { counter in counter.values } == Array(0..<10_000))
         // 10,000 items in batches of at most 1,024: far fewer hops than items.

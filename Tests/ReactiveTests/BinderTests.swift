@@ -15,10 +15,6 @@ private final class Label: Sendable {
     let texts = Shared<[String]>([])
 }
 
-private func currentThreadID() -> UInt {
-    UInt(bitPattern: Int(bitPattern: pthread_self()))
-}
-
 @Suite(.timeLimit(.minutes(1)))
 struct BinderTests {
     @Test func appliesElementsToTheTarget() {

@@ -9,18 +9,6 @@ import Testing
     import Darwin
 #endif
 
-/// How long a test waits for an event before failing.
-private let patience: DispatchTimeInterval = .seconds(10)
-
-private func currentThreadID() -> UInt {
-    UInt(bitPattern: Int(bitPattern: pthread_self()))
-}
-
-/// Waits for a signal, up to `patience`.
-private func arrived(_ semaphore: DispatchSemaphore) -> Bool {
-    semaphore.wait(timeout: .now() + patience) == .success
-}
-
 @Suite(.timeLimit(.minutes(1)))
 struct ConcurrentSchedulerTests {
     @Test func runsWorkInParallelOffTheCallingThread() {

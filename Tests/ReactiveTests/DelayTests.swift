@@ -86,7 +86,7 @@ struct DelayTests {
     }
 
     @Test func realSchedulerDeliversEverything() async {
-        let scheduler = DispatchQueueTestScheduler()
+        let scheduler = ConcurrentScheduler(qos: .default)
         let subject = PublishSubject<Int>()
         let (events, received) = AsyncStream<Event<Int>>.makeStream()
         let subscription = subject.delay(.milliseconds(10), scheduler: scheduler).subscribe { event in
@@ -118,7 +118,7 @@ struct DelayTests {
     }
 
     @Test func realSchedulerErrorOvertakesWaitingElements() async {
-        let scheduler = DispatchQueueTestScheduler()
+        let scheduler = ConcurrentScheduler(qos: .default)
         let subject = PublishSubject<Int>()
         let (events, received) = AsyncStream<Event<Int>>.makeStream()
         let subscription = subject.delay(.seconds(30), scheduler: scheduler).subscribe { event in
@@ -150,31 +150,6 @@ struct DelayTests {
     }
 }
 
-/// A scheduler on a concurrent dispatch queue, for tests of the time-based operators that need real
-/// threads and real time.
-struct DispatchQueueTestScheduler: SchedulerType {
-    let queue = DispatchQueue(label: "DispatchQueueTestScheduler", attributes: .concurrent)
-
-    var now: RxTime { Date() }
-
-    func schedule<State: Sendable>(
-        _ state: State, action: @escaping @Sendable (State) -> any Disposable
-    ) -> any Disposable {
-        scheduleRelative(state, dueTime: .nanoseconds(0), action: action)
-    }
-
-    func scheduleRelative<State: Sendable>(
-        _ state: State, dueTime: RxTimeInterval, action: @escaping @Sendable (State) -> any Disposable
-    ) -> any Disposable {
-        let result = SingleAssignmentDisposable()
-        queue.asyncAfter(deadline: .now() + dueTime) {
-            guard !result.isDisposed else { return }
-            result.setDisposable(action(state))
-        }
-        return result
-    }
-}
-
 /// Feeds `0..<count` from a background thread through `apply` (the operator under test, given a
 /// real concurrent scheduler) and returns the elements received before completion. The
 /// subscriber's debug grammar check stops the process if events arrive concurrently or after the
@@ -185,7 +160,7 @@ func collectOnRealScheduler(
 ) async -> [Int] {
     let subject = PublishSubject<Int>()
     let (events, received) = AsyncStream<Event<Int>>.makeStream()
-    let subscription = apply(subject.asObservable(), DispatchQueueTestScheduler()).subscribe { event in
+    let subscription = apply(subject.asObservable(), ConcurrentScheduler(qos: .default)).subscribe { event in
         received.yield(event)
         if event.isStopEvent { received.finish() }
     }

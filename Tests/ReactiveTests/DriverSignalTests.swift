@@ -97,7 +97,7 @@ struct DriverTests {
             input.onNext(1)
             input.onNext(2)
         }.start()
-        #expect(await waitFor(done))
+        #expect(await arrived(done))
         #expect(delivered.value == [true, true])
         subscription.dispose()
     }
@@ -107,7 +107,7 @@ struct DriverTests {
         let done = DispatchSemaphore(value: 0)
         let threads = Shared<[UInt]>([])
         let record: @Sendable () -> Void = {
-            threads.append(UInt(bitPattern: Int(bitPattern: pthread_self())))
+            threads.append(currentThreadID())
             done.signal()
         }
         SharingScheduler.defaultScheduler.schedule(record)
@@ -116,7 +116,7 @@ struct DriverTests {
         input.onNext(1)
         #expect(done.wait(timeout: .now() + 10) == .success)
         #expect(threads.value.count == 2 && threads.value[0] == threads.value[1])
-        #expect(threads.value.first != UInt(bitPattern: Int(bitPattern: pthread_self())))
+        #expect(threads.value.first != currentThreadID())
         subscription.dispose()
     }
 
@@ -192,13 +192,5 @@ private actor Host {
         _ scheduler: ActorScheduler<Host>, _ graph: @Sendable () -> any Disposable
     ) -> any Disposable {
         scheduler.run(on: self) { graph() }
-    }
-}
-
-private func waitFor(_ semaphore: DispatchSemaphore) async -> Bool {
-    await withCheckedContinuation { continuation in
-        DispatchQueue.global().async {
-            continuation.resume(returning: semaphore.wait(timeout: .now() + 10) == .success)
-        }
     }
 }

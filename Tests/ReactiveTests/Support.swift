@@ -1,3 +1,5 @@
+import Dispatch
+import Foundation
 import Reactive
 import Synchronization
 
@@ -42,5 +44,27 @@ extension Shared {
     /// Appends to an array value.
     func append<Element: Sendable>(_ element: Element) where Value == [Element] {
         mutate { $0.append(element) }
+    }
+}
+
+// MARK: Real threads
+
+/// How long a test waits for an event on a real thread before failing.
+let patience: DispatchTimeInterval = .seconds(10)
+
+/// The calling thread's identity.
+func currentThreadID() -> UInt {
+    UInt(bitPattern: Int(bitPattern: pthread_self()))
+}
+
+/// Waits for a signal, up to `patience`.
+func arrived(_ semaphore: DispatchSemaphore) -> Bool {
+    semaphore.wait(timeout: .now() + patience) == .success
+}
+
+/// Waits for a signal, up to `patience`, on a Dispatch thread: never blocks the cooperative pool.
+func arrived(_ semaphore: DispatchSemaphore) async -> Bool {
+    await withCheckedContinuation { continuation in
+        DispatchQueue.global().async { continuation.resume(returning: arrived(semaphore)) }
     }
 }
