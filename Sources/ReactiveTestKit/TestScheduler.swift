@@ -162,7 +162,7 @@ public final class TestScheduler: SchedulerType {
     public func createHotObservable<Element: Sendable>(
         _ events: [Recorded<Event<Element>>]
     ) -> TestableObservable<Element> {
-        HotObservable(scheduler: self, recordedEvents: events)
+        TestableObservable(kind: .hot, scheduler: self, recordedEvents: events)
     }
 
     /// A cold observable: each subscriber gets the events at their times counted from its
@@ -170,7 +170,7 @@ public final class TestScheduler: SchedulerType {
     public func createColdObservable<Element: Sendable>(
         _ events: [Recorded<Event<Element>>]
     ) -> TestableObservable<Element> {
-        ColdObservable(scheduler: self, recordedEvents: events)
+        TestableObservable(kind: .cold, scheduler: self, recordedEvents: events)
     }
 
     /// An observer that records what it receives with the virtual time.

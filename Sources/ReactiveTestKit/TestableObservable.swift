@@ -2,27 +2,39 @@ public import Reactive
 import Synchronization
 
 /// An observable for marble tests that records when it was subscribed and disposed.
-public class TestableObservable<Element: Sendable>: ObservableType, @unchecked Sendable {
-    // @unchecked: the class is not final only so that hot and cold observables can share this
-    // interface; neither subclass adds stored properties, and all mutable state is in `state`, a
-    // Mutex.
+///
+/// Hot observables play their events at absolute times to whoever is subscribed then; cold ones
+/// play them to each subscriber at times counted from its subscription.
+public final class TestableObservable<Element: Sendable>: ObservableType {
+    /// How the recorded events are played.
+    enum Kind {
+        case hot
+        case cold
+    }
 
     /// The events this observable plays.
     public let recordedEvents: [Recorded<Event<Element>>]
 
-    let scheduler: TestScheduler
-    let state = Mutex(State())
+    private let kind: Kind
+    private let scheduler: TestScheduler
+    private let state = Mutex(State())
 
-    struct State {
+    private struct State {
         var subscriptions: [Subscription] = []
-        var observers = [UInt64: AnyObserver<Element>]()
-        var order: [UInt64] = []
+        /// Hot observables' current observers, in subscription order.
+        var observers: [(key: UInt64, observer: AnyObserver<Element>)] = []
         var nextKey: UInt64 = 0
     }
 
-    init(scheduler: TestScheduler, recordedEvents: [Recorded<Event<Element>>]) {
+    init(kind: Kind, scheduler: TestScheduler, recordedEvents: [Recorded<Event<Element>>]) {
+        self.kind = kind
         self.scheduler = scheduler
         self.recordedEvents = recordedEvents
+        if kind == .hot {
+            for recorded in recordedEvents {
+                scheduler.scheduleAt(recorded.time) { [weak self] in self?.broadcast(recorded.value) }
+            }
+        }
     }
 
     /// Every subscription so far: `Subscription(200, 300)`, or `Subscription(200)` if still open.
@@ -30,69 +42,26 @@ public class TestableObservable<Element: Sendable>: ObservableType, @unchecked S
 
     public func subscribe<Observer: ObserverType>(_ observer: Observer) -> any Disposable
     where Observer.Element == Element {
-        fatalError("TestableObservable is abstract: use createHotObservable or createColdObservable")
-    }
-
-    /// Records a new subscription at the current clock; returns its index.
-    func recordSubscription() -> Int {
-        let now = scheduler.clock
-        return state.withLock { state in
-            state.subscriptions.append(Subscription(now))
-            return state.subscriptions.count - 1
+        switch kind {
+        case .hot: subscribeHot(AnyObserver(observer))
+        case .cold: subscribeCold(AnyObserver(observer))
         }
     }
 
-    /// Records that the subscription at `index` was disposed now.
-    func recordDisposal(_ index: Int) {
-        let now = scheduler.clock
-        state.withLock { state in
-            let existing = state.subscriptions[index]
-            state.subscriptions[index] = Subscription(existing.subscribe, now)
-        }
-    }
-}
-
-/// Plays its events at their absolute times to whoever is subscribed then.
-final class HotObservable<Element: Sendable>: TestableObservable<Element>, @unchecked Sendable {
-    // @unchecked: see TestableObservable; no stored properties are added here.
-
-    override init(scheduler: TestScheduler, recordedEvents: [Recorded<Event<Element>>]) {
-        super.init(scheduler: scheduler, recordedEvents: recordedEvents)
-        for recorded in recordedEvents {
-            scheduler.scheduleAt(recorded.time) { [weak self] in
-                guard let self else { return }
-                let observers = self.state.withLock { state in state.order.compactMap { state.observers[$0] } }
-                for observer in observers { observer.on(recorded.value) }
-            }
-        }
-    }
-
-    override func subscribe<Observer: ObserverType>(_ observer: Observer) -> any Disposable
-    where Observer.Element == Element {
+    private func subscribeHot(_ observer: AnyObserver<Element>) -> any Disposable {
         let key: UInt64 = state.withLock { state in
-            let key = state.nextKey
-            state.nextKey += 1
-            state.observers[key] = AnyObserver(observer)
-            state.order.append(key)
-            return key
+            defer { state.nextKey += 1 }
+            state.observers.append((state.nextKey, observer))
+            return state.nextKey
         }
         let index = recordSubscription()
         return Disposables.create { [self] in
-            state.withLock { state in
-                state.observers[key] = nil
-                state.order.removeAll { $0 == key }
-            }
+            state.withLock { $0.observers.removeAll { $0.key == key } }
             recordDisposal(index)
         }
     }
-}
 
-/// Plays its events to each subscriber at times counted from that subscription.
-final class ColdObservable<Element: Sendable>: TestableObservable<Element>, @unchecked Sendable {
-    // @unchecked: see TestableObservable; no stored properties are added here.
-
-    override func subscribe<Observer: ObserverType>(_ observer: Observer) -> any Disposable
-    where Observer.Element == Element {
+    private func subscribeCold(_ observer: AnyObserver<Element>) -> any Disposable {
         let index = recordSubscription()
         let disposed = BooleanDisposable()
         for recorded in recordedEvents {
@@ -104,6 +73,29 @@ final class ColdObservable<Element: Sendable>: TestableObservable<Element>, @unc
         return Disposables.create { [self] in
             disposed.dispose()
             recordDisposal(index)
+        }
+    }
+
+    private func broadcast(_ event: Event<Element>) {
+        let observers = state.withLock { $0.observers.map(\.observer) }
+        for observer in observers { observer.on(event) }
+    }
+
+    /// Records a new subscription at the current clock; returns its index.
+    private func recordSubscription() -> Int {
+        let now = scheduler.clock
+        return state.withLock { state in
+            state.subscriptions.append(Subscription(now))
+            return state.subscriptions.count - 1
+        }
+    }
+
+    /// Records that the subscription at `index` was disposed now.
+    private func recordDisposal(_ index: Int) {
+        let now = scheduler.clock
+        state.withLock { state in
+            let existing = state.subscriptions[index]
+            state.subscriptions[index] = Subscription(existing.subscribe, now)
         }
     }
 }
