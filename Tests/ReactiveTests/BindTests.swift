@@ -147,3 +147,28 @@ extension ViolationHandlerSuite {
         #expect(received.value == [1])
     }
 }
+
+@Suite(.timeLimit(.minutes(1)))
+struct BindToRelayTests {
+    @Test func bindsToSeveralRelaysAndIgnoresCompletion() {
+        let source = PublishSubject<Int>()
+        let publish = PublishRelay<Int>()
+        let behavior = BehaviorRelay(value: 0)
+        let optional = BehaviorRelay<Int?>(value: nil)
+        let seen = Shared<[Int]>([])
+        let watching = publish.subscribe(onNext: { seen.append($0) })
+        let one = source.bind(to: publish)
+        let two = source.bind(to: behavior)
+        let three = source.bind(to: optional)
+        source.onNext(1)
+        source.onNext(2)
+        source.onCompleted()
+        #expect(seen.value == [1, 2])
+        #expect(behavior.value == 2)
+        #expect(optional.value == 2)
+        // The relays are still usable after the bound sequence completed.
+        publish.accept(3)
+        #expect(seen.value == [1, 2, 3])
+        [watching, one, two, three].forEach { $0.dispose() }
+    }
+}

@@ -45,3 +45,30 @@ extension ObservableType {
         asObservable().subscribe(onNext: onNext, onError: { reportBindingError($0) })
     }
 }
+
+extension ObservableType {
+    /// Passes every element to each of `relays`. Relays cannot end, so completion is ignored, and
+    /// an error is a programming error (reported in debug builds, as for a ``Binder``).
+    @inlinable
+    public func bind(to relays: PublishRelay<Element>...) -> any Disposable {
+        bind(onNext: { element in relays.forEach { $0.accept(element) } })
+    }
+
+    /// Passes every element to each of `relays` (see `bind(to:)` for publish relays).
+    @inlinable
+    public func bind(to relays: BehaviorRelay<Element>...) -> any Disposable {
+        bind(onNext: { element in relays.forEach { $0.accept(element) } })
+    }
+
+    /// Passes every element, wrapped, to each of `relays` of optional elements.
+    @inlinable
+    public func bind(to relays: PublishRelay<Element?>...) -> any Disposable {
+        bind(onNext: { element in relays.forEach { $0.accept(element) } })
+    }
+
+    /// Passes every element, wrapped, to each of `relays` of optional elements.
+    @inlinable
+    public func bind(to relays: BehaviorRelay<Element?>...) -> any Disposable {
+        bind(onNext: { element in relays.forEach { $0.accept(element) } })
+    }
+}
