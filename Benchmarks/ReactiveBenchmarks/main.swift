@@ -37,7 +37,8 @@ func measure(_ scenario: Scenario, rounds: Int) -> Double {
 }
 
 let scenarios = [
-    Scenario(name: "(a) PublishSubject → map → filter → subscribe", events: 10_000_000, rxSwift: 2.3e6) { count in
+    Scenario(name: "(a) PublishSubject → map → filter → subscribe", events: 10_000_000, rxSwift: 2.3e6) {
+        count in
         let total = Total()
         let subject = PublishSubject<Int>()
         let subscription = subject.map { $0 &+ 1 }.filter { $0 & 1 == 0 }.subscribe(onNext: { total.add($0) })
@@ -90,7 +91,9 @@ func padded(_ text: String, _ width: Int) -> String {
 }
 
 print("Reactive core benchmark: best of \(rounds) rounds, release build, separate module\n")
-print(padded("scenario", 54) + padded("events", 12) + padded("Reactive", 14) + padded("RxSwift 6", 14) + "ratio")
+print(
+    padded("scenario", 54) + padded("events", 12) + padded("Reactive", 14) + padded("RxSwift 6", 14) + "ratio"
+)
 for scenario in scenarios where only.contains(scenario.name.dropFirst().prefix(1)) {
     let rate = measure(scenario, rounds: rounds)
     let ratio = Int((rate / scenario.rxSwift * 10).rounded())

@@ -15,7 +15,8 @@ actor PhoneLogin {
     /// Builds the graph on the actor and returns its output.
     func start(on scheduler: ActorScheduler<PhoneLogin>) -> Driver<String> {
         scheduler.run(on: self) {
-            let tip = phone
+            let tip =
+                phone
                 .observe(on: scheduler)  // inputs cross into the actor, a batch per hop
                 .map { $0.count < 11 ? "Phone number too short" : "" }
                 .distinctUntilChanged()

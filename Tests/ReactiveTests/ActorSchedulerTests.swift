@@ -1,7 +1,8 @@
 import Dispatch
 import Foundation
-@testable import Reactive
 import Testing
+
+@testable import Reactive
 
 /// An actor with state that only isolated code can touch.
 private actor Counter {
@@ -132,7 +133,9 @@ struct ActorSchedulerRecursionTests {
         let depth = Shared(0)
         let done: Int = await withCheckedContinuation { continuation in
             _ = scheduler.scheduleRecursive(0) { value, recurse in
-                let current = depth.mutate { $0 += 1; return $0 }
+                let current = depth.mutate {
+                    $0 += 1; return $0
+                }
                 maxDepth.mutate { $0 = max($0, current) }
                 if value < 100_000 { recurse(value + 1) } else { continuation.resume(returning: value) }
                 depth.mutate { $0 -= 1 }

@@ -176,13 +176,14 @@ struct CurrentThreadSchedulerTests {
         // A hand-written `take(3)`: its inner subscription is wired before the trampoline runs.
         let firstThree = Observable<Int>.create { observer in
             let upstream = SingleAssignmentDisposable()
-            upstream.setDisposable(naturals.subscribe(onNext: { value in
-                observer.onNext(value)
-                if value == 2 {
-                    observer.onCompleted()
-                    upstream.dispose()
-                }
-            }))
+            upstream.setDisposable(
+                naturals.subscribe(onNext: { value in
+                    observer.onNext(value)
+                    if value == 2 {
+                        observer.onCompleted()
+                        upstream.dispose()
+                    }
+                }))
             return upstream
         }
         let received = Shared<[Event<Int>]>([])

@@ -1,8 +1,9 @@
 public import Synchronization
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Enforces the event grammar `next* (error | completed)?` where foreign code hands events to the
@@ -43,7 +44,7 @@ public struct GrammarCheck: ~Copyable, Sendable {
 
     @usableFromInline let stopped = Atomic<Bool>(false)
     #if DEBUG
-    @usableFromInline let owner = Atomic<UInt>(0)
+        @usableFromInline let owner = Atomic<UInt>(0)
     #endif
 
     @inlinable init() {}
@@ -62,16 +63,16 @@ public struct GrammarCheck: ~Copyable, Sendable {
         }
         if late {
             #if DEBUG
-            if postTerminal == .report {
-                Self.report("event delivered after a terminal event: \(event)")
-            }
+                if postTerminal == .report {
+                    Self.report("event delivered after a terminal event: \(event)")
+                }
             #endif
             return .drop
         }
         #if DEBUG
-        return acquire()
+            return acquire()
         #else
-        return .owner
+            return .owner
         #endif
     }
 
@@ -79,24 +80,24 @@ public struct GrammarCheck: ~Copyable, Sendable {
     @inlinable
     func end(_ entry: Entry) {
         #if DEBUG
-        if case .owner = entry { owner.store(0, ordering: .releasing) }
+            if case .owner = entry { owner.store(0, ordering: .releasing) }
         #endif
     }
 
     #if DEBUG
-    @usableFromInline
-    func acquire() -> Entry {
-        let me = Self.currentThread
-        let (exchanged, current) = owner.compareExchange(
-            expected: 0, desired: me, ordering: .acquiringAndReleasing)
-        if exchanged { return .owner }
-        if current != me {
-            Self.report("concurrent delivery: two threads are inside on(_:) of the same observer")
+        @usableFromInline
+        func acquire() -> Entry {
+            let me = Self.currentThread
+            let (exchanged, current) = owner.compareExchange(
+                expected: 0, desired: me, ordering: .acquiringAndReleasing)
+            if exchanged { return .owner }
+            if current != me {
+                Self.report("concurrent delivery: two threads are inside on(_:) of the same observer")
+            }
+            return .nested
         }
-        return .nested
-    }
 
-    static var currentThread: UInt { UInt(bitPattern: Int(bitPattern: pthread_self())) }
+        static var currentThread: UInt { UInt(bitPattern: Int(bitPattern: pthread_self())) }
     #endif
 
     // MARK: Reporting

@@ -18,9 +18,9 @@ public enum Resources {
     /// Whether this build counts.
     public static var isTracking: Bool {
         #if DEBUG
-        return true
+            return true
         #else
-        return false
+            return false
         #endif
     }
 
@@ -61,12 +61,12 @@ extension Resources {
     @inlinable
     static func began() -> Scope? {
         #if DEBUG
-        let scope = currentScope
-        live.add(1, ordering: .relaxed)
-        scope?.live.add(1, ordering: .relaxed)
-        return scope
+            let scope = currentScope
+            live.add(1, ordering: .relaxed)
+            scope?.live.add(1, ordering: .relaxed)
+            return scope
         #else
-        return nil
+            return nil
         #endif
     }
 
@@ -74,8 +74,8 @@ extension Resources {
     @inlinable
     static func ended(_ scope: Scope?) {
         #if DEBUG
-        live.subtract(1, ordering: .relaxed)
-        scope?.live.subtract(1, ordering: .relaxed)
+            live.subtract(1, ordering: .relaxed)
+            scope?.live.subtract(1, ordering: .relaxed)
         #endif
     }
 }
@@ -84,23 +84,23 @@ extension Resources {
 @usableFromInline
 struct ResourceToken: ~Copyable, Sendable {
     #if DEBUG
-    @usableFromInline let scope: Resources.Scope?
+        @usableFromInline let scope: Resources.Scope?
     #endif
 
     @inlinable
     init() {
         #if DEBUG
-        scope = Resources.currentScope
-        Resources.live.add(1, ordering: .relaxed)
-        scope?.live.add(1, ordering: .relaxed)
+            scope = Resources.currentScope
+            Resources.live.add(1, ordering: .relaxed)
+            scope?.live.add(1, ordering: .relaxed)
         #endif
     }
 
     @inlinable
     deinit {
         #if DEBUG
-        Resources.live.subtract(1, ordering: .relaxed)
-        scope?.live.subtract(1, ordering: .relaxed)
+            Resources.live.subtract(1, ordering: .relaxed)
+            scope?.live.subtract(1, ordering: .relaxed)
         #endif
     }
 }

@@ -110,10 +110,11 @@ public final class ActorScheduler<A: Actor>: SchedulerType {
 
     /// Runs `action` isolated to the actor, after the work already queued (fire and forget).
     public func perform(_ action: @escaping @Sendable (isolated A) -> Void) {
-        enqueue(WorkItem<A> { actor in
-            action(actor)
-            return Disposables.create()
-        })
+        enqueue(
+            WorkItem<A> { actor in
+                action(actor)
+                return Disposables.create()
+            })
     }
 
     /// Runs `body` isolated to the actor, after the work already queued, and returns its result.

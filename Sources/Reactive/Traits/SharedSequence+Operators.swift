@@ -240,7 +240,8 @@ extension SharedSequence {
         _ second: SharedSequence<SecondStrategy, Second>,
         resultSelector: @escaping @Sendable (Element, Second) -> Result
     ) -> SharedSequence<Strategy, Result> {
-        SharedSequence<Strategy, Result>(source.withLatestFrom(second.asObservable(), resultSelector: resultSelector))
+        SharedSequence<Strategy, Result>(
+            source.withLatestFrom(second.asObservable(), resultSelector: resultSelector))
     }
 
     /// Emits the latest element of `second` whenever this sequence emits.

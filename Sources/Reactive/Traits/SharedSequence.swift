@@ -14,7 +14,8 @@ public protocol SharingStrategyProtocol: Sendable {
 /// `asDriver(onErrorDriveWith:)`, `asDriver(onErrorRecover:)`, the constructors and the operators
 /// below) handle errors and move delivery to the scheduler, so "never errors" is checked by the
 /// compiler rather than by review.
-public struct SharedSequence<Strategy: SharingStrategyProtocol, Element: Sendable>: ObservableConvertibleType {
+public struct SharedSequence<Strategy: SharingStrategyProtocol, Element: Sendable>: ObservableConvertibleType
+{
     @usableFromInline let source: Observable<Element>
 
     /// Wraps `source`, sharing it with the strategy. `source` must never error and must deliver on
