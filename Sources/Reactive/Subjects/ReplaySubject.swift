@@ -15,10 +15,14 @@ public final class ReplaySubject<Element: Sendable>: SubjectType, ObserverType, 
 {
     @usableFromInline
     struct State {
-        var buffer: ReplayBuffer<Element>
-        var observers = Bag<AnyObserver<Element>>()
-        var stopEvent: Event<Element>?
-        var isDisposed = false
+        @usableFromInline var buffer: ReplayBuffer<Element>
+        @usableFromInline var observers = Bag<AnyObserver<Element>>()
+        @usableFromInline var stopEvent: Event<Element>?
+        @usableFromInline var isDisposed = false
+
+        @inlinable init(buffer: ReplayBuffer<Element>) {
+            self.buffer = buffer
+        }
     }
 
     @usableFromInline let state: Mutex<State>
@@ -59,7 +63,7 @@ public final class ReplaySubject<Element: Sendable>: SubjectType, ObserverType, 
 
     /// Records `event` and returns the observers to deliver it to; a terminal event also detaches
     /// them.
-    @usableFromInline
+    @inlinable
     func deliveryList(for event: Event<Element>) -> Bag<AnyObserver<Element>> {
         state.withLock { state in
             guard !state.isDisposed, state.stopEvent == nil else { return Bag() }
@@ -76,6 +80,10 @@ public final class ReplaySubject<Element: Sendable>: SubjectType, ObserverType, 
     /// Subscribes `observer`: it receives the buffered elements at once, then every later event.
     /// After a terminal event it receives the buffered elements and that event; after `dispose()`,
     /// `RxError.disposed`.
+    ///
+    /// Inlinable so that the gate wrapped around the observer, which every later event goes
+    /// through, is specialised in the client.
+    @inlinable
     public func subscribe<Observer: ObserverType>(_ observer: Observer) -> any Disposable
     where Observer.Element == Element {
         let erased = AnyObserver(observer)
@@ -99,6 +107,7 @@ public final class ReplaySubject<Element: Sendable>: SubjectType, ObserverType, 
     }
 
     /// What `subscribe` found under the lock.
+    @usableFromInline
     enum SubscribeOutcome {
         /// Subscribed with this key; the gate (if any) must replay these events.
         case subscribed(UInt64, ReplayingObserver<Element>?, [Event<Element>])
@@ -123,6 +132,7 @@ public final class ReplaySubject<Element: Sendable>: SubjectType, ObserverType, 
         }
     }
 
-    /// The subject's observer side.
+    /// The subject's observer side (inlinable, so the observer is specialised in the client).
+    @inlinable
     public func asObserver() -> AnyObserver<Element> { AnyObserver(self) }
 }
