@@ -11,9 +11,7 @@ public import Synchronization
 /// - As in RxSwift, a terminal event does not detach the observers: each stays counted by
 ///   ``hasObservers`` until it unsubscribes (operators unsubscribe as soon as they see the terminal
 ///   event).
-public final class BehaviorSubject<Element: Sendable>: SubjectType, ObserverType, Cancelable,
-    KeyedObservers
-{
+public final class BehaviorSubject<Element: Sendable>: SubjectType, ObserverType, Cancelable {
     @usableFromInline
     struct State {
         @usableFromInline var value: Element
@@ -101,7 +99,7 @@ public final class BehaviorSubject<Element: Sendable>: SubjectType, ObserverType
         switch outcome {
         case .subscribed(let key, let gate, let value):
             gate.replay([.next(value)])
-            return KeyedSubscription(owner: self, key: key)
+            return KeyedSubscription { [self] in unsubscribe(key) }
         case .rejected(let event):
             erased.on(event)
             return Disposables.create()
@@ -115,7 +113,8 @@ public final class BehaviorSubject<Element: Sendable>: SubjectType, ObserverType
         case rejected(Event<Element>)
     }
 
-    @usableFromInline
+    /// Removes the subscriber with `key`; removing twice is harmless.
+    @inlinable
     func unsubscribe(_ key: UInt64) {
         _ = state.withLock { state in
             state.isDisposed ? nil : state.observers.remove(key)

@@ -10,9 +10,7 @@ public import Synchronization
 /// - Events after the terminal event are ignored.
 /// - After `dispose()`, `on` is ignored, the buffer is emptied and new subscribers receive
 ///   `RxError.disposed`.
-public final class ReplaySubject<Element: Sendable>: SubjectType, ObserverType, Cancelable,
-    KeyedObservers
-{
+public final class ReplaySubject<Element: Sendable>: SubjectType, ObserverType, Cancelable {
     @usableFromInline
     struct State {
         @usableFromInline var buffer: ReplayBuffer<Element>
@@ -99,7 +97,7 @@ public final class ReplaySubject<Element: Sendable>: SubjectType, ObserverType, 
         switch outcome {
         case .subscribed(let key, let gate, let replay):
             gate?.replay(replay)
-            return KeyedSubscription(owner: self, key: key)
+            return KeyedSubscription { [self] in unsubscribe(key) }
         case .rejected(let events):
             for event in events { erased.on(event) }
             return Disposables.create()
@@ -115,7 +113,8 @@ public final class ReplaySubject<Element: Sendable>: SubjectType, ObserverType, 
         case rejected([Event<Element>])
     }
 
-    @usableFromInline
+    /// Removes the subscriber with `key`; removing twice is harmless.
+    @inlinable
     func unsubscribe(_ key: UInt64) {
         _ = state.withLock { state in
             state.isDisposed ? nil : state.observers.remove(key)

@@ -103,26 +103,22 @@ struct ReplayBuffer<Element: Sendable>: Sendable {
     }
 }
 
-/// A source whose subscribers are kept in a `Bag` and removed by key.
+/// Removes one subscriber, kept in a `Bag` by key, from a replaying source (``BehaviorSubject``,
+/// ``ReplaySubject``, `share`). Removal is idempotent, so the subscription needs no state of its
+/// own.
+///
+/// The removal is a closure made in the source's inlinable `subscribe`: `dispose()` is reached
+/// through `any Disposable`, and calling the source from here would run its `unsubscribe`
+/// unspecialised, with a handful of generic-metadata look-ups per subscription.
 @usableFromInline
-protocol KeyedObservers: AnyObject, Sendable {
-    /// Removes the subscriber with `key`; removing twice is harmless.
-    func unsubscribe(_ key: UInt64)
-}
-
-/// Removes one subscriber from a ``KeyedObservers`` source. Removal is idempotent, so the
-/// subscription needs no state of its own.
-@usableFromInline
-struct KeyedSubscription<Owner: KeyedObservers>: Disposable {
-    @usableFromInline let owner: Owner
-    @usableFromInline let key: UInt64
+struct KeyedSubscription: Disposable {
+    @usableFromInline let unsubscribe: @Sendable () -> Void
 
     @inlinable
-    init(owner: Owner, key: UInt64) {
-        self.owner = owner
-        self.key = key
+    init(_ unsubscribe: @escaping @Sendable () -> Void) {
+        self.unsubscribe = unsubscribe
     }
 
     @inlinable
-    func dispose() { owner.unsubscribe(key) }
+    func dispose() { unsubscribe() }
 }

@@ -67,7 +67,8 @@ final class ShareWhileConnected<Element: Sendable>: Sendable {
             let connection = ShareConnection(core: self, generation: joined.generation)
             connect.setDisposable(source.subscribe(connection))
         }
-        return ShareSubscription(core: self, generation: joined.generation, key: joined.key)
+        let (key, generation) = (joined.key, joined.generation)
+        return KeyedSubscription { [self] in unsubscribe(key, generation: generation) }
     }
 
     /// What `subscribe` did under the lock.
@@ -110,7 +111,7 @@ final class ShareWhileConnected<Element: Sendable>: Sendable {
 
     /// Removes a subscriber of connection `generation`; the last one out disconnects. A subscriber
     /// of an ended connection was already detached.
-    @usableFromInline
+    @inlinable
     func unsubscribe(_ key: UInt64, generation: UInt64) {
         let disconnect: SingleAssignmentDisposable? = state.withLock { state in
             guard generation == state.generation, state.observers.remove(key) != nil,
@@ -143,22 +144,4 @@ final class ShareConnection<Element: Sendable>: ObserverType {
         finished?.dispose()
         observers.forEach { $0.on(event) }
     }
-}
-
-/// Removes one subscriber from a `share(…, scope: .whileConnected)` connection.
-@usableFromInline
-struct ShareSubscription<Element: Sendable>: Disposable {
-    @usableFromInline let core: ShareWhileConnected<Element>
-    @usableFromInline let generation: UInt64
-    @usableFromInline let key: UInt64
-
-    @inlinable
-    init(core: ShareWhileConnected<Element>, generation: UInt64, key: UInt64) {
-        self.core = core
-        self.generation = generation
-        self.key = key
-    }
-
-    @inlinable
-    func dispose() { core.unsubscribe(key, generation: generation) }
 }
