@@ -38,7 +38,8 @@ final class DebounceSink<Element: Sendable>: ObserverType, Cancelable, Cancellab
     @usableFromInline let downstream: AnyObserver<Element>
     @usableFromInline let dueTime: RxTimeInterval
     @usableFromInline let scheduler: any SchedulerType
-    @usableFromInline let state = Mutex(State())
+    /// Set in `init`, not here: a class's initial values are not inlined, so they would run generically.
+    @usableFromInline let state: Mutex<State>
     @usableFromInline let upstream = SingleAssignmentState()
     @usableFromInline let timer = SerialDisposable()
     @usableFromInline let cancelled = Atomic<Bool>(false)
@@ -49,6 +50,7 @@ final class DebounceSink<Element: Sendable>: ObserverType, Cancelable, Cancellab
         self.downstream = downstream
         self.dueTime = dueTime
         self.scheduler = scheduler
+        state = Mutex(State())
     }
 
     @inlinable
@@ -88,7 +90,7 @@ final class DebounceSink<Element: Sendable>: ObserverType, Cancelable, Cancellab
     }
 
     /// The quiet period of element number `generation` has passed: send it unless a later one came.
-    @usableFromInline
+    @inlinable
     func fire(_ generation: UInt64) {
         let sent: Bool = state.withLock { state in
             guard state.generation == generation, let waiting = state.waiting else { return false }
@@ -100,7 +102,7 @@ final class DebounceSink<Element: Sendable>: ObserverType, Cancelable, Cancellab
     }
 
     /// Releases the source subscription and the timer.
-    @usableFromInline
+    @inlinable
     func finish() {
         upstream.dispose()
         timer.dispose()

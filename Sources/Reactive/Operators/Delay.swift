@@ -1,3 +1,4 @@
+public import Foundation
 public import Synchronization
 
 extension ObservableType {
@@ -59,7 +60,8 @@ final class DelaySink<Element: Sendable>: ObserverType, Cancelable, CancellableD
     @usableFromInline let downstream: AnyObserver<Element>
     @usableFromInline let dueTime: RxTimeInterval
     @usableFromInline let scheduler: any SchedulerType
-    @usableFromInline let state = Mutex(State())
+    /// Set in `init`, not here: a class's initial values are not inlined, so they would run generically.
+    @usableFromInline let state: Mutex<State>
     @usableFromInline let upstream = SingleAssignmentState()
     @usableFromInline let timer = SerialDisposable()
     @usableFromInline let cancelled = Atomic<Bool>(false)
@@ -70,6 +72,7 @@ final class DelaySink<Element: Sendable>: ObserverType, Cancelable, CancellableD
         self.downstream = downstream
         self.dueTime = dueTime
         self.scheduler = scheduler
+        state = Mutex(State())
     }
 
     @inlinable
@@ -101,7 +104,7 @@ final class DelaySink<Element: Sendable>: ObserverType, Cancelable, CancellableD
 
     /// Sends the first queued event; returns when to fire again, or nil when the queue is empty or
     /// the sequence ended.
-    @usableFromInline
+    @inlinable
     func drainOne() -> RxTimeInterval? {
         let sent: Event<Element>? = state.withLock { state in
             guard !state.delivery.isTerminated, let event = state.dequeue() else {
@@ -129,7 +132,7 @@ final class DelaySink<Element: Sendable>: ObserverType, Cancelable, CancellableD
     }
 
     /// Releases the source subscription and the timer.
-    @usableFromInline
+    @inlinable
     func finish() {
         upstream.dispose()
         timer.dispose()

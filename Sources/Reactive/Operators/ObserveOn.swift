@@ -28,15 +28,15 @@ final class ObserveOnSink<Element: Sendable>: ObserverType, Cancelable {
     @usableFromInline
     struct State {
         /// Events received and not yet delivered, oldest at `head`.
-        var queue: [Event<Element>] = []
-        var head = 0
+        @usableFromInline var queue: [Event<Element>] = []
+        @usableFromInline var head = 0
         /// Whether a pump is scheduled or running.
-        var isPumping = false
+        @usableFromInline var isPumping = false
 
         @inlinable init() {}
 
         /// Queues `event`; returns whether a pump must be started.
-        @usableFromInline
+        @inlinable
         mutating func enqueue(_ event: Event<Element>) -> Bool {
             queue.append(event)
             defer { isPumping = true }
@@ -44,6 +44,7 @@ final class ObserveOnSink<Element: Sendable>: ObserverType, Cancelable {
         }
 
         /// Takes the oldest queued event, or stops the pump when there is none.
+        @inlinable
         mutating func next() -> Event<Element>? {
             guard head < queue.count else {
                 queue.removeAll(keepingCapacity: true)
@@ -56,6 +57,7 @@ final class ObserveOnSink<Element: Sendable>: ObserverType, Cancelable {
         }
 
         /// Whether the pump should run another step; stops it when the queue is empty.
+        @inlinable
         mutating func shouldContinue() -> Bool {
             if head < queue.count { return true }
             queue.removeAll(keepingCapacity: true)
@@ -67,7 +69,8 @@ final class ObserveOnSink<Element: Sendable>: ObserverType, Cancelable {
 
     @usableFromInline let downstream: AnyObserver<Element>
     @usableFromInline let scheduler: any ImmediateSchedulerType
-    @usableFromInline let state = Mutex(State())
+    /// Set in `init`, not here: a class's initial values are not inlined, so they would run generically.
+    @usableFromInline let state: Mutex<State>
     /// The source subscription; disposed on the source's terminal event or on `dispose()`.
     @usableFromInline let upstream = SingleAssignmentState()
     @usableFromInline let disposed = Atomic<Bool>(false)
@@ -79,6 +82,7 @@ final class ObserveOnSink<Element: Sendable>: ObserverType, Cancelable {
     init(downstream: AnyObserver<Element>, scheduler: any ImmediateSchedulerType) {
         self.downstream = downstream
         self.scheduler = scheduler
+        state = Mutex(State())
     }
 
     @inlinable
@@ -89,7 +93,8 @@ final class ObserveOnSink<Element: Sendable>: ObserverType, Cancelable {
         if start { startPump() }
     }
 
-    @usableFromInline
+    /// Inlinable, as is `step`: the pump delivers every event.
+    @inlinable
     func startPump() {
         pump.disposable = scheduler.scheduleRecursive(()) { [self] _, recurse in
             if step() { recurse(()) }
@@ -97,7 +102,7 @@ final class ObserveOnSink<Element: Sendable>: ObserverType, Cancelable {
     }
 
     /// Delivers one queued event; returns whether to schedule another step.
-    @usableFromInline
+    @inlinable
     func step() -> Bool {
         guard let event = state.withLock({ $0.next() }), !isDisposed else { return false }
         downstream.on(event)

@@ -46,7 +46,8 @@ final class ThrottleSink<Element: Sendable>: ObserverType, Cancelable, Cancellab
     @usableFromInline let dueTime: RxTimeInterval
     @usableFromInline let latest: Bool
     @usableFromInline let scheduler: any SchedulerType
-    @usableFromInline let state = Mutex(State())
+    /// Set in `init`, not here: a class's initial values are not inlined, so they would run generically.
+    @usableFromInline let state: Mutex<State>
     @usableFromInline let upstream = SingleAssignmentState()
     @usableFromInline let timer = SerialDisposable()
     @usableFromInline let cancelled = Atomic<Bool>(false)
@@ -60,6 +61,7 @@ final class ThrottleSink<Element: Sendable>: ObserverType, Cancelable, Cancellab
         self.dueTime = dueTime
         self.latest = latest
         self.scheduler = scheduler
+        state = Mutex(State())
     }
 
     @inlinable
@@ -117,7 +119,7 @@ final class ThrottleSink<Element: Sendable>: ObserverType, Cancelable, Cancellab
 
     /// The period after the last sent element ended: send the kept element, then the held
     /// completion.
-    @usableFromInline
+    @inlinable
     func endPeriod() {
         let now = scheduler.now
         let completed: Bool = state.withLock { state in
@@ -135,7 +137,7 @@ final class ThrottleSink<Element: Sendable>: ObserverType, Cancelable, Cancellab
     }
 
     /// Releases the source subscription and the timer.
-    @usableFromInline
+    @inlinable
     func finish() {
         upstream.dispose()
         timer.dispose()

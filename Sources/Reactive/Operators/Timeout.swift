@@ -48,7 +48,8 @@ final class TimeoutSink<Element: Sendable>: ObserverType, Cancelable, Cancellabl
     @usableFromInline let dueTime: RxTimeInterval
     @usableFromInline let other: Observable<Element>
     @usableFromInline let scheduler: any SchedulerType
-    @usableFromInline let state = Mutex(State())
+    /// Set in `init`, not here: a class's initial values are not inlined, so they would run generically.
+    @usableFromInline let state: Mutex<State>
     /// The source subscription, replaced by the subscription to `other` on timeout.
     @usableFromInline let subscription = SerialDisposable()
     @usableFromInline let timer = SerialDisposable()
@@ -64,10 +65,13 @@ final class TimeoutSink<Element: Sendable>: ObserverType, Cancelable, Cancellabl
         self.dueTime = dueTime
         self.other = other
         self.scheduler = scheduler
+        state = Mutex(State())
     }
 
     /// Starts the first timer, then subscribes the source (as RxSwift does).
-    @usableFromInline
+    ///
+    /// Inlinable: the sink is subscribed here, so this decides whether its `on` runs specialised.
+    @inlinable
     func run(_ source: Observable<Element>) {
         let original = SingleAssignmentDisposable()
         subscription.disposable = original
@@ -92,7 +96,7 @@ final class TimeoutSink<Element: Sendable>: ObserverType, Cancelable, Cancellabl
         }
     }
 
-    @usableFromInline
+    @inlinable
     func startTimer(_ generation: UInt64) {
         guard !timer.isDisposed else { return }
         timer.disposable = scheduler.scheduleRelative(generation, dueTime: dueTime) { [self] generation in
@@ -103,7 +107,7 @@ final class TimeoutSink<Element: Sendable>: ObserverType, Cancelable, Cancellabl
 
     /// `dueTime` passed after the source's event number `generation`: switch to `other` unless a
     /// later event came.
-    @usableFromInline
+    @inlinable
     func expire(_ generation: UInt64) {
         let switching: Bool = state.withLock { state in
             guard state.generation == generation, !state.switched, !state.delivery.isTerminated else {
@@ -117,7 +121,7 @@ final class TimeoutSink<Element: Sendable>: ObserverType, Cancelable, Cancellabl
     }
 
     /// An event of `other`, after the switch.
-    @usableFromInline
+    @inlinable
     func onOther(_ event: Event<Element>) {
         state.withLock { $0.delivery.enqueue(event) }
         state.deliver(to: DeliveryGate(self))
@@ -125,7 +129,7 @@ final class TimeoutSink<Element: Sendable>: ObserverType, Cancelable, Cancellabl
     }
 
     /// Releases the current subscription and the timer.
-    @usableFromInline
+    @inlinable
     func finish() {
         subscription.dispose()
         timer.dispose()

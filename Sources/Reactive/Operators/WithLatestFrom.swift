@@ -56,7 +56,8 @@ final class WithLatestFromSink<First: Sendable, Second: Sendable, Result: Sendab
 {
     @usableFromInline let downstream: AnyObserver<Result>
     @usableFromInline let resultSelector: @Sendable (First, Second) throws -> Result
-    @usableFromInline let state = Mutex(WithLatestFromState<Second, Result>())
+    /// Set in `init`, not here: a class's initial values are not inlined, so they would run generically.
+    @usableFromInline let state: Mutex<WithLatestFromState<Second, Result>>
     @usableFromInline let firstSubscription = SingleAssignmentDisposable()
     @usableFromInline let secondSubscription = SingleAssignmentDisposable()
     /// Set when the subscriber disposes: nothing more goes downstream.
@@ -69,6 +70,7 @@ final class WithLatestFromSink<First: Sendable, Second: Sendable, Result: Sendab
     ) {
         self.downstream = downstream
         self.resultSelector = resultSelector
+        state = Mutex(WithLatestFromState())
     }
 
     /// Subscribes to `second`, then to `first`, as RxSwift does.

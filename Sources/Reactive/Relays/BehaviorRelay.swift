@@ -4,11 +4,13 @@ public final class BehaviorRelay<Element: Sendable>: ObservableType {
     @usableFromInline let subject: BehaviorSubject<Element>
 
     /// Creates a relay whose current value is `value`.
+    @inlinable
     public init(value: Element) {
         subject = BehaviorSubject(value: value)
     }
 
     /// The current value: the initial one, or the last accepted element.
+    @inlinable
     public var value: Element { subject.latest }
 
     /// Makes `element` the current value and sends it to every current subscriber.
@@ -18,6 +20,7 @@ public final class BehaviorRelay<Element: Sendable>: ObservableType {
     }
 
     /// Subscribes `observer`: it receives the current value at once, then every accepted element.
+    @inlinable
     public func subscribe<Observer: ObserverType>(_ observer: Observer) -> any Disposable
     where Observer.Element == Element {
         subject.subscribe(observer)
@@ -25,6 +28,7 @@ public final class BehaviorRelay<Element: Sendable>: ObservableType {
 
     /// The relay as an observable sequence: the current value, then every accepted element; it
     /// never terminates.
+    @inlinable
     public func asObservable() -> Observable<Element> {
         subject.asObservable()
     }

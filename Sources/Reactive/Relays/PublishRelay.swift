@@ -7,6 +7,7 @@ public final class PublishRelay<Element: Sendable>: ObservableType {
     @usableFromInline let subject = PublishSubject<Element>()
 
     /// Creates a relay with no observers.
+    @inlinable
     public init() {}
 
     /// Sends `element` to every current subscriber.
@@ -16,12 +17,17 @@ public final class PublishRelay<Element: Sendable>: ObservableType {
     }
 
     /// Subscribes `observer` to the elements accepted from now on.
+    ///
+    /// The observer is erased here, in the client, because `PublishSubject.subscribe` is not
+    /// inlinable: erased there, its `on` would run unspecialised for every element.
+    @inlinable
     public func subscribe<Observer: ObserverType>(_ observer: Observer) -> any Disposable
     where Observer.Element == Element {
-        subject.subscribe(observer)
+        subject.subscribe(AnyObserver(observer))
     }
 
     /// The relay as an observable sequence (which never terminates).
+    @inlinable
     public func asObservable() -> Observable<Element> {
         subject.asObservable()
     }

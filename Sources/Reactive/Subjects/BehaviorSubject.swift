@@ -11,21 +11,24 @@ public import Synchronization
 /// - As in RxSwift, a terminal event does not detach the observers: each stays counted by
 ///   ``hasObservers`` until it unsubscribes (operators unsubscribe as soon as they see the terminal
 ///   event).
-public final class BehaviorSubject<Element: Sendable>: SubjectType, ObserverType, Cancelable,
-    KeyedObservers
-{
+public final class BehaviorSubject<Element: Sendable>: SubjectType, ObserverType, Cancelable {
     @usableFromInline
     struct State {
-        var value: Element
-        var observers = Bag<AnyObserver<Element>>()
-        var stopEvent: Event<Element>?
-        var isDisposed = false
+        @usableFromInline var value: Element
+        @usableFromInline var observers = Bag<AnyObserver<Element>>()
+        @usableFromInline var stopEvent: Event<Element>?
+        @usableFromInline var isDisposed = false
+
+        @inlinable init(value: Element) {
+            self.value = value
+        }
     }
 
     @usableFromInline let state: Mutex<State>
     @usableFromInline let grammar = GrammarCheck()
 
     /// Creates a subject whose current value is `value` until the first element arrives.
+    @inlinable
     public init(value: Element) {
         state = Mutex(State(value: value))
     }
@@ -39,6 +42,7 @@ public final class BehaviorSubject<Element: Sendable>: SubjectType, ObserverType
     /// The current value.
     ///
     /// - Throws: the error the subject failed with, or `RxError.disposed` after `dispose()`.
+    @inlinable
     public func value() throws -> Element {
         try state.withLock { state throws -> Element in
             if state.isDisposed { throw RxError.disposed }
@@ -49,7 +53,7 @@ public final class BehaviorSubject<Element: Sendable>: SubjectType, ObserverType
 
     /// The current value, whatever happened to the subject (for ``BehaviorRelay``, whose subject
     /// never fails and is never disposed).
-    @usableFromInline
+    @inlinable
     var latest: Element { state.withLock { $0.value } }
 
     /// Records `event` and sends it to the current observers; ignored after a terminal event or
@@ -64,7 +68,7 @@ public final class BehaviorSubject<Element: Sendable>: SubjectType, ObserverType
     }
 
     /// Records `event` and returns the observers to deliver it to.
-    @usableFromInline
+    @inlinable
     func deliveryList(for event: Event<Element>) -> Bag<AnyObserver<Element>> {
         state.withLock { state in
             guard !state.isDisposed, state.stopEvent == nil else { return Bag() }
@@ -78,6 +82,10 @@ public final class BehaviorSubject<Element: Sendable>: SubjectType, ObserverType
 
     /// Subscribes `observer`: it receives the current value at once, then every later event. After a
     /// terminal event it receives only that event; after `dispose()`, `RxError.disposed`.
+    ///
+    /// Inlinable so that the gate wrapped around the observer, which every later event goes
+    /// through, is specialised in the client.
+    @inlinable
     public func subscribe<Observer: ObserverType>(_ observer: Observer) -> any Disposable
     where Observer.Element == Element {
         let erased = AnyObserver(observer)
@@ -91,7 +99,7 @@ public final class BehaviorSubject<Element: Sendable>: SubjectType, ObserverType
         switch outcome {
         case .subscribed(let key, let gate, let value):
             gate.replay([.next(value)])
-            return KeyedSubscription(owner: self, key: key)
+            return KeyedSubscription { [self] in unsubscribe(key) }
         case .rejected(let event):
             erased.on(event)
             return Disposables.create()
@@ -99,12 +107,14 @@ public final class BehaviorSubject<Element: Sendable>: SubjectType, ObserverType
     }
 
     /// What `subscribe` found under the lock.
+    @usableFromInline
     enum SubscribeOutcome {
         case subscribed(UInt64, ReplayingObserver<Element>, Element)
         case rejected(Event<Element>)
     }
 
-    @usableFromInline
+    /// Removes the subscriber with `key`; removing twice is harmless.
+    @inlinable
     func unsubscribe(_ key: UInt64) {
         _ = state.withLock { state in
             state.isDisposed ? nil : state.observers.remove(key)
@@ -121,6 +131,7 @@ public final class BehaviorSubject<Element: Sendable>: SubjectType, ObserverType
         }
     }
 
-    /// The subject's observer side.
+    /// The subject's observer side (inlinable, so the observer is specialised in the client).
+    @inlinable
     public func asObserver() -> AnyObserver<Element> { AnyObserver(self) }
 }

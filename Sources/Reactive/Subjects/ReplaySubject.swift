@@ -10,15 +10,17 @@ public import Synchronization
 /// - Events after the terminal event are ignored.
 /// - After `dispose()`, `on` is ignored, the buffer is emptied and new subscribers receive
 ///   `RxError.disposed`.
-public final class ReplaySubject<Element: Sendable>: SubjectType, ObserverType, Cancelable,
-    KeyedObservers
-{
+public final class ReplaySubject<Element: Sendable>: SubjectType, ObserverType, Cancelable {
     @usableFromInline
     struct State {
-        var buffer: ReplayBuffer<Element>
-        var observers = Bag<AnyObserver<Element>>()
-        var stopEvent: Event<Element>?
-        var isDisposed = false
+        @usableFromInline var buffer: ReplayBuffer<Element>
+        @usableFromInline var observers = Bag<AnyObserver<Element>>()
+        @usableFromInline var stopEvent: Event<Element>?
+        @usableFromInline var isDisposed = false
+
+        @inlinable init(buffer: ReplayBuffer<Element>) {
+            self.buffer = buffer
+        }
     }
 
     @usableFromInline let state: Mutex<State>
@@ -59,7 +61,7 @@ public final class ReplaySubject<Element: Sendable>: SubjectType, ObserverType, 
 
     /// Records `event` and returns the observers to deliver it to; a terminal event also detaches
     /// them.
-    @usableFromInline
+    @inlinable
     func deliveryList(for event: Event<Element>) -> Bag<AnyObserver<Element>> {
         state.withLock { state in
             guard !state.isDisposed, state.stopEvent == nil else { return Bag() }
@@ -76,6 +78,10 @@ public final class ReplaySubject<Element: Sendable>: SubjectType, ObserverType, 
     /// Subscribes `observer`: it receives the buffered elements at once, then every later event.
     /// After a terminal event it receives the buffered elements and that event; after `dispose()`,
     /// `RxError.disposed`.
+    ///
+    /// Inlinable so that the gate wrapped around the observer, which every later event goes
+    /// through, is specialised in the client.
+    @inlinable
     public func subscribe<Observer: ObserverType>(_ observer: Observer) -> any Disposable
     where Observer.Element == Element {
         let erased = AnyObserver(observer)
@@ -91,7 +97,7 @@ public final class ReplaySubject<Element: Sendable>: SubjectType, ObserverType, 
         switch outcome {
         case .subscribed(let key, let gate, let replay):
             gate?.replay(replay)
-            return KeyedSubscription(owner: self, key: key)
+            return KeyedSubscription { [self] in unsubscribe(key) }
         case .rejected(let events):
             for event in events { erased.on(event) }
             return Disposables.create()
@@ -99,6 +105,7 @@ public final class ReplaySubject<Element: Sendable>: SubjectType, ObserverType, 
     }
 
     /// What `subscribe` found under the lock.
+    @usableFromInline
     enum SubscribeOutcome {
         /// Subscribed with this key; the gate (if any) must replay these events.
         case subscribed(UInt64, ReplayingObserver<Element>?, [Event<Element>])
@@ -106,7 +113,8 @@ public final class ReplaySubject<Element: Sendable>: SubjectType, ObserverType, 
         case rejected([Event<Element>])
     }
 
-    @usableFromInline
+    /// Removes the subscriber with `key`; removing twice is harmless.
+    @inlinable
     func unsubscribe(_ key: UInt64) {
         _ = state.withLock { state in
             state.isDisposed ? nil : state.observers.remove(key)
@@ -123,6 +131,7 @@ public final class ReplaySubject<Element: Sendable>: SubjectType, ObserverType, 
         }
     }
 
-    /// The subject's observer side.
+    /// The subject's observer side (inlinable, so the observer is specialised in the client).
+    @inlinable
     public func asObserver() -> AnyObserver<Element> { AnyObserver(self) }
 }

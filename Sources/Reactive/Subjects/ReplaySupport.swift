@@ -16,11 +16,13 @@ public import Synchronization
 final class ReplayingObserver<Element: Sendable>: ObserverType {
     @usableFromInline let observer: AnyObserver<Element>
     @usableFromInline let isOpen = Atomic<Bool>(false)
-    @usableFromInline let backlog = Mutex<[Event<Element>]>([])
+    /// Set in `init`, not here: a class's initial values are not inlined, so they would run generically.
+    @usableFromInline let backlog: Mutex<[Event<Element>]>
 
-    @usableFromInline
+    @inlinable
     init(_ observer: AnyObserver<Element>) {
         self.observer = observer
+        backlog = Mutex([])
     }
 
     @inlinable
@@ -39,7 +41,7 @@ final class ReplayingObserver<Element: Sendable>: ObserverType {
     }
 
     /// Delivers `events`, then whatever arrived meanwhile, then opens the gate.
-    @usableFromInline
+    @inlinable
     func replay(_ events: [Event<Element>]) {
         var batch = events
         repeat {
@@ -65,16 +67,16 @@ struct ReplayBuffer<Element: Sendable>: Sendable {
     @usableFromInline var storage: [Element] = []
     @usableFromInline var head = 0
 
-    @usableFromInline
+    @inlinable
     init(limit: Int) {
         precondition(limit >= 0, "A replay buffer size cannot be negative.")
         self.limit = limit
     }
 
-    @usableFromInline
+    @inlinable
     var isEmpty: Bool { storage.isEmpty }
 
-    @usableFromInline
+    @inlinable
     mutating func append(_ element: Element) {
         if storage.count < limit {
             storage.append(element)
@@ -84,14 +86,14 @@ struct ReplayBuffer<Element: Sendable>: Sendable {
         }
     }
 
-    @usableFromInline
+    @inlinable
     mutating func removeAll() {
         storage.removeAll()
         head = 0
     }
 
     /// The kept elements, oldest first, as `.next` events.
-    @usableFromInline
+    @inlinable
     var events: [Event<Element>] {
         var events: [Event<Element>] = []
         events.reserveCapacity(storage.count)
@@ -101,26 +103,22 @@ struct ReplayBuffer<Element: Sendable>: Sendable {
     }
 }
 
-/// A source whose subscribers are kept in a `Bag` and removed by key.
+/// Removes one subscriber, kept in a `Bag` by key, from a replaying source (``BehaviorSubject``,
+/// ``ReplaySubject``, `share`). Removal is idempotent, so the subscription needs no state of its
+/// own.
+///
+/// The removal is a closure made in the source's inlinable `subscribe`: `dispose()` is reached
+/// through `any Disposable`, and calling the source from here would run its `unsubscribe`
+/// unspecialised, with a handful of generic-metadata look-ups per subscription.
 @usableFromInline
-protocol KeyedObservers: AnyObject, Sendable {
-    /// Removes the subscriber with `key`; removing twice is harmless.
-    func unsubscribe(_ key: UInt64)
-}
+struct KeyedSubscription: Disposable {
+    @usableFromInline let unsubscribe: @Sendable () -> Void
 
-/// Removes one subscriber from a ``KeyedObservers`` source. Removal is idempotent, so the
-/// subscription needs no state of its own.
-@usableFromInline
-struct KeyedSubscription<Owner: KeyedObservers>: Disposable {
-    @usableFromInline let owner: Owner
-    @usableFromInline let key: UInt64
-
-    @usableFromInline
-    init(owner: Owner, key: UInt64) {
-        self.owner = owner
-        self.key = key
+    @inlinable
+    init(_ unsubscribe: @escaping @Sendable () -> Void) {
+        self.unsubscribe = unsubscribe
     }
 
-    @usableFromInline
-    func dispose() { owner.unsubscribe(key) }
+    @inlinable
+    func dispose() { unsubscribe() }
 }

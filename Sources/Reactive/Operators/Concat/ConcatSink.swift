@@ -36,7 +36,8 @@ struct ConcatState<Element: Sendable>: SerialDeliveryState {
 final class ConcatSink<Element: Sendable>: ObserverType, Cancelable, EmittingSink {
     @usableFromInline let downstream: AnyObserver<Element>
     @usableFromInline let sources: [Observable<Element>]
-    @usableFromInline let state = Mutex(ConcatState<Element>())
+    /// Set in `init`, not here: a class's initial values are not inlined, so they would run generically.
+    @usableFromInline let state: Mutex<ConcatState<Element>>
     /// The current source's subscription; assigning the next one disposes it.
     @usableFromInline let current = SerialDisposable()
     /// Set when the subscriber disposes: nothing more goes downstream.
@@ -47,6 +48,7 @@ final class ConcatSink<Element: Sendable>: ObserverType, Cancelable, EmittingSin
     init(downstream: AnyObserver<Element>, sources: [Observable<Element>]) {
         self.downstream = downstream
         self.sources = sources
+        state = Mutex(ConcatState())
     }
 
     /// Subscribes to the next source, or completes if there is none.

@@ -11,7 +11,8 @@ final class MergeSink<SourceElement: Sendable, Element: Sendable>: ObserverType,
     @usableFromInline let downstream: AnyObserver<Element>
     @usableFromInline let selector: @Sendable (SourceElement) throws -> Observable<Element>
     @usableFromInline let maxConcurrent: Int
-    @usableFromInline let state = Mutex(MergeState<Element>())
+    /// Set in `init`, not here: a class's initial values are not inlined, so they would run generically.
+    @usableFromInline let state: Mutex<MergeState<Element>>
     /// The outer subscription and every inner one.
     @usableFromInline let group = CompositeDisposable()
     @usableFromInline let outer = SingleAssignmentDisposable()
@@ -27,6 +28,7 @@ final class MergeSink<SourceElement: Sendable, Element: Sendable>: ObserverType,
         self.downstream = downstream
         self.maxConcurrent = maxConcurrent
         self.selector = selector
+        state = Mutex(MergeState())
     }
 
     /// Subscribes to the outer sequence.

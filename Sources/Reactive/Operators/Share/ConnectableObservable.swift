@@ -11,25 +11,32 @@ public protocol ConnectableObservableType<Element>: ObservableType {
 /// Subscribing subscribes to the current subject only; events flow from the source once
 /// ``connect()`` is called, and stop when the connection is disposed or the source terminates.
 public struct ConnectableObservable<Element: Sendable>: ConnectableObservableType {
-    @usableFromInline let core: any ConnectableCore<Element>
+    @usableFromInline let connectHandler: @Sendable () -> any Disposable
+    @usableFromInline let subscribeHandler: @Sendable (AnyObserver<Element>) -> any Disposable
 
-    @usableFromInline
-    init(core: any ConnectableCore<Element>) {
-        self.core = core
+    /// Wraps `core`. The closures are made here, where the core's type is known, so connecting and
+    /// subscribing (and the observers they set up, which every event goes through) run specialised
+    /// in the client rather than generically behind an existential.
+    @inlinable
+    init<Core: ConnectableCore>(core: Core) where Core.Element == Element {
+        connectHandler = { core.connect() }
+        subscribeHandler = { core.subscribe($0) }
     }
 
     /// Connects the subject to the source. While connected, calling it again returns the same
     /// connection; disposing it (from any of the calls) disconnects.
-    public func connect() -> any Disposable { core.connect() }
+    @inlinable
+    public func connect() -> any Disposable { connectHandler() }
 
     /// Subscribes `observer` to the current subject (events flow while connected).
+    @inlinable
     public func subscribe<Observer: ObserverType>(_ observer: Observer) -> any Disposable
     where Observer.Element == Element {
-        core.subscribe(AnyObserver(observer))
+        subscribeHandler(AnyObserver(observer))
     }
 }
 
-/// What a ``ConnectableObservable`` delegates to (the subject type is erased here).
+/// What a ``ConnectableObservable`` delegates to.
 @usableFromInline
 protocol ConnectableCore<Element>: Sendable {
     associatedtype Element: Sendable

@@ -1,4 +1,4 @@
-import Synchronization
+public import Synchronization
 
 extension ObservableType {
     /// Multicasts the source through `subject`: subscribers subscribe to `subject`, and
@@ -56,24 +56,30 @@ where Subject.Observer.Element: Sendable {
     @usableFromInline typealias Element = Subject.Element
     @usableFromInline typealias SourceElement = Subject.Observer.Element
 
+    @usableFromInline
     struct State {
         /// The subject subscribers use now; made lazily, dropped when a connection ends.
-        var subject: Subject?
+        @usableFromInline var subject: Subject?
         /// The live connection, if any.
-        var connection: MulticastConnection<Subject>?
+        @usableFromInline var connection: MulticastConnection<Subject>?
+
+        @inlinable init() {}
     }
 
-    let source: Observable<SourceElement>
-    let makeSubject: @Sendable () -> Subject
-    let state = Mutex(State())
+    @usableFromInline let source: Observable<SourceElement>
+    @usableFromInline let makeSubject: @Sendable () -> Subject
+    /// Set in `init`, not here: a class's initial values are not inlined, so they would run generically.
+    @usableFromInline let state: Mutex<State>
 
-    @usableFromInline
+    @inlinable
     init(source: Observable<SourceElement>, makeSubject: @escaping @Sendable () -> Subject) {
         self.source = source
         self.makeSubject = makeSubject
+        state = Mutex(State())
     }
 
     /// The current subject, made if there is none (outside the lock: `makeSubject` is user code).
+    @inlinable
     func currentSubject() -> Subject {
         if let subject = state.withLock({ $0.subject }) { return subject }
         let fresh = makeSubject()
@@ -84,12 +90,12 @@ where Subject.Observer.Element: Sendable {
         }
     }
 
-    @usableFromInline
+    @inlinable
     func subscribe(_ observer: AnyObserver<Element>) -> any Disposable {
         currentSubject().subscribe(observer)
     }
 
-    @usableFromInline
+    @inlinable
     func connect() -> any Disposable {
         var fresh: Subject?
         while true {
@@ -114,6 +120,7 @@ where Subject.Observer.Element: Sendable {
     }
 
     /// What `connect` found under the lock.
+    @usableFromInline
     enum ConnectOutcome {
         case existing(MulticastConnection<Subject>)
         case created(MulticastConnection<Subject>)
@@ -121,6 +128,7 @@ where Subject.Observer.Element: Sendable {
     }
 
     /// Forgets `connection` (and the subject it fed) if it is still the live one.
+    @usableFromInline
     func detach(_ connection: MulticastConnection<Subject>) {
         state.withLock { state in
             guard state.connection === connection else { return }
@@ -138,11 +146,12 @@ final class MulticastConnection<Subject: SubjectType>: ObserverType, Cancelable
 where Subject.Observer.Element: Sendable {
     @usableFromInline typealias Element = Subject.Observer.Element
 
-    let core: MulticastCore<Subject>
+    @usableFromInline let core: MulticastCore<Subject>
     @usableFromInline let subject: Subject.Observer
     @usableFromInline let upstream = SingleAssignmentState()
-    let resource = ResourceToken()
+    @usableFromInline let resource = ResourceToken()
 
+    @inlinable
     init(core: MulticastCore<Subject>, subject: Subject.Observer) {
         self.core = core
         self.subject = subject

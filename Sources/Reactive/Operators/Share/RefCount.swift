@@ -1,4 +1,4 @@
-import Synchronization
+public import Synchronization
 
 extension ConnectableObservableType {
     /// An observable that connects the source when its first subscriber arrives and disconnects
@@ -25,28 +25,33 @@ extension ConnectableObservableType {
 /// The state one `refCount()` observable shares across its subscribers.
 @usableFromInline
 final class RefCountCore<Source: ConnectableObservableType>: Sendable {
+    @usableFromInline
     struct State {
         /// Subscribers counted on the current connection.
-        var count = 0
+        @usableFromInline var count = 0
         /// Increases whenever a connection ends, so that subscribers of an ended connection leave
         /// the next one alone.
-        var connectionID = 0
+        @usableFromInline var connectionID = 0
         /// The current connection; assigned once `connect()` returns (it runs outside the lock).
-        var connection: SingleAssignmentDisposable?
+        @usableFromInline var connection: SingleAssignmentDisposable?
+
+        @inlinable init() {}
     }
 
     @usableFromInline let source: Source
-    let state = Mutex(State())
+    /// Set in `init`, not here: a class's initial values are not inlined, so they would run generically.
+    @usableFromInline let state: Mutex<State>
 
-    @usableFromInline
+    @inlinable
     init(source: Source) {
         self.source = source
+        state = Mutex(State())
     }
 
     /// Counts `sink` on the current connection; returns the slot to connect into if it is the
     /// first. A sink that already finished (it received a terminal event while subscribing) is not
     /// counted.
-    @usableFromInline
+    @inlinable
     func register(_ sink: RefCountSink<Source>) -> SingleAssignmentDisposable? {
         state.withLock { state in
             guard !sink.upstream.isDisposed else { return nil }
@@ -62,6 +67,7 @@ final class RefCountCore<Source: ConnectableObservableType>: Sendable {
     /// Uncounts `sink` if it was counted on the current connection; returns the connection to
     /// dispose if it was the last subscriber. (The sink's connection ID is read under the lock, so
     /// a sink being counted concurrently is either seen counted or not counted at all.)
+    @usableFromInline
     func release(_ sink: RefCountSink<Source>) -> (any Disposable)? {
         state.withLock { state in
             let id = sink.connectionID.load(ordering: .relaxed)
@@ -97,10 +103,10 @@ final class RefCountSink<Source: ConnectableObservableType>: ObserverType, Cance
     /// The subscription to the connectable source.
     @usableFromInline let upstream = SingleAssignmentState()
     /// The connection this sink was counted on; -1 until it is counted (and forever if it never is).
-    let connectionID = Atomic<Int>(-1)
-    let resource = ResourceToken()
+    @usableFromInline let connectionID = Atomic<Int>(-1)
+    @usableFromInline let resource = ResourceToken()
 
-    @usableFromInline
+    @inlinable
     init(downstream: AnyObserver<Element>, core: RefCountCore<Source>) {
         self.downstream = downstream
         self.core = core

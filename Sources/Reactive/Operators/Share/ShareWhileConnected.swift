@@ -1,4 +1,4 @@
-import Synchronization
+public import Synchronization
 
 /// The shared state behind `share(replay:scope: .whileConnected)`: at most one live connection to
 /// the source, its subscribers and its replay buffer.
@@ -15,26 +15,33 @@ import Synchronization
 ///   a new connection.
 @usableFromInline
 final class ShareWhileConnected<Element: Sendable>: Sendable {
+    @usableFromInline
     struct State {
         /// Identifies the current connection; bumped by each new one.
-        var generation: UInt64 = 0
+        @usableFromInline var generation: UInt64 = 0
         /// The subscribers of the current connection; empty exactly when there is no connection.
-        var observers = Bag<AnyObserver<Element>>()
-        var buffer: ReplayBuffer<Element>
+        @usableFromInline var observers = Bag<AnyObserver<Element>>()
+        @usableFromInline var buffer: ReplayBuffer<Element>
         /// The current connection's source subscription (nil when not connected).
-        var upstream: SingleAssignmentDisposable?
+        @usableFromInline var upstream: SingleAssignmentDisposable?
+
+        @inlinable init(buffer: ReplayBuffer<Element>) {
+            self.buffer = buffer
+        }
     }
 
-    let source: Observable<Element>
-    let state: Mutex<State>
+    @usableFromInline let source: Observable<Element>
+    @usableFromInline let state: Mutex<State>
 
-    @usableFromInline
+    @inlinable
     init(source: Observable<Element>, replay: Int) {
         self.source = source
         state = Mutex(State(buffer: ReplayBuffer(limit: replay)))
     }
 
-    @usableFromInline
+    /// Inlinable so that the connection subscribed to the source, and the gate wrapped around a
+    /// late subscriber, which every event goes through, are specialised in the client.
+    @inlinable
     func subscribe(_ observer: AnyObserver<Element>) -> any Disposable {
         let joined: Joined = state.withLock { state in
             var connect: SingleAssignmentDisposable?
@@ -60,22 +67,31 @@ final class ShareWhileConnected<Element: Sendable>: Sendable {
             let connection = ShareConnection(core: self, generation: joined.generation)
             connect.setDisposable(source.subscribe(connection))
         }
-        return ShareSubscription(core: self, generation: joined.generation, key: joined.key)
+        let (key, generation) = (joined.key, joined.generation)
+        return KeyedSubscription { [self] in unsubscribe(key, generation: generation) }
     }
 
     /// What `subscribe` did under the lock.
+    @usableFromInline
     struct Joined {
-        var generation: UInt64
-        var key: UInt64
-        var gate: ReplayingObserver<Element>?
-        var replay: [Event<Element>] = []
+        @usableFromInline var generation: UInt64
+        @usableFromInline var key: UInt64
+        @usableFromInline var gate: ReplayingObserver<Element>?
+        @usableFromInline var replay: [Event<Element>] = []
         /// Set for the first subscriber: the slot for the new connection's source subscription.
-        var connect: SingleAssignmentDisposable?
+        @usableFromInline var connect: SingleAssignmentDisposable?
+
+        @inlinable
+        init(generation: UInt64, key: UInt64, connect: SingleAssignmentDisposable?) {
+            self.generation = generation
+            self.key = key
+            self.connect = connect
+        }
     }
 
     /// Records an event of connection `generation` and returns who to deliver it to, plus the
     /// source subscription to dispose when the event ends the connection.
-    @usableFromInline
+    @inlinable
     func record(_ event: Event<Element>, generation: UInt64)
         -> (observers: Bag<AnyObserver<Element>>, finished: (any Disposable)?)
     {
@@ -95,6 +111,7 @@ final class ShareWhileConnected<Element: Sendable>: Sendable {
 
     /// Removes a subscriber of connection `generation`; the last one out disconnects. A subscriber
     /// of an ended connection was already detached.
+    @inlinable
     func unsubscribe(_ key: UInt64, generation: UInt64) {
         let disconnect: SingleAssignmentDisposable? = state.withLock { state in
             guard generation == state.generation, state.observers.remove(key) != nil,
@@ -115,7 +132,7 @@ final class ShareConnection<Element: Sendable>: ObserverType {
     @usableFromInline let generation: UInt64
     @usableFromInline let resource = ResourceToken()
 
-    @usableFromInline
+    @inlinable
     init(core: ShareWhileConnected<Element>, generation: UInt64) {
         self.core = core
         self.generation = generation
@@ -127,13 +144,4 @@ final class ShareConnection<Element: Sendable>: ObserverType {
         finished?.dispose()
         observers.forEach { $0.on(event) }
     }
-}
-
-/// Removes one subscriber from a `share(…, scope: .whileConnected)` connection.
-struct ShareSubscription<Element: Sendable>: Disposable {
-    let core: ShareWhileConnected<Element>
-    let generation: UInt64
-    let key: UInt64
-
-    func dispose() { core.unsubscribe(key, generation: generation) }
 }

@@ -8,7 +8,8 @@ public import Synchronization
 final class SwitchSink<SourceElement: Sendable, Element: Sendable>: ObserverType, Cancelable, EmittingSink {
     @usableFromInline let downstream: AnyObserver<Element>
     @usableFromInline let selector: @Sendable (SourceElement) throws -> Observable<Element>
-    @usableFromInline let state = Mutex(SwitchState<Element>())
+    /// Set in `init`, not here: a class's initial values are not inlined, so they would run generically.
+    @usableFromInline let state: Mutex<SwitchState<Element>>
     @usableFromInline let outer = SingleAssignmentDisposable()
     /// The latest inner subscription; assigning a new one disposes the previous one.
     @usableFromInline let inner = SerialDisposable()
@@ -23,6 +24,7 @@ final class SwitchSink<SourceElement: Sendable, Element: Sendable>: ObserverType
     ) {
         self.downstream = downstream
         self.selector = selector
+        state = Mutex(SwitchState())
     }
 
     /// Subscribes to the outer sequence.
