@@ -30,7 +30,11 @@ final class ThreadLocal<Value: AnyObject>: Sendable {
             if let old = pthread_getspecific(key) {
                 Unmanaged<Value>.fromOpaque(old).release()
             }
-            pthread_setspecific(key, newValue.map { Unmanaged.passRetained($0).toOpaque() })
+            if let newValue {
+                pthread_setspecific(key, Unmanaged.passRetained(newValue).toOpaque())
+            } else {
+                pthread_setspecific(key, nil)
+            }
         }
     }
 

@@ -80,7 +80,7 @@ final class DistinctUntilChangedSink<Element: Sendable, Key: Sendable>: Observer
     @usableFromInline let keySelector: @Sendable (Element) throws -> Key
     @usableFromInline let comparer: @Sendable (Key, Key) throws -> Bool
     /// The key of the last element passed on; nil before the first.
-    @usableFromInline let lastKey = Mutex<Key?>(nil)
+    @usableFromInline let lastKey: Mutex<Key?>
     @usableFromInline let upstream = SingleAssignmentState()
     @usableFromInline let resource = ResourceToken()
 
@@ -93,6 +93,7 @@ final class DistinctUntilChangedSink<Element: Sendable, Key: Sendable>: Observer
         self.downstream = downstream
         self.keySelector = keySelector
         self.comparer = comparer
+        lastKey = Mutex(nil)
     }
 
     @inlinable

@@ -29,7 +29,7 @@ public final class CurrentThreadScheduler: ImmediateSchedulerType {
     /// Runs `body` as the trampoline's owner on this thread (then runs what it queued), or just
     /// runs it if a trampoline is already active.
     @usableFromInline
-    static func runAsOwner<R>(_ body: () -> R) -> R {
+    static func runAsOwner(_ body: () -> any Disposable) -> any Disposable {
         if Trampoline.current.value != nil { return body() }
         let trampoline = Trampoline()
         return Trampoline.current.withValue(trampoline) {

@@ -49,6 +49,7 @@ extension ImmediateSchedulerType {
 
     /// Schedules `action`, which may schedule itself again through `recurse`; disposing the result
     /// cancels the pending recursion.
+    @inlinable @inline(__always)
     public func scheduleRecursive<State: Sendable>(
         _ state: State,
         action: @escaping @Sendable (_ state: State, _ recurse: (State) -> Void) -> Void
@@ -75,6 +76,7 @@ extension SchedulerType {
 
     /// Schedules `action` after `dueTime`; the action may schedule itself again, each time after
     /// the delay it passes to `recurse`.
+    @inlinable
     public func scheduleRecursive<State: Sendable>(
         _ state: State, dueTime: RxTimeInterval,
         action: @escaping @Sendable (_ state: State, _ recurse: (State, RxTimeInterval) -> Void) -> Void
@@ -88,22 +90,25 @@ extension SchedulerType {
 }
 
 /// Keeps the pending steps of a recursive schedule so that disposing cancels them.
+@usableFromInline
 final class RecursiveScheduling<State: Sendable>: Cancelable {
-    typealias Action = @Sendable (_ state: State, _ recurse: (State) -> Void) -> Void
-    typealias ScheduleNext =
+    @usableFromInline typealias Action = @Sendable (_ state: State, _ recurse: (State) -> Void) -> Void
+    @usableFromInline typealias ScheduleNext =
         @Sendable (State, @escaping @Sendable (State) -> any Disposable) -> any Disposable
 
-    private let action: Action
-    private let scheduleNext: ScheduleNext
-    private let pending = CompositeDisposable()
+    @usableFromInline let action: Action
+    @usableFromInline let scheduleNext: ScheduleNext
+    @usableFromInline let pending = CompositeDisposable()
 
+    @inlinable
     init(action: @escaping Action, scheduleNext: @escaping ScheduleNext) {
         self.action = action
         self.scheduleNext = scheduleNext
     }
 
-    var isDisposed: Bool { pending.isDisposed }
+    @inlinable var isDisposed: Bool { pending.isDisposed }
 
+    @inlinable
     func schedule(_ state: State) {
         let step = SingleAssignmentDisposable()
         guard let key = pending.insert(step) else { return }
@@ -115,7 +120,7 @@ final class RecursiveScheduling<State: Sendable>: Cancelable {
         step.setDisposable(scheduled)
     }
 
-    func dispose() { pending.dispose() }
+    @inlinable func dispose() { pending.dispose() }
 }
 
 extension DispatchTimeInterval {

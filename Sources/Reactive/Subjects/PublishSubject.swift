@@ -48,6 +48,7 @@ public final class PublishSubject<Element: Sendable>: ObservableType, ObserverTy
         }
     }
 
+    @inlinable
     public func subscribe<Observer: ObserverType>(_ observer: Observer) -> any Disposable
     where Observer.Element == Element {
         let erased = AnyObserver(observer)
@@ -58,7 +59,7 @@ public final class PublishSubject<Element: Sendable>: ObservableType, ObserverTy
         }
         switch outcome {
         case .subscribed(let key):
-            return SubjectSubscription(subject: self, key: key)
+            return KeyedSubscription { [self] in unsubscribe(key) }
         case .stopped(let event):
             erased.on(event)
         case .disposed:
@@ -68,12 +69,14 @@ public final class PublishSubject<Element: Sendable>: ObservableType, ObserverTy
     }
 
     /// What `subscribe` found under the lock.
+    @usableFromInline
     enum SubscribeOutcome {
         case subscribed(UInt64)
         case stopped(Event<Element>)
         case disposed
     }
 
+    @inlinable
     func unsubscribe(_ key: UInt64) {
         _ = state.withLock { $0.observers.remove(key) }
     }
@@ -95,12 +98,4 @@ public final class PublishSubject<Element: Sendable>: ObservableType, ObserverTy
     public func asObservable() -> Observable<Element> {
         Observable(unsafeSubscribe: { observer in self.subscribe(observer) })
     }
-}
-
-/// Removes one observer from a subject. Removing twice is harmless, so it needs no state of its own.
-struct SubjectSubscription<Element: Sendable>: Disposable {
-    let subject: PublishSubject<Element>
-    let key: UInt64
-
-    func dispose() { subject.unsubscribe(key) }
 }

@@ -103,9 +103,9 @@ struct ReplayBuffer<Element: Sendable>: Sendable {
     }
 }
 
-/// Removes one subscriber, kept in a `Bag` by key, from a replaying source (``BehaviorSubject``,
-/// ``ReplaySubject``, `share`). Removal is idempotent, so the subscription needs no state of its
-/// own.
+/// Removes one subscriber, kept in a `Bag` by key, from a subject (``PublishSubject``,
+/// ``BehaviorSubject``, ``ReplaySubject``) or `share`. Removal is idempotent, so the subscription
+/// needs no state of its own.
 ///
 /// The removal is a closure made in the source's inlinable `subscribe`: `dispose()` is reached
 /// through `any Disposable`, and calling the source from here would run its `unsubscribe`
