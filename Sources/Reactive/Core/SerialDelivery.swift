@@ -40,15 +40,16 @@ struct SerialDelivery<Element: Sendable> {
     }
 
     /// Takes further queued events for the current deliverer, or releases the delivery role.
+    ///
+    /// When nothing more is queued, the deliverer's emptied buffer becomes the queue again, so its
+    /// capacity is reused and a steady stream of events allocates nothing.
     @inlinable
     mutating func next(into buffer: inout [Event<Element>]) -> Bool {
         buffer.removeAll(keepingCapacity: true)
-        guard !pending.isEmpty else {
-            isDelivering = false
-            return false
-        }
         swap(&buffer, &pending)
-        return true
+        guard buffer.isEmpty else { return true }
+        isDelivering = false
+        return false
     }
 }
 
