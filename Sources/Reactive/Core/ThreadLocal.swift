@@ -8,14 +8,17 @@
 /// running thread only (the current-thread trampoline, the actor a drain is running on).
 ///
 /// Swift has no thread-local storage of its own; this is a small owner of a POSIX key. Each value
-/// stored is retained until it is replaced or cleared; slots are expected to be cleared by the
-/// code that set them (with `defer`), so no destructor is registered.
+/// stored is retained until it is replaced, cleared, or its thread exits (the key's destructor
+/// releases it).
 final class ThreadLocal<Value: AnyObject>: Sendable {
     private let key: pthread_key_t
 
     init() {
         var key = pthread_key_t()
-        let status = pthread_key_create(&key, nil)
+        let status = pthread_key_create(&key) { raw in
+            guard let raw else { return }
+            Unmanaged<AnyObject>.fromOpaque(raw).release()
+        }
         precondition(status == 0, "pthread_key_create failed with \(status)")
         self.key = key
     }

@@ -13,12 +13,12 @@ public final class CurrentThreadScheduler: ImmediateSchedulerType {
     private init() {}
 
     /// Whether no trampoline runs on this thread, so that scheduled work would run at once.
-    public static var isScheduleRequired: Bool { Trampoline.current.value == nil }
+    public static var isScheduleRequired: Bool { Trampoline.current.value?.isRunning != true }
 
     public func schedule<State: Sendable>(
         _ state: State, action: @escaping @Sendable (State) -> any Disposable
     ) -> any Disposable {
-        if let trampoline = Trampoline.current.value {
+        if let trampoline = Trampoline.current.value, trampoline.isRunning {
             let item = ScheduledAction { action(state) }
             trampoline.queue.append(item)
             return item
@@ -30,28 +30,41 @@ public final class CurrentThreadScheduler: ImmediateSchedulerType {
     /// runs it if a trampoline is already active.
     @usableFromInline
     static func runAsOwner(_ body: () -> any Disposable) -> any Disposable {
-        if Trampoline.current.value != nil { return body() }
-        let trampoline = Trampoline()
-        return Trampoline.current.withValue(trampoline) {
-            let result = body()
-            var index = 0
-            while index < trampoline.queue.count {
-                trampoline.queue[index].invoke()
-                index += 1
-                if index >= 1024, index * 2 >= trampoline.queue.count {
-                    trampoline.queue.removeFirst(index)
-                    index = 0
-                }
-            }
-            return result
+        let trampoline = Trampoline.forCurrentThread
+        if trampoline.isRunning { return body() }
+        trampoline.isRunning = true
+        defer {
+            trampoline.queue.removeAll(keepingCapacity: true)
+            trampoline.isRunning = false
         }
+        let result = body()
+        var index = 0
+        while index < trampoline.queue.count {
+            trampoline.queue[index].invoke()
+            index += 1
+            if index >= 1024, index * 2 >= trampoline.queue.count {
+                trampoline.queue.removeFirst(index)
+                index = 0
+            }
+        }
+        return result
     }
 }
 
-/// The queue of one thread's trampoline. Only ever touched by that thread.
+/// One thread's trampoline: whether it runs, and its queue. Only ever touched by that thread, and
+/// kept for the thread's life, so owning it costs no allocation per subscription.
 private final class Trampoline {
     var queue: [ScheduledAction] = []
+    var isRunning = false
 
-    /// The trampoline running on this thread, if any.
+    /// This thread's trampoline, if it was ever used.
     static let current = ThreadLocal<Trampoline>()
+
+    /// This thread's trampoline, created on first use.
+    static var forCurrentThread: Trampoline {
+        if let trampoline = current.value { return trampoline }
+        let trampoline = Trampoline()
+        current.value = trampoline
+        return trampoline
+    }
 }
