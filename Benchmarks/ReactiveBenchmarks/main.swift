@@ -78,9 +78,9 @@ let scenarios = [
     },
 ]
 
-// Usage: ReactiveBenchmarks [rounds] [scenario letters, e.g. "bd"]
+// Usage: ReactiveBenchmarks [rounds] [scenario letters, e.g. "bd"; default all: "abcde"]
 let rounds = CommandLine.arguments.dropFirst().first.flatMap(Int.init) ?? 3
-let only = CommandLine.arguments.count > 2 ? CommandLine.arguments[2] : "abcd"
+let only = CommandLine.arguments.count > 2 ? CommandLine.arguments[2] : "abcde"
 
 func megaPerSecond(_ value: Double) -> String {
     let hundredths = Int((value / 1e4).rounded())
@@ -100,4 +100,60 @@ for scenario in scenarios where only.contains(scenario.name.dropFirst().prefix(1
     print(
         padded(scenario.name, 54) + padded("\(scenario.events)", 12) + padded(megaPerSecond(rate), 14)
             + padded(megaPerSecond(scenario.rxSwift), 14) + "\(ratio / 10).\(ratio % 10)×")
+}
+
+// MARK: Crossing into an actor
+
+/// The actor a graph lives in for scenario (e).
+actor Counter {
+    private var received = 0
+    private let expected: Int
+    private let done: DispatchSemaphore
+
+    init(expected: Int, done: DispatchSemaphore) {
+        self.expected = expected
+        self.done = done
+    }
+
+    func receive(_ value: Int) {
+        received += 1
+        if received == expected { done.signal() }
+    }
+}
+
+/// Events per second from a plain thread into an actor: through `observe(on: ActorScheduler)`
+/// (queued, one hop per batch), or with one `Task` hop per event (the naive way).
+func crossIntoActor(events: Int, batched: Bool) -> Double {
+    let done = DispatchSemaphore(value: 0)
+    let counter = Counter(expected: events, done: done)
+    let start = DispatchTime.now().uptimeNanoseconds
+    if batched {
+        let scheduler = ActorScheduler(counter)
+        let subject = PublishSubject<Int>()
+        let received = Total()
+        let subscription = subject.observe(on: scheduler).subscribe(onNext: { _ in
+            received.add(1)
+            if received.value.load(ordering: .relaxed) == events { done.signal() }
+        })
+        for value in 0..<events { subject.onNext(value) }
+        done.wait()
+        subscription.dispose()
+    } else {
+        for value in 0..<events { Task { await counter.receive(value) } }
+        done.wait()
+    }
+    return Double(events) / (Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+}
+
+if only.contains("e") {
+    let batched = (0..<rounds).map { _ in crossIntoActor(events: 1_000_000, batched: true) }.max() ?? 0
+    let perEvent = (0..<rounds).map { _ in crossIntoActor(events: 100_000, batched: false) }.max() ?? 0
+    let ratio = Int((batched / perEvent * 10).rounded())
+    print("\nCrossing from a plain thread into an actor")
+    print(
+        padded("(e) observe(on: ActorScheduler): one hop per batch", 54) + padded("1000000", 12)
+            + megaPerSecond(batched))
+    print(
+        padded("    one Task hop per event", 54) + padded("100000", 12) + padded(megaPerSecond(perEvent), 28)
+            + "\(ratio / 10).\(ratio % 10)×")
 }
