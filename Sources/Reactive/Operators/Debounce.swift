@@ -24,6 +24,8 @@ extension ObservableType {
 /// The live state of one `debounce` subscription.
 @usableFromInline
 final class DebounceSink<Element: Sendable>: ObserverType, Cancelable, CancellableDelivery {
+    @usableFromInline typealias Queued = Element
+
     @usableFromInline
     struct State: SerialDeliveryState {
         @usableFromInline var delivery = SerialDelivery<Element>()
@@ -74,7 +76,7 @@ final class DebounceSink<Element: Sendable>: ObserverType, Cancelable, Cancellab
                 state.waiting = nil
                 state.delivery.enqueue(event)
             }
-            state.deliver(to: DeliveryGate(self))
+            state.deliver(to: SinkEmitter(self))
             finish()
         case .completed:
             state.withLock { state in
@@ -84,7 +86,7 @@ final class DebounceSink<Element: Sendable>: ObserverType, Cancelable, Cancellab
                 }
                 state.delivery.enqueue(.completed)
             }
-            state.deliver(to: DeliveryGate(self))
+            state.deliver(to: SinkEmitter(self))
             finish()
         }
     }
@@ -98,7 +100,7 @@ final class DebounceSink<Element: Sendable>: ObserverType, Cancelable, Cancellab
             state.delivery.enqueue(.next(waiting))
             return true
         }
-        if sent { state.deliver(to: DeliveryGate(self)) }
+        if sent { state.deliver(to: SinkEmitter(self)) }
     }
 
     /// Releases the source subscription and the timer.
@@ -115,37 +117,5 @@ final class DebounceSink<Element: Sendable>: ObserverType, Cancelable, Cancellab
     func dispose() {
         cancelled.store(true, ordering: .releasing)
         finish()
-    }
-}
-
-/// A sink that queues its output in a ``SerialDelivery`` and whose subscriber can cancel: once the
-/// subscriber disposes it, events still queued are dropped rather than delivered, as a sink that
-/// forwards directly would stop forwarding. (A terminal event the sink produced itself is still
-/// delivered when another thread is draining the queue, because finishing is not cancelling.)
-@usableFromInline
-protocol CancellableDelivery: AnyObject, Sendable {
-    /// The type of the elements delivered downstream.
-    associatedtype Output: Sendable
-    /// The subscriber's observer.
-    var downstream: AnyObserver<Output> { get }
-    /// Whether the subscriber disposed the subscription.
-    var isCancelled: Bool { get }
-}
-
-/// The observer a ``CancellableDelivery`` sink drains its queue into: forwards to the downstream
-/// observer unless the subscriber has cancelled.
-@usableFromInline
-struct DeliveryGate<Sink: CancellableDelivery>: ObserverType {
-    @usableFromInline let sink: Sink
-
-    @inlinable
-    init(_ sink: Sink) {
-        self.sink = sink
-    }
-
-    @inlinable
-    func on(_ event: Event<Sink.Output>) {
-        guard !sink.isCancelled else { return }
-        sink.downstream.on(event)
     }
 }

@@ -30,6 +30,8 @@ extension ObservableType {
 /// empty.
 @usableFromInline
 final class DelaySink<Element: Sendable>: ObserverType, Cancelable, CancellableDelivery {
+    @usableFromInline typealias Queued = Element
+
     @usableFromInline
     struct State: SerialDeliveryState {
         @usableFromInline var delivery = SerialDelivery<Element>()
@@ -85,7 +87,7 @@ final class DelaySink<Element: Sendable>: ObserverType, Cancelable, CancellableD
                 state.head = 0
                 state.delivery.enqueue(event)
             }
-            state.deliver(to: DeliveryGate(self))
+            state.deliver(to: SinkEmitter(self))
             finish()
             return
         }
@@ -115,7 +117,7 @@ final class DelaySink<Element: Sendable>: ObserverType, Cancelable, CancellableD
             return event
         }
         guard let sent else { return nil }
-        state.deliver(to: DeliveryGate(self))
+        state.deliver(to: SinkEmitter(self))
         if sent.isCompleted {
             finish()
             return nil

@@ -29,6 +29,8 @@ extension ObservableType {
 /// The live state of one `throttle` subscription.
 @usableFromInline
 final class ThrottleSink<Element: Sendable>: ObserverType, Cancelable, CancellableDelivery {
+    @usableFromInline typealias Queued = Element
+
     @usableFromInline
     struct State: SerialDeliveryState {
         @usableFromInline var delivery = SerialDelivery<Element>()
@@ -86,7 +88,7 @@ final class ThrottleSink<Element: Sendable>: ObserverType, Cancelable, Cancellab
                 state.kept = element
                 return timerRunning ? nil : remaining
             }
-            state.deliver(to: DeliveryGate(self))
+            state.deliver(to: SinkEmitter(self))
             guard let wait else { return }
             timer.disposable = scheduler.scheduleRelative((), dueTime: wait) { [self] _ in
                 endPeriod()
@@ -97,7 +99,7 @@ final class ThrottleSink<Element: Sendable>: ObserverType, Cancelable, Cancellab
                 state.kept = nil
                 state.delivery.enqueue(event)
             }
-            state.deliver(to: DeliveryGate(self))
+            state.deliver(to: SinkEmitter(self))
             finish()
         case .completed:
             let held: Bool = state.withLock { state in
@@ -111,7 +113,7 @@ final class ThrottleSink<Element: Sendable>: ObserverType, Cancelable, Cancellab
             if held {
                 upstream.dispose()
             } else {
-                state.deliver(to: DeliveryGate(self))
+                state.deliver(to: SinkEmitter(self))
                 finish()
             }
         }
@@ -132,7 +134,7 @@ final class ThrottleSink<Element: Sendable>: ObserverType, Cancelable, Cancellab
             state.delivery.enqueue(.completed)
             return true
         }
-        state.deliver(to: DeliveryGate(self))
+        state.deliver(to: SinkEmitter(self))
         if completed { finish() }
     }
 

@@ -33,6 +33,8 @@ extension ObservableType {
 /// The live state of one `timeout` subscription.
 @usableFromInline
 final class TimeoutSink<Element: Sendable>: ObserverType, Cancelable, CancellableDelivery {
+    @usableFromInline typealias Queued = Element
+
     @usableFromInline
     struct State: SerialDeliveryState {
         @usableFromInline var delivery = SerialDelivery<Element>()
@@ -88,7 +90,7 @@ final class TimeoutSink<Element: Sendable>: ObserverType, Cancelable, Cancellabl
             return state.generation
         }
         guard let generation else { return }
-        state.deliver(to: DeliveryGate(self))
+        state.deliver(to: SinkEmitter(self))
         if event.isStopEvent {
             finish()
         } else {
@@ -124,7 +126,7 @@ final class TimeoutSink<Element: Sendable>: ObserverType, Cancelable, Cancellabl
     @inlinable
     func onOther(_ event: Event<Element>) {
         state.withLock { $0.delivery.enqueue(event) }
-        state.deliver(to: DeliveryGate(self))
+        state.deliver(to: SinkEmitter(self))
         if event.isStopEvent { finish() }
     }
 

@@ -30,3 +30,24 @@ struct SinkEmitter<Sink: EmittingSink>: ObserverType {
         sink.emit(event)
     }
 }
+
+/// A multi-source sink whose subscriber can cancel: once the subscriber disposes it, events still
+/// queued are dropped rather than delivered, as a sink that forwards directly would stop
+/// forwarding. (A terminal event the sink produced itself is still delivered when another thread
+/// is draining the queue, because finishing is not cancelling.)
+@usableFromInline
+protocol CancellableDelivery: EmittingSink {
+    /// The subscriber's observer.
+    var downstream: AnyObserver<Queued> { get }
+    /// Whether the subscriber disposed the subscription.
+    var isCancelled: Bool { get }
+}
+
+extension CancellableDelivery {
+    /// Forwards to the downstream observer unless the subscriber has cancelled.
+    @inlinable
+    func emit(_ event: Event<Queued>) {
+        guard !isCancelled else { return }
+        downstream.on(event)
+    }
+}
