@@ -44,8 +44,10 @@ public struct Frame: Sendable, Hashable {
 
     /// A frame whose fields the caller has already checked.
     @usableFromInline
-    init(unchecked type: FrameType, stream: UInt64, deadlineMilliseconds: UInt32, method: String, body: [UInt8]?)
-    {
+    init(
+        unchecked type: FrameType, stream: UInt64, deadlineMilliseconds: UInt32, method: String,
+        body: [UInt8]?
+    ) {
         self.type = type
         self.stream = stream
         self.deadlineMilliseconds = deadlineMilliseconds
@@ -96,10 +98,12 @@ public struct Frame: Sendable, Hashable {
     }
 
     /// The `PING` message.
-    public static let ping = Frame(unchecked: .ping, stream: 0, deadlineMilliseconds: 0, method: "", body: nil)
+    public static let ping = Frame(
+        unchecked: .ping, stream: 0, deadlineMilliseconds: 0, method: "", body: nil)
 
     /// The `PONG` message.
-    public static let pong = Frame(unchecked: .pong, stream: 0, deadlineMilliseconds: 0, method: "", body: nil)
+    public static let pong = Frame(
+        unchecked: .pong, stream: 0, deadlineMilliseconds: 0, method: "", body: nil)
 
     // MARK: - Rules shared by the initializer and the decoder
 

@@ -103,6 +103,7 @@ public struct FrameCodec: Sendable, Hashable {
             throw .oversizeBody(stream: stream, length: body.count, limit: limits.maxBodyLength)
         }
         let method = methodLength == 0 ? "" : String(decoding: methodBytes, as: UTF8.self)
-        return Frame(unchecked: type, stream: stream, deadlineMilliseconds: deadline, method: method, body: body)
+        return Frame(
+            unchecked: type, stream: stream, deadlineMilliseconds: deadline, method: method, body: body)
     }
 }

@@ -16,7 +16,8 @@ public struct JSONBodyCoder: Sendable {
     /// byte-for-byte reproducible bodies (it costs a little time).
     public init(sortedKeys: Bool = false) {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = sortedKeys ? [.sortedKeys, .withoutEscapingSlashes] : [.withoutEscapingSlashes]
+        encoder.outputFormatting =
+            sortedKeys ? [.sortedKeys, .withoutEscapingSlashes] : [.withoutEscapingSlashes]
         self.encoder = encoder
         self.decoder = JSONDecoder()
     }
@@ -35,7 +36,8 @@ public struct JSONBodyCoder: Sendable {
     /// `body` decoded as a `Value`.
     ///
     /// - Throws: `RemoteError` with code `bad_request` when the body is not JSON for a `Value`.
-    public func decode<Value: Decodable>(_ type: Value.Type = Value.self, from body: [UInt8]) throws(RemoteError)
+    public func decode<Value: Decodable>(_ type: Value.Type = Value.self, from body: [UInt8])
+        throws(RemoteError)
         -> Value
     {
         do {

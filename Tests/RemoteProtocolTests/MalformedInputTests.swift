@@ -29,10 +29,12 @@ struct MalformedInputTests {
 
     @Test func trailingHeaderBytes() {
         let complete = header(type: 5, stream: 1) + [0]
-        #expect(decodeResult([complete]) == .failure(.trailingHeaderBytes(stream: 1, length: 16, expected: 15)))
+        #expect(
+            decodeResult([complete]) == .failure(.trailingHeaderBytes(stream: 1, length: 16, expected: 15)))
         let request = header(type: 1, stream: 2, methodLength: 2, method: Array("abc".utf8))
         #expect(
-            decodeResult([request, body]) == .failure(.trailingHeaderBytes(stream: 2, length: 18, expected: 17)))
+            decodeResult([request, body])
+                == .failure(.trailingHeaderBytes(stream: 2, length: 18, expected: 17)))
     }
 
     @Test func unsupportedVersion() {
@@ -45,7 +47,9 @@ struct MalformedInputTests {
 
     @Test(arguments: [UInt8(0), 10, 200, 255])
     func unknownType(_ type: UInt8) {
-        #expect(decodeResult([header(type: type, stream: 3)]) == .failure(.unknownType(stream: 3, rawValue: type)))
+        #expect(
+            decodeResult([header(type: type, stream: 3)]) == .failure(.unknownType(stream: 3, rawValue: type))
+        )
     }
 
     @Test func invalidMethodLength() {
@@ -65,7 +69,8 @@ struct MalformedInputTests {
         let request = header(type: 3, stream: 6, method: bytes)
         #expect(
             decodeResult([request, body])
-                == .failure(.invalidMethod(stream: 6, type: .open, length: bytes.count, invalidByteOffset: offset)))
+                == .failure(
+                    .invalidMethod(stream: 6, type: .open, length: bytes.count, invalidByteOffset: offset)))
         #expect(throws: ProtocolError.self) { try Frame.request(stream: 6, method: method) }
     }
 
@@ -74,7 +79,8 @@ struct MalformedInputTests {
         #expect(
             decodeResult([next, body])
                 == .failure(
-                    .unexpectedMethodOrDeadline(stream: 1, type: .next, methodLength: 1, deadlineMilliseconds: 0)))
+                    .unexpectedMethodOrDeadline(
+                        stream: 1, type: .next, methodLength: 1, deadlineMilliseconds: 0)))
         let complete = header(type: 5, stream: 1, deadline: 5)
         #expect(
             decodeResult([complete])
@@ -88,9 +94,13 @@ struct MalformedInputTests {
     @Test func invalidStreamID() {
         let request = header(type: 1, stream: 0, method: Array("auth.login".utf8))
         #expect(decodeResult([request, body]) == .failure(.invalidStreamID(stream: 0, type: .request)))
-        #expect(decodeResult([header(type: 5, stream: 0)]) == .failure(.invalidStreamID(stream: 0, type: .complete)))
-        #expect(decodeResult([header(type: 8, stream: 7)]) == .failure(.invalidStreamID(stream: 7, type: .ping)))
-        #expect(decodeResult([header(type: 9, stream: 1)]) == .failure(.invalidStreamID(stream: 1, type: .pong)))
+        #expect(
+            decodeResult([header(type: 5, stream: 0)])
+                == .failure(.invalidStreamID(stream: 0, type: .complete)))
+        #expect(
+            decodeResult([header(type: 8, stream: 7)]) == .failure(.invalidStreamID(stream: 7, type: .ping)))
+        #expect(
+            decodeResult([header(type: 9, stream: 1)]) == .failure(.invalidStreamID(stream: 1, type: .pong)))
         #expect(throws: ProtocolError.invalidStreamID(stream: 0, type: .next)) {
             try Frame.next(stream: 0, body: [])
         }
@@ -126,7 +136,8 @@ struct MalformedInputTests {
         #expect(decodeResult(parts, codec: codec) == .failure(error))
         #expect(error.code == .tooLarge)
         let large = [header(type: 4, stream: 5), Array(repeating: 0x20, count: (1 << 20) + 1)]
-        #expect(decodeResult(large) == .failure(.oversizeBody(stream: 5, length: (1 << 20) + 1, limit: 1 << 20)))
+        #expect(
+            decodeResult(large) == .failure(.oversizeBody(stream: 5, length: (1 << 20) + 1, limit: 1 << 20)))
     }
 
     @Test func everyErrorButOversizeIsABadRequest() {
@@ -148,11 +159,14 @@ struct MalformedInputTests {
         let unknown = ProtocolError.unknownType(stream: 42, rawValue: 0)
         let answer = unknown.errorFrame
         #expect(answer.type == .error && answer.stream == 42)
-        #expect(answer.remoteError == RemoteError(code: .badRequest, message: "unknown type: 0, expected 1-9"))
+        #expect(
+            answer.remoteError == RemoteError(code: .badRequest, message: "unknown type: 0, expected 1-9"))
         #expect(try FrameCodec().decode(FrameCodec().encode(answer)) == answer)
         let oversize = ProtocolError.oversizeBody(stream: 3, length: 17, limit: 16).errorFrame
         #expect(oversize.remoteError?.code == .tooLarge)
         #expect(ProtocolError.tooManyFrames(count: 3).errorFrame.stream == 0)
-        #expect(FrameCodec().encode(ProtocolError.emptyMessage.errorFrame) == GoldenVector.named("error-stream-0").parts)
+        #expect(
+            FrameCodec().encode(ProtocolError.emptyMessage.errorFrame)
+                == GoldenVector.named("error-stream-0").parts)
     }
 }

@@ -67,7 +67,9 @@ struct RobustnessTests {
         for _ in 0..<100_000 {
             let partCount = Int.random(in: 0...3, using: &random)
             let parts = (0..<partCount).map { _ in
-                (0..<Int.random(in: 0...40, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) }
+                (0..<Int.random(in: 0...40, using: &random)).map { _ in
+                    UInt8.random(in: 0...255, using: &random)
+                }
             }
             if check(parts) { decoded += 1 }
         }
@@ -124,7 +126,8 @@ struct RobustnessTests {
                 case 3 where index < parts.count && !parts[index].isEmpty:
                     parts[index].remove(at: Int.random(in: 0..<parts[index].count, using: &random))
                 case 4 where index < parts.count:
-                    parts[index] = Array(parts[index].prefix(Int.random(in: 0...parts[index].count, using: &random)))
+                    parts[index] = Array(
+                        parts[index].prefix(Int.random(in: 0...parts[index].count, using: &random)))
                 case 5 where index < parts.count:
                     parts.remove(at: index)
                 default:

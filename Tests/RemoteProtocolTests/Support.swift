@@ -43,7 +43,9 @@ func header(
     method: [UInt8] = []
 ) -> [UInt8] {
     var bytes: [UInt8] = [version, type]
-    for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: stream >> UInt64(shift))) }
+    for shift in stride(from: 56, through: 0, by: -8) {
+        bytes.append(UInt8(truncatingIfNeeded: stream >> UInt64(shift)))
+    }
     for shift in stride(from: 24, through: 0, by: -8) {
         bytes.append(UInt8(truncatingIfNeeded: deadline >> UInt32(shift)))
     }
