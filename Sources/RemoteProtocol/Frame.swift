@@ -43,7 +43,6 @@ public struct Frame: Sendable, Hashable {
     }
 
     /// A frame whose fields the caller has already checked.
-    @usableFromInline
     init(
         unchecked type: FrameType, stream: UInt64, deadlineMilliseconds: UInt32, method: String,
         body: [UInt8]?
@@ -109,7 +108,6 @@ public struct Frame: Sendable, Hashable {
 
     /// Checks the stream id, the method length and the deadline against the type, in the order
     /// docs/PROTOCOL.md gives for decoding.
-    @inlinable
     static func checkFields(
         type: FrameType, stream: UInt64, deadlineMilliseconds: UInt32, methodLength: Int
     ) throws(ProtocolError) {
@@ -128,7 +126,6 @@ public struct Frame: Sendable, Hashable {
     }
 
     /// The offset of the first byte outside `[a-z0-9._-]`, or nil if every byte is allowed.
-    @inlinable
     static func firstInvalidMethodByte(_ bytes: UnsafeRawBufferPointer) -> Int? {
         for index in bytes.indices {
             let byte = bytes[index]
