@@ -3,6 +3,7 @@
 #   make test             install what is missing, build (warnings are errors), run every test
 #   make bench-reactive   the reactive core's benchmark, release mode, side by side with RxSwift's figures
 #   make format           format the sources with swift-format
+#   make fuzz             fuzz the RemoteProtocol codec with libFuzzer for FUZZ_SECONDS (default 60)
 #
 # Every target works on a fresh Debian machine as root: `deps` installs what is missing first.
 
@@ -16,7 +17,7 @@ APT_PACKAGES := pkg-config
 #   make test TEST_FILTER=MapTests
 TEST_FILTER ?=
 
-.PHONY: all deps build build-release test bench-reactive format lint clean
+.PHONY: all deps build build-release test bench-reactive fuzz format lint clean
 
 all: build
 
@@ -49,6 +50,28 @@ test: deps
 bench-reactive: deps
 	$(SWIFT) build -c release $(STRICT) --product ReactiveBenchmarks
 	$$($(SWIFT) build -c release --show-bin-path)/ReactiveBenchmarks
+
+# The codec's libFuzzer target: Tests/Fuzz/RemoteProtocolFuzz.swift compiled with the RemoteProtocol
+# sources into one binary (not a SwiftPM target: SwiftPM cannot link libFuzzer's main). The seed
+# corpus is the golden vectors, written in the fuzzer's input format (a part count, then u16 lengths);
+# new inputs accumulate in $(FUZZ_DIR)/corpus and a crashing input is saved in $(FUZZ_DIR).
+FUZZ_SECONDS ?= 60
+FUZZ_DIR := .build/fuzz
+SWIFTC := $(dir $(SWIFT))swiftc
+
+fuzz: deps
+	@mkdir -p $(FUZZ_DIR)/corpus $(FUZZ_DIR)/seeds
+	$(SWIFTC) -sanitize=fuzzer,address -use-ld=lld -parse-as-library -swift-version 6 \
+	  -enable-upcoming-feature ExistentialAny -enable-upcoming-feature InternalImportsByDefault \
+	  -warnings-as-errors -O -g -module-name RemoteProtocolFuzz \
+	  Sources/RemoteProtocol/*.swift Tests/Fuzz/RemoteProtocolFuzz.swift -o $(FUZZ_DIR)/RemoteProtocolFuzz
+	@grep -v '^#' Tests/Fuzz/golden-vectors.txt | while read -r name header body; do \
+	  if [ -n "$$body" ]; then hex=$$(printf '02%04x%s%s' $$(( $${#header} / 2 )) "$$header" "$$body"); \
+	  else hex="01$$header"; fi; \
+	  printf "$$(sed 's/../\\x&/g' <<< "$$hex")" > $(FUZZ_DIR)/seeds/$$name; \
+	done
+	$(FUZZ_DIR)/RemoteProtocolFuzz -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=10 \
+	  -artifact_prefix=$(FUZZ_DIR)/ $(FUZZ_DIR)/corpus $(FUZZ_DIR)/seeds
 
 format:
 	$(SWIFT) format --in-place --recursive --configuration .swift-format Sources Tests Benchmarks Package.swift

@@ -15,10 +15,12 @@ let package = Package(
     products: [
         .library(name: "Reactive", targets: ["Reactive"]),
         .library(name: "ReactiveTestKit", targets: ["ReactiveTestKit"]),
+        .library(name: "RemoteProtocol", targets: ["RemoteProtocol"]),
     ],
     targets: [
         .target(name: "Reactive", swiftSettings: common),
         .target(name: "ReactiveTestKit", dependencies: ["Reactive"], swiftSettings: common),
+        .target(name: "RemoteProtocol", swiftSettings: common),
         .executableTarget(
             name: "ReactiveBenchmarks",
             dependencies: ["Reactive"],
@@ -30,6 +32,7 @@ let package = Package(
             dependencies: ["Reactive", "ReactiveTestKit"],
             swiftSettings: common
         ),
+        .testTarget(name: "RemoteProtocolTests", dependencies: ["RemoteProtocol"], swiftSettings: common),
     ],
     swiftLanguageModes: [.v6]
 )
