@@ -15,6 +15,7 @@ let package = Package(
     products: [
         .library(name: "Reactive", targets: ["Reactive"]),
         .library(name: "ReactiveTestKit", targets: ["ReactiveTestKit"]),
+        .library(name: "ZeroMQ", targets: ["ZeroMQ"]),
     ],
     targets: [
         .target(name: "Reactive", swiftSettings: common),
@@ -25,6 +26,9 @@ let package = Package(
             path: "Benchmarks/ReactiveBenchmarks",
             swiftSettings: common
         ),
+        .systemLibrary(name: "CZeroMQ", providers: [.apt(["libzmq3-dev"])]),
+        .target(name: "ZeroMQ", dependencies: ["CZeroMQ"], swiftSettings: common),
+        .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"], swiftSettings: common),
         .testTarget(
             name: "ReactiveTests",
             dependencies: ["Reactive", "ReactiveTestKit"],
