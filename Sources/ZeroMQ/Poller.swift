@@ -35,6 +35,12 @@ public final class Poller {
         public let index: Int
         /// The events found (a subset of those asked for).
         public let events: PollEvents
+
+        /// A result for the socket at `index`.
+        public init(index: Int, events: PollEvents) {
+            self.index = index
+            self.events = events
+        }
     }
 
     private var sockets: [Socket] = []

@@ -69,9 +69,11 @@ extension Array: SocketOptionValue where Element == UInt8 {
         _ = try result.get()
     }
 
-    /// Reads a binary option (at most 255 bytes, the largest libzmq stores).
+    /// Reads a binary option: a 32-byte CURVE key (libzmq insists on the exact size), or up to 255
+    /// bytes (the largest routing id).
     public static func get(option: Int32, from handle: UnsafeMutableRawPointer) throws(ZMQError) -> [UInt8] {
-        var buffer = [UInt8](repeating: 0, count: 256)
+        let isCurveKey = [ZMQ_CURVE_PUBLICKEY, ZMQ_CURVE_SECRETKEY, ZMQ_CURVE_SERVERKEY].contains(option)
+        var buffer = [UInt8](repeating: 0, count: isCurveKey ? 32 : 256)
         var size = buffer.count
         let result = buffer.withUnsafeMutableBytes { bytes in
             Result { () throws(ZMQError) in
