@@ -51,7 +51,11 @@ public final class Context: Sendable {
     /// thread you own (never from an actor or a task), after the sockets' owners closed them.
     /// Later calls do nothing. `deinit` does the same when it was not called.
     public func terminate() {
-        guard let handle = state.withLock({ handle in defer { handle = nil }; return handle }) else { return }
+        guard
+            let handle = state.withLock({ handle in
+                defer { handle = nil }; return handle
+            })
+        else { return }
         while zmq_ctx_term(handle.pointer) != 0 && zmq_errno() == Glibc.EINTR {}
     }
 

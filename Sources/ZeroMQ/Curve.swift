@@ -8,10 +8,12 @@ public enum Z85 {
         guard bytes.count % 4 == 0 else { throw ZMQError(code: .EINVAL, function: "zmq_z85_encode") }
         var text = [CChar](repeating: 0, count: bytes.count / 4 * 5 + 1)
         let ok = bytes.withUnsafeBufferPointer { source in
-            text.withUnsafeMutableBufferPointer { zmq_z85_encode($0.baseAddress, source.baseAddress, source.count) != nil }
+            text.withUnsafeMutableBufferPointer {
+                zmq_z85_encode($0.baseAddress, source.baseAddress, source.count) != nil
+            }
         }
         guard ok else { throw ZMQError(code: .EINVAL, function: "zmq_z85_encode") }
-        return String(decoding: text.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return String(nulTerminated: text)
     }
 
     /// Decodes Z85 text (a multiple of 5 characters from the Z85 alphabet) to bytes.
@@ -56,7 +58,7 @@ public struct CurveKeyPair: Sendable, Hashable {
         let secretText = try Z85.encode(secretKey)
         var publicText = [CChar](repeating: 0, count: 41)
         _ = try checkedCallOrThrow("zmq_curve_public") { zmq_curve_public(&publicText, secretText) }
-        self.init(publicKey: try Z85.decode(Self.string(publicText)), secretKey: secretKey)
+        self.init(publicKey: try Z85.decode(String(nulTerminated: publicText)), secretKey: secretKey)
     }
 
     /// Generates a new random key pair (`zmq_curve_keypair`); throws `ENOTSUP` when libzmq was built
@@ -66,7 +68,8 @@ public struct CurveKeyPair: Sendable, Hashable {
         var secretText = [CChar](repeating: 0, count: 41)
         _ = try checkedCallOrThrow("zmq_curve_keypair") { zmq_curve_keypair(&publicText, &secretText) }
         return CurveKeyPair(
-            publicKey: try Z85.decode(string(publicText)), secretKey: try Z85.decode(string(secretText)))
+            publicKey: try Z85.decode(String(nulTerminated: publicText)),
+            secretKey: try Z85.decode(String(nulTerminated: secretText)))
     }
 
     /// The public key as 40 Z85 characters.
@@ -81,8 +84,4 @@ public struct CurveKeyPair: Sendable, Hashable {
 
     /// True when libzmq supports CURVE (`zmq_has("curve")`).
     public static var isAvailable: Bool { zmq_has("curve") != 0 }
-
-    private static func string(_ text: [CChar]) -> String {
-        String(decoding: text.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
 }

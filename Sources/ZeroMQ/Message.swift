@@ -29,3 +29,10 @@ extension Message: ExpressibleByStringLiteral {
     /// A frame holding the UTF-8 bytes of a string literal.
     public init(stringLiteral value: String) { self.init(value) }
 }
+
+extension String {
+    /// The UTF-8 text in a C character buffer, up to its first NUL (or its end).
+    init(nulTerminated buffer: [CChar]) {
+        self.init(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}

@@ -168,11 +168,14 @@ public final class SocketMonitor {
 
     /// Waits (up to `timeout` ms in all) for the first event matching `predicate`, skipping others;
     /// nil when none came in time.
-    public func wait(timeout: Int32, for predicate: (MonitorEvent) -> Bool) throws(ZMQError) -> MonitorEvent? {
+    public func wait(timeout: Int32, for predicate: (MonitorEvent) -> Bool) throws(ZMQError) -> MonitorEvent?
+    {
         let deadline = ContinuousClock.now.advanced(by: .milliseconds(timeout))
         while true {
             let left = ContinuousClock.now.duration(to: deadline)
-            let milliseconds = Int32(clamping: left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000)
+            let milliseconds = Int32(
+                clamping: left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000
+            )
             if milliseconds <= 0 { return nil }
             guard let event = try next(timeout: milliseconds) else { return nil }
             if predicate(event) { return event }

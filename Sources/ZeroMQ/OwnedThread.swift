@@ -35,7 +35,8 @@ public enum OwnedThread {
         name: String, _ body: sending @escaping () throws -> T
     ) async throws -> T {
         let box = Box(body)
-        return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+        return try await withCheckedThrowingContinuation {
+            (continuation: CheckedContinuation<T, any Error>) in
             start(name: name) {
                 guard let body = box.take() else { return }
                 continuation.resume(with: Result { try body() })

@@ -26,7 +26,9 @@ public struct PollEvents: OptionSet, Sendable, Hashable {
 /// let poller = Poller()
 /// let a = poller.add(socketA, events: .readable)
 /// let b = poller.add(socketB, events: [.readable, .writable])
-/// for ready in try poller.poll(timeout: 1000) where ready.index == a && ready.events.contains(.readable) { ... }
+/// for ready in try poller.poll(timeout: 1000) where ready.index == a {
+///     // ready.events contains .readable
+/// }
 /// ```
 public final class Poller {
     /// One socket's result from a poll.
@@ -73,7 +75,9 @@ public final class Poller {
     /// when one of the sockets was closed.
     public func poll(timeout: Int) throws(ZMQError) -> [Ready] {
         for index in items.indices {
-            guard let handle = sockets[index].rawHandle else { throw ZMQError(code: .ENOTSOCK, function: "zmq_poll") }
+            guard let handle = sockets[index].rawHandle else {
+                throw ZMQError(code: .ENOTSOCK, function: "zmq_poll")
+            }
             items[index].socket = handle
             items[index].revents = 0
         }

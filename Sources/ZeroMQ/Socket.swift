@@ -121,7 +121,7 @@ public final class Socket {
             _ = try checkedCallOrThrow("zmq_getsockopt") {
                 zmq_getsockopt(handle, ZMQ_LAST_ENDPOINT, &buffer, &size)
             }
-            return String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            return String(nulTerminated: buffer)
         }
     }
 
@@ -161,7 +161,9 @@ public final class Socket {
 
     /// Sends one part from a byte array.
     @discardableResult
-    public func send(_ bytes: [UInt8], more: Bool = false, dontWait: Bool = false) throws(ZMQError) -> ZMQResult<Void> {
+    public func send(
+        _ bytes: [UInt8], more: Bool = false, dontWait: Bool = false
+    ) throws(ZMQError) -> ZMQResult<Void> {
         let result = bytes.withUnsafeBytes { buffer in
             Result { () throws(ZMQError) in try send(bytes: buffer, more: more, dontWait: dontWait) }
         }
@@ -198,15 +200,19 @@ public final class Socket {
 
     // MARK: Receiving
 
+    /// One received part: its bytes and whether more parts of the same message follow.
+    public typealias Part = (bytes: [UInt8], more: Bool)
+
     /// Receives one part straight into a Swift array, and whether more parts follow.
     /// Returns ``ZMQResult/wouldBlock`` when `dontWait` is set (or a receive timeout expired) and
     /// nothing was there.
-    public func receivePart(dontWait: Bool = false) throws(ZMQError) -> ZMQResult<(bytes: [UInt8], more: Bool)> {
+    public func receivePart(dontWait: Bool = false) throws(ZMQError) -> ZMQResult<Part> {
         let handle = try liveHandle("zmq_msg_recv")
         let message = receiveMessage
+        let flags = dontWait ? ZMQ_DONTWAIT : 0
         zmq_msg_init(message)
         defer { zmq_msg_close(message) }
-        switch try checkedCall("zmq_msg_recv", { zmq_msg_recv(message, handle, dontWait ? ZMQ_DONTWAIT : 0) }) {
+        switch try checkedCall("zmq_msg_recv", { zmq_msg_recv(message, handle, flags) }) {
         case .success(let size):
             let count = Int(size)
             let source = UnsafeRawPointer(zmq_msg_data(message))
@@ -222,28 +228,32 @@ public final class Socket {
         }
     }
 
-    /// Receives a whole multipart message as byte arrays. Only the first part can "would block":
-    /// the rest of a message arrives with it.
-    public func receiveParts(dontWait: Bool = false) throws(ZMQError) -> ZMQResult<[[UInt8]]> {
+    /// Receives every part of one message, wrapping each with `wrap`. Only the first part can
+    /// "would block": ZeroMQ delivers the rest of a message with it.
+    private func receiveAll<Wrapped>(
+        dontWait: Bool, _ wrap: ([UInt8]) -> Wrapped
+    ) throws(ZMQError) -> ZMQResult<[Wrapped]> {
         guard case .done(let first) = try receivePart(dontWait: dontWait) else { return .wouldBlock }
-        var parts = [first.bytes]
+        var parts = [wrap(first.bytes)]
         var more = first.more
         while more {
-            // The remaining parts are already queued: they never block.
             guard case .done(let next) = try receivePart(dontWait: false) else { break }
-            parts.append(next.bytes)
+            parts.append(wrap(next.bytes))
             more = next.more
         }
         return .done(parts)
     }
 
-    /// Receives a whole multipart message, blocking (up to the receive timeout, if one is set:
-    /// then it returns ``ZMQResult/wouldBlock``).
+    /// Receives a whole multipart message as byte arrays, blocking unless `dontWait` is set (up to
+    /// the receive timeout, if one is set: then it returns ``ZMQResult/wouldBlock``).
+    public func receiveParts(dontWait: Bool = false) throws(ZMQError) -> ZMQResult<[[UInt8]]> {
+        try receiveAll(dontWait: dontWait) { $0 }
+    }
+
+    /// Receives a whole multipart message, blocking unless `dontWait` is set (up to the receive
+    /// timeout, if one is set: then it returns ``ZMQResult/wouldBlock``).
     public func receive(dontWait: Bool = false) throws(ZMQError) -> ZMQResult<[Message]> {
-        switch try receiveParts(dontWait: dontWait) {
-        case .done(let parts): .done(parts.map(Message.init))
-        case .wouldBlock: .wouldBlock
-        }
+        try receiveAll(dontWait: dontWait, Message.init)
     }
 
     /// Receives a whole multipart message without blocking: nil when nothing is queued.
@@ -256,7 +266,8 @@ public final class Socket {
     /// The pending events (`ZMQ_EVENTS`): whether a receive or a send would succeed now.
     public var events: PollEvents {
         get throws(ZMQError) {
-            PollEvents(rawValue: Int16(truncatingIfNeeded: try Int32.get(option: ZMQ_EVENTS, from: liveHandle("zmq_getsockopt"))))
+            let bits = try Int32.get(option: ZMQ_EVENTS, from: liveHandle("zmq_getsockopt"))
+            return PollEvents(rawValue: Int16(truncatingIfNeeded: bits))
         }
     }
 

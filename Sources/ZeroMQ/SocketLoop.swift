@@ -21,7 +21,8 @@ import Synchronization
 ///
 /// ``stop()`` closes every socket with linger 0 on the loop's own thread and joins the thread.
 public final class SocketLoop: Sendable {
-    /// A socket of the loop: its index in the array given to ``init(context:sockets:configuration:handler:)``.
+    /// A socket of the loop: its index in the array given to
+    /// ``init(context:sockets:configuration:handler:)``.
     public struct SocketID: Hashable, Sendable {
         /// The index in the array of sockets.
         public let index: Int
@@ -100,7 +101,8 @@ public final class SocketLoop: Sendable {
         configuration: Configuration = Configuration(),
         handler: @escaping @Sendable ([Received]) -> Void
     ) throws(ZMQError) {
-        let endpoint = "inproc://zeromq-swift-loop-\(Self.counter.wrappingAdd(1, ordering: .relaxed).newValue)"
+        let endpoint =
+            "inproc://zeromq-swift-loop-\(Self.counter.wrappingAdd(1, ordering: .relaxed).newValue)"
         let wakeReceiver = try Socket(context, .pair, linger: 0)
         try wakeReceiver.bind(endpoint)
         let waker = try Socket(context, .pair, linger: 0)

@@ -10,7 +10,8 @@ public protocol SocketOptionValue: Sendable {
 
 extension Int32: SocketOptionValue {
     /// Sets a C `int` option.
-    public static func set(_ value: Int32, option: Int32, on handle: UnsafeMutableRawPointer) throws(ZMQError) {
+    public static func set(_ value: Int32, option: Int32, on handle: UnsafeMutableRawPointer) throws(ZMQError)
+    {
         var value = value
         _ = try checkedCallOrThrow("zmq_setsockopt") {
             zmq_setsockopt(handle, option, &value, MemoryLayout<Int32>.size)
@@ -28,7 +29,8 @@ extension Int32: SocketOptionValue {
 
 extension Int64: SocketOptionValue {
     /// Sets a C `int64_t` option.
-    public static func set(_ value: Int64, option: Int32, on handle: UnsafeMutableRawPointer) throws(ZMQError) {
+    public static func set(_ value: Int64, option: Int32, on handle: UnsafeMutableRawPointer) throws(ZMQError)
+    {
         var value = value
         _ = try checkedCallOrThrow("zmq_setsockopt") {
             zmq_setsockopt(handle, option, &value, MemoryLayout<Int64>.size)
@@ -46,7 +48,8 @@ extension Int64: SocketOptionValue {
 
 extension Bool: SocketOptionValue {
     /// Sets a C `int` option used as a flag (0 or 1).
-    public static func set(_ value: Bool, option: Int32, on handle: UnsafeMutableRawPointer) throws(ZMQError) {
+    public static func set(_ value: Bool, option: Int32, on handle: UnsafeMutableRawPointer) throws(ZMQError)
+    {
         try Int32.set(value ? 1 : 0, option: option, on: handle)
     }
 
@@ -58,7 +61,9 @@ extension Bool: SocketOptionValue {
 
 extension Array: SocketOptionValue where Element == UInt8 {
     /// Sets a binary option (routing id, subscription prefix, 32-byte CURVE key).
-    public static func set(_ value: [UInt8], option: Int32, on handle: UnsafeMutableRawPointer) throws(ZMQError) {
+    public static func set(_ value: [UInt8], option: Int32, on handle: UnsafeMutableRawPointer)
+        throws(ZMQError)
+    {
         let result = value.withUnsafeBytes { bytes in
             Result { () throws(ZMQError) in
                 try checkedCallOrThrow("zmq_setsockopt") {
@@ -77,7 +82,9 @@ extension Array: SocketOptionValue where Element == UInt8 {
         var size = buffer.count
         let result = buffer.withUnsafeMutableBytes { bytes in
             Result { () throws(ZMQError) in
-                try checkedCallOrThrow("zmq_getsockopt") { zmq_getsockopt(handle, option, bytes.baseAddress, &size) }
+                try checkedCallOrThrow("zmq_getsockopt") {
+                    zmq_getsockopt(handle, option, bytes.baseAddress, &size)
+                }
             }
         }
         _ = try result.get()

@@ -123,7 +123,8 @@ struct SocketLoopTests {
             let loop = try SocketLoop(context: context, sockets: [router]) { batch in
                 guard let loop = reference.withLock({ $0 }) else { return }
                 for message in batch {
-                    loop.send([message.parts[0], Message("echo " + message.parts[1].string)], to: message.socket)
+                    loop.send(
+                        [message.parts[0], Message("echo " + message.parts[1].string)], to: message.socket)
                 }
             }
             return (loop, endpoint)
