@@ -95,11 +95,25 @@ public final class SocketLoop: Sendable {
     /// Creates the loop and starts its thread, which takes over `sockets` (bound or connected as the
     /// caller wants). `handler` runs on the loop's thread with each non-empty batch, in order; it
     /// must not block.
-    public init(
+    public convenience init(
         context: Context,
         sockets: sending [Socket],
         configuration: Configuration = Configuration(),
         handler: @escaping @Sendable ([Received]) -> Void
+    ) throws(ZMQError) {
+        try self.init(context: context, sockets: sockets, configuration: configuration) { batch, _ in
+            handler(batch)
+        }
+    }
+
+    /// Creates the loop and starts its thread, which takes over `sockets`. `handler` runs on the
+    /// loop's thread with each non-empty batch and the loop itself, so it can queue replies with
+    /// ``send(_:to:)`` from the very first batch; it must not block.
+    public init(
+        context: Context,
+        sockets: sending [Socket],
+        configuration: Configuration = Configuration(),
+        handlerWithLoop handler: @escaping @Sendable ([Received], SocketLoop) -> Void
     ) throws(ZMQError) {
         let endpoint =
             "inproc://zeromq-swift-loop-\(Self.counter.wrappingAdd(1, ordering: .relaxed).newValue)"
@@ -175,7 +189,8 @@ public final class SocketLoop: Sendable {
 
     /// The loop thread's body.
     private func run(
-        wakeReceiver: Socket, sockets: [Socket], limit: Int, handler: @Sendable ([Received]) -> Void
+        wakeReceiver: Socket, sockets: [Socket], limit: Int,
+        handler: @Sendable ([Received], SocketLoop) -> Void
     ) {
         let poller = Poller()
         poller.add(wakeReceiver, events: .readable)
@@ -255,7 +270,7 @@ public final class SocketLoop: Sendable {
                     }
                 }
             }
-            if batchSize > 0 { handler(batch) }
+            if batchSize > 0 { handler(batch, self) }
         }
 
         for socket in sockets { socket.close(linger: 0) }

@@ -120,3 +120,54 @@ struct CurveTests {
         }
     }
 }
+
+@Suite("ZAP allow-list", .timeLimit(.minutes(1)))
+struct ZAPTests {
+    /// A CURVE client of `server` with `keys`, monitored for the handshake's outcome.
+    static func client(
+        _ context: Context, _ endpoint: String, server: CurveKeyPair, keys: CurveKeyPair
+    ) throws -> (Socket, SocketMonitor) {
+        let dealer = try Socket(context, .dealer, linger: 0)
+        try dealer.set(.curveServerKey, server.publicKey)
+        try dealer.set(.curvePublicKey, keys.publicKey)
+        try dealer.set(.curveSecretKey, keys.secretKey)
+        let events = try dealer.monitor(events: [.handshakeSucceeded, .handshakeFailedAuth])
+        try dealer.connect(endpoint)
+        return (dealer, events)
+    }
+
+    @Test("a CURVE server with an allow-list admits known keys and refuses unknown ones")
+    func allowList() async throws {
+        let context = try Context()
+        let allowed = try CurveKeyPair.generate()
+        let stranger = try CurveKeyPair.generate()
+        let allowList = CurveAllowList([allowed.publicKey])
+        let zap = try ZAPHandler(context: context, allowList: allowList)
+        try await onThread {
+            let server = try CurveKeyPair.generate()
+            let router = try Socket(context, .router, linger: 0)
+            try router.set(.curveServer, true)
+            try router.set(.curveSecretKey, server.secretKey)
+            let endpoint = try router.bindLoopback()
+
+            let (good, goodEvents) = try Self.client(context, endpoint, server: server, keys: allowed)
+            #expect(try goodEvents.next(timeout: 5000)?.kind == .handshakeSucceeded)
+            try good.send(["let me in"])
+            let request = try router.receiveMessage()
+            #expect(request.dropFirst() == ["let me in"])
+
+            let (bad, badEvents) = try Self.client(context, endpoint, server: server, keys: stranger)
+            #expect(try badEvents.next(timeout: 5000)?.kind == .handshakeFailedAuth(statusCode: 400))
+            try bad.send(["let me in too"], dontWait: true)
+            try router.set(.receiveTimeout, 200)
+            #expect(try router.receive() == .wouldBlock)
+            goodEvents.close()
+            badEvents.close()
+        }
+        // One handler per context: a second cannot bind the ZAP endpoint while the first runs.
+        #expect(throws: ZMQError.self) { _ = try ZAPHandler(context: context) { _ in .deny(reason: "") } }
+        await zap.stop()
+        #expect(zap.statistics.allowed >= 1)
+        #expect(zap.statistics.denied >= 1)
+    }
+}

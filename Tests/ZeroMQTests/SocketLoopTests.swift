@@ -115,13 +115,11 @@ struct SocketLoopTests {
     @Test("an echo server: a ROUTER in the loop answers DEALER requests through the queue")
     func echoServer() async throws {
         let context = try Context()
-        let reference = Mutex<SocketLoop?>(nil)
         let (loop, endpoint) = try await onThread { () -> (SocketLoop, String) in
             let router = try Socket(context, .router, linger: 0)
             try router.set(.routerMandatory, true)
             let endpoint = try router.bindLoopback()
-            let loop = try SocketLoop(context: context, sockets: [router]) { batch in
-                guard let loop = reference.withLock({ $0 }) else { return }
+            let loop = try SocketLoop(context: context, sockets: [router]) { batch, loop in
                 for message in batch {
                     loop.send(
                         [message.parts[0], Message("echo " + message.parts[1].string)], to: message.socket)
@@ -129,7 +127,6 @@ struct SocketLoopTests {
             }
             return (loop, endpoint)
         }
-        reference.withLock { $0 = loop }
         try await onThread {
             let dealer = try Socket(context, .dealer, linger: 0)
             try dealer.connect(endpoint)
@@ -148,7 +145,6 @@ struct SocketLoopTests {
         }
         #expect(dropped == 1)
         #expect(loop.statistics.lastError?.code == .EHOSTUNREACH)
-        reference.withLock { $0 = nil }
         await loop.stop()
     }
 
