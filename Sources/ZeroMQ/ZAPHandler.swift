@@ -25,8 +25,9 @@ public final class CurveAllowList: Sendable {
 /// server socket accepts connections; a context has at most one (it binds ``endpoint``, a second
 /// bind fails with `EADDRINUSE`, and libzmq frees the endpoint asynchronously after a stop, so a
 /// replacement started at once may briefly get `EADDRINUSE` too). It runs on a ``SocketLoop`` of
-/// its own; ``stop()`` it before terminating the context. Denied clients see ``MonitorEvent/Kind/handshakeFailedAuth(statusCode:)``
-/// with status 400 and never reach the server socket.
+/// its own; ``stop()`` it before terminating the context. Denied clients see
+/// ``MonitorEvent/Kind/handshakeFailedAuth(statusCode:)`` with status 400 and never reach the
+/// server socket.
 public final class ZAPHandler: Sendable {
     /// The fixed `inproc://` endpoint libzmq sends ZAP requests to.
     public static let endpoint = "inproc://zeromq.zap.01"
