@@ -25,18 +25,28 @@ public final class Context: Sendable {
         guard let pointer = zmq_ctx_new() else {
             throw ZMQError(code: ZMQError.Code(rawValue: zmq_errno()), function: "zmq_ctx_new")
         }
-        _ = try checkedCallOrThrow("zmq_ctx_set") {
-            zmq_ctx_set(pointer, ZMQ_IO_THREADS, Int32(clamping: ioThreads))
+        do {
+            _ = try checkedCallOrThrow("zmq_ctx_set") {
+                zmq_ctx_set(pointer, ZMQ_IO_THREADS, Int32(clamping: ioThreads))
+            }
+        } catch {
+            zmq_ctx_term(pointer)
+            throw error
         }
         state = Mutex(Handle(pointer: pointer))
     }
 
-    /// The handle for creating a socket; throws `ETERM` once the context is terminated.
-    func handle(for function: StaticString) throws(ZMQError) -> UnsafeMutableRawPointer {
-        guard let handle = state.withLock({ $0 }) else {
-            throw ZMQError(code: .ETERM, function: "\(function)")
+    /// Creates a raw socket of a C type. The mutex is held during `zmq_socket`, so a concurrent
+    /// ``terminate()`` cannot free the context under it; after termination this throws `ETERM`.
+    func makeSocket(_ type: Int32) throws(ZMQError) -> UnsafeMutableRawPointer {
+        let result: Result<UnsafeMutableRawPointer, ZMQError> = state.withLock { handle in
+            guard let handle else { return .failure(ZMQError(code: .ETERM, function: "zmq_socket")) }
+            guard let socket = zmq_socket(handle.pointer, type) else {
+                return .failure(ZMQError(code: ZMQError.Code(rawValue: zmq_errno()), function: "zmq_socket"))
+            }
+            return .success(socket)
         }
-        return handle.pointer
+        return try result.get()
     }
 
     /// Makes every blocking call on this context's sockets return `ETERM` now, without waiting.

@@ -26,10 +26,7 @@ public final class Socket {
     /// Creates a socket of `type` in `context` and sets its linger (ms; `0` drops unsent messages
     /// on close, `-1` waits forever, which can hang context termination).
     public init(_ context: Context, _ type: SocketType, linger: Int32 = 0) throws(ZMQError) {
-        let contextHandle = try context.handle(for: "zmq_socket")
-        guard let handle = zmq_socket(contextHandle, type.rawValue) else {
-            throw ZMQError(code: ZMQError.Code(rawValue: zmq_errno()), function: "zmq_socket")
-        }
+        let handle = try context.makeSocket(type.rawValue)
         self.context = context
         self.type = type
         self.handle = handle
