@@ -197,6 +197,8 @@ public final class SocketLoop: Sendable {
         for socket in sockets { poller.add(socket, events: .readable) }
         var pending = [[[Message]]](repeating: [], count: sockets.count)
         var pendingStart = [Int](repeating: 0, count: sockets.count)
+        var watchingWritable = [Bool](repeating: false, count: sockets.count)
+        var pollTimeout = -1
         var stopping = false
         var sentCount = 0
         var droppedCount = 0
@@ -205,10 +207,11 @@ public final class SocketLoop: Sendable {
         while !stopping {
             let ready: [Poller.Ready]
             do {
-                ready = try poller.poll(timeout: -1)
+                ready = try poller.poll(timeout: pollTimeout)
             } catch {
                 break  // ETERM: the context is shutting down.
             }
+            pollTimeout = -1
             var batch: [Received] = []
             for item in ready {
                 if item.index == 0 {
@@ -230,9 +233,10 @@ public final class SocketLoop: Sendable {
                     batch.append(Received(socket: SocketID(socketIndex), parts: parts))
                 }
             }
-            // Send what is queued, up to the first socket that would block.
+            // Send what is queued, in order, until a socket would block.
             for index in sockets.indices where pendingStart[index] < pending[index].count {
                 let socket = sockets[index]
+                let before = pendingStart[index]
                 while pendingStart[index] < pending[index].count {
                     do {
                         let result = try socket.send(pending[index][pendingStart[index]], dontWait: true)
@@ -244,13 +248,21 @@ public final class SocketLoop: Sendable {
                     }
                     pendingStart[index] += 1
                 }
+                let events: PollEvents
                 if pendingStart[index] == pending[index].count {
                     pending[index].removeAll(keepingCapacity: true)
                     pendingStart[index] = 0
-                    poller.setEvents(.readable, at: index + 1)
+                    events = .readable
+                } else if pendingStart[index] == before && watchingWritable[index] {
+                    // No progress although polled writable: a ROUTER reports writable while the
+                    // addressed peer is at its high-water mark. Retry in 1 ms instead of spinning.
+                    events = .readable
+                    pollTimeout = 1
                 } else {
-                    poller.setEvents([.readable, .writable], at: index + 1)
+                    events = [.readable, .writable]
                 }
+                watchingWritable[index] = events.contains(.writable)
+                poller.setEvents(events, at: index + 1)
             }
             let batchSize = batch.count
             let sent = sentCount

@@ -148,6 +148,30 @@ struct SocketLoopTests {
         await loop.stop()
     }
 
+    @Test("messages queued while the socket would block go out, in order, once it can send")
+    func backPressure() async throws {
+        let context = try Context()
+        let (loop, endpoint) = try await onThread { () -> (SocketLoop, String) in
+            let push = try Socket(context, .push, linger: 0)
+            try push.set(.sendHighWaterMark, 5)
+            let endpoint = try push.bindLoopback()
+            return (try SocketLoop(context: context, sockets: [push]) { _ in }, endpoint)
+        }
+        // No peer yet: a PUSH cannot send, so everything stays queued in the loop.
+        for index in 0..<50 { loop.send([Message("\(index)")], to: SocketLoop.SocketID(0)) }
+        let received = try await onThread { () -> [String] in
+            let pull = try Socket(context, .pull, linger: 0)
+            try pull.set(.receiveHighWaterMark, 5)
+            try pull.connect(endpoint)
+            let received = try (0..<50).map { _ in try pull.receiveMessage()[0].string }
+            pull.close(linger: 0)
+            return received
+        }
+        #expect(received == (0..<50).map { "\($0)" })
+        #expect(loop.statistics.dropped == 0)
+        await loop.stop()
+    }
+
     @Test("stop closes the sockets on the loop thread and joins it; the context then terminates")
     func cleanShutdown() async throws {
         let context = try Context()
