@@ -76,6 +76,9 @@ public final class SocketLoop: Sendable {
         var wakePending = false
         /// ``stop()`` was called.
         var stopping = false
+        /// The loop thread is in the handler and takes ``outgoing`` right after it, so ``send(_:to:)``
+        /// need not wake it (replies from the handler go out in the same turn).
+        var inHandler = false
         /// The loop thread has closed its sockets and ended.
         var finished = false
         /// The sending end of the wake-up PAIR; only used under the mutex, closed by the loop thread.
@@ -142,7 +145,7 @@ public final class SocketLoop: Sendable {
                 return false
             }
             shared.outgoing.append((socket.index, parts))
-            Self.wake(&shared)
+            if !shared.inHandler { Self.wake(&shared) }
             return true
         }
     }
@@ -233,6 +236,22 @@ public final class SocketLoop: Sendable {
                     batch.append(Received(socket: SocketID(socketIndex), parts: parts))
                 }
             }
+            let batchSize = batch.count
+            if batchSize > 0 {
+                shared.withLock { shared in
+                    shared.statistics.batches += 1
+                    shared.statistics.received += batchSize
+                    shared.inHandler = true
+                }
+                handler(batch, self)
+                // Take what the handler (or anyone meanwhile) queued: it goes out in this turn.
+                let taken = shared.withLock { shared in
+                    shared.inHandler = false
+                    defer { shared.outgoing.removeAll(keepingCapacity: true) }
+                    return shared.outgoing
+                }
+                for message in taken { pending[message.socket].append(message.parts) }
+            }
             // Send what is queued, in order, until a socket would block.
             for index in sockets.indices where pendingStart[index] < pending[index].count {
                 let socket = sockets[index]
@@ -264,25 +283,19 @@ public final class SocketLoop: Sendable {
                 watchingWritable[index] = events.contains(.writable)
                 poller.setEvents(events, at: index + 1)
             }
-            let batchSize = batch.count
-            let sent = sentCount
-            let dropped = droppedCount
-            let error = lastError
-            sentCount = 0
-            droppedCount = 0
-            lastError = nil
-            if batchSize > 0 || sent > 0 || dropped > 0 {
+            if sentCount > 0 || droppedCount > 0 {
+                let sent = sentCount
+                let dropped = droppedCount
+                let error = lastError
                 shared.withLock { shared in
                     shared.statistics.sent += sent
                     shared.statistics.dropped += dropped
                     if let error { shared.statistics.lastError = error }
-                    if batchSize > 0 {
-                        shared.statistics.batches += 1
-                        shared.statistics.received += batchSize
-                    }
                 }
+                sentCount = 0
+                droppedCount = 0
+                lastError = nil
             }
-            if batchSize > 0 { handler(batch, self) }
         }
 
         for socket in sockets { socket.close(linger: 0) }

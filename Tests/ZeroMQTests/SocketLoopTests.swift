@@ -108,8 +108,8 @@ struct SocketLoopTests {
             let mine = received.filter { $0.hasPrefix("\(thread)/") }
             #expect(mine == (0..<perThread).map { "\(thread)/\($0)" })
         }
+        await loop.stop()  // joins the loop's thread: its counters are final
         #expect(loop.statistics.sent == threads * perThread)
-        await loop.stop()
     }
 
     @Test("an echo server: a ROUTER in the loop answers DEALER requests through the queue")
