@@ -10,8 +10,8 @@
 //   imports such macros inconsistently (only when the platform's <errno.h> does not define the name
 //   first), so they are restated here as constants with stable names that always import.
 // - The size of `zmq_msg_t`. A message must never be copied (small messages live inside the
-//   struct), so Swift code keeps it in memory it allocates once and never moves; the size and
-//   alignment below are asserted against Swift's view of the type.
+//   struct), so Swift code keeps it in memory it allocates once and never moves; `Socket` asserts
+//   that Swift's size of the type equals this one and that its alignment is a pointer's.
 #ifndef CZEROMQ_SHIM_H
 #define CZEROMQ_SHIM_H
 

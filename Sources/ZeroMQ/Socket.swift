@@ -26,6 +26,10 @@ public final class Socket {
     /// Creates a socket of `type` in `context` and sets its linger (ms; `0` drops unsent messages
     /// on close, `-1` waits forever, which can hang context termination).
     public init(_ context: Context, _ type: SocketType, linger: Int32 = 0) throws(ZMQError) {
+        assert(
+            MemoryLayout<zmq_msg_t>.size == Int(CZMQ_MSG_SIZE)
+                && MemoryLayout<zmq_msg_t>.alignment >= MemoryLayout<UnsafeRawPointer>.alignment,
+            "Swift's layout of zmq_msg_t differs from C's")
         let handle = try context.makeSocket(type.rawValue)
         self.context = context
         self.type = type
