@@ -12,7 +12,7 @@ SWIFT_BIN ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swi
 SWIFT := $(SWIFT_BIN)
 STRICT := -Xswiftc -warnings-as-errors
 # Debian packages the build needs (system libraries arrive with the services).
-APT_PACKAGES := pkg-config
+APT_PACKAGES := pkg-config libzmq3-dev
 # Tests run in parallel; each has its own time limit. Override for a single test:
 #   make test TEST_FILTER=MapTests
 TEST_FILTER ?=

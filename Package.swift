@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "Reactive", targets: ["Reactive"]),
         .library(name: "ReactiveTestKit", targets: ["ReactiveTestKit"]),
         .library(name: "RemoteProtocol", targets: ["RemoteProtocol"]),
+        .library(name: "ZeroMQ", targets: ["ZeroMQ"]),
     ],
     targets: [
         .target(name: "Reactive", swiftSettings: common),
@@ -27,6 +28,9 @@ let package = Package(
             path: "Benchmarks/ReactiveBenchmarks",
             swiftSettings: common
         ),
+        .systemLibrary(name: "CZeroMQ", providers: [.apt(["libzmq3-dev"])]),
+        .target(name: "ZeroMQ", dependencies: ["CZeroMQ"], swiftSettings: common),
+        .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"], swiftSettings: common),
         .testTarget(
             name: "ReactiveTests",
             dependencies: ["Reactive", "ReactiveTestKit"],

@@ -1,0 +1,316 @@
+import Dispatch
+import Synchronization
+
+/// A thread that owns a set of sockets and bridges them to actors.
+///
+/// The loop polls its sockets and an `inproc://` wake-up PAIR. Each turn it reads up to
+/// ``Configuration/maxMessagesPerSocket`` messages from every readable socket and hands them all to
+/// the handler in **one batch**, so a consumer crosses into its actor once per batch rather than
+/// once per message (a thread-to-actor hop costs microseconds here). Outgoing messages are queued
+/// from any thread or actor with ``send(_:to:)``, which never blocks: it appends to a
+/// mutex-protected queue and wakes the loop.
+///
+/// For ordered delivery into an actor, have the handler yield to an `AsyncStream` that the actor
+/// consumes:
+///
+/// ```swift
+/// let (batches, input) = AsyncStream.makeStream(of: [SocketLoop.Received].self)
+/// let loop = try SocketLoop(context: context, sockets: [router]) { input.yield($0) }
+/// Task { for await batch in batches { await core.handle(batch) } }
+/// ```
+///
+/// ``stop()`` closes every socket with linger 0 on the loop's own thread and joins the thread.
+public final class SocketLoop: Sendable {
+    /// A socket of the loop: its index in the array given to
+    /// ``init(context:sockets:configuration:handler:)``.
+    public struct SocketID: Hashable, Sendable {
+        /// The index in the array of sockets.
+        public let index: Int
+
+        /// The socket at `index` of the array the loop was created with.
+        public init(_ index: Int) { self.index = index }
+    }
+
+    /// One multipart message received on one of the loop's sockets.
+    public struct Received: Sendable, Hashable {
+        /// The socket it arrived on.
+        public let socket: SocketID
+        /// Its parts (for a ROUTER, the first is the peer's routing id).
+        public let parts: [Message]
+    }
+
+    /// How the loop works.
+    public struct Configuration: Sendable {
+        /// The thread's name.
+        public var name: String
+        /// The most messages read from one socket per turn (bounds a batch and keeps sockets fair).
+        public var maxMessagesPerSocket: Int
+
+        /// A configuration.
+        public init(name: String = "zeromq-socket-loop", maxMessagesPerSocket: Int = 256) {
+            self.name = name
+            self.maxMessagesPerSocket = max(1, maxMessagesPerSocket)
+        }
+    }
+
+    /// Counters, read with ``statistics``.
+    public struct Statistics: Sendable, Hashable {
+        /// Batches handed to the handler.
+        public var batches = 0
+        /// Messages received.
+        public var received = 0
+        /// Messages sent.
+        public var sent = 0
+        /// Messages dropped because sending failed (for example `EHOSTUNREACH` on a ROUTER with
+        /// router-mandatory, or a socket that cannot send), or because the loop had stopped.
+        public var dropped = 0
+        /// The last send error, if any.
+        public var lastError: ZMQError?
+    }
+
+    /// What other threads share with the loop thread, under the mutex.
+    private struct Shared: ~Copyable {
+        /// Outgoing messages not yet taken by the loop thread.
+        var outgoing: [(socket: Int, parts: [Message])] = []
+        /// A wake-up byte is in flight (at most one is ever queued, so sending it never blocks).
+        var wakePending = false
+        /// ``stop()`` was called.
+        var stopping = false
+        /// The loop thread is in the handler and takes ``outgoing`` right after it, so ``send(_:to:)``
+        /// need not wake it (replies from the handler go out in the same turn).
+        var inHandler = false
+        /// The loop thread has closed its sockets and ended.
+        var finished = false
+        /// The sending end of the wake-up PAIR; only used under the mutex, closed by the loop thread.
+        var waker: Socket?
+        /// Async callers of ``stop()`` waiting for the thread to end.
+        var waiters: [CheckedContinuation<Void, Never>] = []
+        /// Counters.
+        var statistics = Statistics()
+    }
+
+    private let shared: Mutex<Shared>
+    /// Signalled once when the loop thread ends (and passed on by each waiter).
+    private let ended = DispatchSemaphore(value: 0)
+    /// The number of sockets.
+    public let socketCount: Int
+
+    /// Creates the loop and starts its thread, which takes over `sockets` (bound or connected as the
+    /// caller wants). `handler` runs on the loop's thread with each non-empty batch, in order; it
+    /// must not block.
+    public convenience init(
+        context: Context,
+        sockets: sending [Socket],
+        configuration: Configuration = Configuration(),
+        handler: @escaping @Sendable ([Received]) -> Void
+    ) throws(ZMQError) {
+        try self.init(context: context, sockets: sockets, configuration: configuration) { batch, _ in
+            handler(batch)
+        }
+    }
+
+    /// Creates the loop and starts its thread, which takes over `sockets`. `handler` runs on the
+    /// loop's thread with each non-empty batch and the loop itself, so it can queue replies with
+    /// ``send(_:to:)`` from the very first batch; it must not block.
+    public init(
+        context: Context,
+        sockets: sending [Socket],
+        configuration: Configuration = Configuration(),
+        handlerWithLoop handler: @escaping @Sendable ([Received], SocketLoop) -> Void
+    ) throws(ZMQError) {
+        let endpoint =
+            "inproc://zeromq-swift-loop-\(Self.counter.wrappingAdd(1, ordering: .relaxed).newValue)"
+        let wakeReceiver = try Socket(context, .pair, linger: 0)
+        try wakeReceiver.bind(endpoint)
+        let waker = try Socket(context, .pair, linger: 0)
+        try waker.connect(endpoint)
+        socketCount = sockets.count
+        shared = Mutex(Shared(waker: waker))
+        let limit = configuration.maxMessagesPerSocket
+        OwnedThread.spawn(name: configuration.name) { [self] in
+            run(wakeReceiver: wakeReceiver, sockets: sockets, limit: limit, handler: handler)
+        }
+    }
+
+    private static let counter = Atomic<Int>(0)
+
+    /// Queues a message to send on a socket of the loop, without blocking. Returns false (and counts
+    /// it as dropped) when the loop has stopped.
+    @discardableResult
+    public func send(_ parts: [Message], to socket: SocketID) -> Bool {
+        precondition(socket.index >= 0 && socket.index < socketCount, "no socket \(socket.index) in the loop")
+        return shared.withLock { shared in
+            guard !shared.stopping else {
+                shared.statistics.dropped += 1
+                return false
+            }
+            shared.outgoing.append((socket.index, parts))
+            if !shared.inHandler { Self.wake(&shared) }
+            return true
+        }
+    }
+
+    /// The counters so far.
+    public var statistics: Statistics { shared.withLock { $0.statistics } }
+
+    /// Stops the loop: its thread closes every socket with linger 0 and ends; this call returns when
+    /// it has (a join). Blocks the caller for at most one loop turn; from async code prefer
+    /// ``stop()-swift.method``'s async form. Later calls return at once.
+    public func stop() {
+        requestStop()
+        ended.wait()
+        ended.signal()
+    }
+
+    /// Stops the loop and suspends until its thread has closed the sockets and ended.
+    public func stop() async {
+        requestStop()
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let resumeNow = shared.withLock { shared in
+                if shared.finished { return true }
+                shared.waiters.append(continuation)
+                return false
+            }
+            if resumeNow { continuation.resume() }
+        }
+    }
+
+    private func requestStop() {
+        shared.withLock { shared in
+            guard !shared.stopping else { return }
+            shared.stopping = true
+            Self.wake(&shared)
+        }
+    }
+
+    /// Sends the wake-up byte unless one is already in flight. Called under the mutex.
+    private static func wake(_ shared: inout Shared) {
+        guard !shared.wakePending, let waker = shared.waker else { return }
+        shared.wakePending = true
+        _ = try? waker.send([0], dontWait: true)
+    }
+
+    /// The loop thread's body.
+    private func run(
+        wakeReceiver: Socket, sockets: [Socket], limit: Int,
+        handler: @Sendable ([Received], SocketLoop) -> Void
+    ) {
+        let poller = Poller()
+        poller.add(wakeReceiver, events: .readable)
+        for socket in sockets { poller.add(socket, events: .readable) }
+        var pending = [[[Message]]](repeating: [], count: sockets.count)
+        var pendingStart = [Int](repeating: 0, count: sockets.count)
+        var watchingWritable = [Bool](repeating: false, count: sockets.count)
+        var pollTimeout = -1
+        var stopping = false
+        var sentCount = 0
+        var droppedCount = 0
+        var lastError: ZMQError?
+
+        while !stopping {
+            let ready: [Poller.Ready]
+            do {
+                ready = try poller.poll(timeout: pollTimeout)
+            } catch {
+                break  // ETERM: the context is shutting down.
+            }
+            pollTimeout = -1
+            var batch: [Received] = []
+            for item in ready {
+                if item.index == 0 {
+                    while case .some(.done) = try? wakeReceiver.receivePart(dontWait: true) {}
+                    let taken = shared.withLock { shared in
+                        shared.wakePending = false
+                        stopping = shared.stopping
+                        defer { shared.outgoing.removeAll(keepingCapacity: true) }
+                        return shared.outgoing
+                    }
+                    for message in taken { pending[message.socket].append(message.parts) }
+                    continue
+                }
+                guard item.events.contains(.readable) else { continue }
+                let socketIndex = item.index - 1
+                let socket = sockets[socketIndex]
+                for _ in 0..<limit {
+                    guard case .some(.done(let parts)) = try? socket.receive(dontWait: true) else { break }
+                    batch.append(Received(socket: SocketID(socketIndex), parts: parts))
+                }
+            }
+            let batchSize = batch.count
+            if batchSize > 0 {
+                shared.withLock { shared in
+                    shared.statistics.batches += 1
+                    shared.statistics.received += batchSize
+                    shared.inHandler = true
+                }
+                handler(batch, self)
+                // Take what the handler (or anyone meanwhile) queued: it goes out in this turn.
+                let taken = shared.withLock { shared in
+                    shared.inHandler = false
+                    defer { shared.outgoing.removeAll(keepingCapacity: true) }
+                    return shared.outgoing
+                }
+                for message in taken { pending[message.socket].append(message.parts) }
+            }
+            // Send what is queued, in order, until a socket would block.
+            for index in sockets.indices where pendingStart[index] < pending[index].count {
+                let socket = sockets[index]
+                let before = pendingStart[index]
+                while pendingStart[index] < pending[index].count {
+                    do {
+                        let result = try socket.send(pending[index][pendingStart[index]], dontWait: true)
+                        if case .wouldBlock = result { break }
+                        sentCount += 1
+                    } catch {
+                        droppedCount += 1
+                        lastError = error
+                    }
+                    pendingStart[index] += 1
+                }
+                let events: PollEvents
+                if pendingStart[index] == pending[index].count {
+                    pending[index].removeAll(keepingCapacity: true)
+                    pendingStart[index] = 0
+                    events = .readable
+                } else if pendingStart[index] == before && watchingWritable[index] {
+                    // No progress although polled writable: a ROUTER reports writable while the
+                    // addressed peer is at its high-water mark. Retry in 1 ms instead of spinning.
+                    events = .readable
+                    pollTimeout = 1
+                } else {
+                    events = [.readable, .writable]
+                }
+                watchingWritable[index] = events.contains(.writable)
+                poller.setEvents(events, at: index + 1)
+            }
+            if sentCount > 0 || droppedCount > 0 {
+                let sent = sentCount
+                let dropped = droppedCount
+                let error = lastError
+                shared.withLock { shared in
+                    shared.statistics.sent += sent
+                    shared.statistics.dropped += dropped
+                    if let error { shared.statistics.lastError = error }
+                }
+                sentCount = 0
+                droppedCount = 0
+                lastError = nil
+            }
+        }
+
+        for socket in sockets { socket.close(linger: 0) }
+        wakeReceiver.close(linger: 0)
+        let unsent = pending.indices.reduce(0) { $0 + pending[$1].count - pendingStart[$1] }
+        let waiters = shared.withLock { shared in
+            shared.waker?.close(linger: 0)
+            shared.waker = nil
+            shared.finished = true
+            shared.statistics.dropped += unsent + shared.outgoing.count
+            shared.outgoing.removeAll()
+            defer { shared.waiters.removeAll() }
+            return shared.waiters
+        }
+        ended.signal()
+        for waiter in waiters { waiter.resume() }
+    }
+}

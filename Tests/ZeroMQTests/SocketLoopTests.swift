@@ -1,0 +1,195 @@
+import Foundation
+import Glibc
+import Synchronization
+import Testing
+import ZeroMQ
+
+/// Collects what a loop hands over, and lets a test wait for a count with a deadline.
+final class Collector: Sendable {
+    private let state = Mutex<(batches: [[SocketLoop.Received]], messages: Int)>(([], 0))
+    private let condition = NSCondition()
+
+    func add(_ batch: [SocketLoop.Received]) {
+        state.withLock {
+            $0.batches.append(batch)
+            $0.messages += batch.count
+        }
+        condition.lock()
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    var batches: [[SocketLoop.Received]] { state.withLock { $0.batches } }
+    var messages: Int { state.withLock { $0.messages } }
+
+    /// Waits (on the calling thread) until `count` messages arrived or `seconds` passed.
+    func wait(for count: Int, seconds: Double = 10) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        condition.lock()
+        defer { condition.unlock() }
+        while messages < count {
+            if !condition.wait(until: deadline) { return messages >= count }
+        }
+        return true
+    }
+}
+
+@Suite("Socket loop", .timeLimit(.minutes(1)))
+struct SocketLoopTests {
+    @Test("many queued messages arrive in few batches, in order")
+    func batching() async throws {
+        let total = 5000
+        let collector = Collector()
+        let context = try Context()
+        let loop = try await onThread { () -> SocketLoop in
+            let endpoint = inprocEndpoint()
+            let pull = try Socket(context, .pull, linger: 0)
+            try pull.set(.receiveHighWaterMark, 0)
+            try pull.bind(endpoint)
+            let push = try Socket(context, .push, linger: 0)
+            try push.set(.sendHighWaterMark, 0)
+            try push.connect(endpoint)
+            for index in 0..<total { try push.send([Message("\(index)")]) }
+            push.close(linger: -1)
+            return try SocketLoop(
+                context: context, sockets: [pull],
+                configuration: .init(name: "batching", maxMessagesPerSocket: 256),
+                handler: collector.add)
+        }
+        let arrived = try await onThread { collector.wait(for: total) }
+        #expect(arrived)
+        let batches = collector.batches
+        #expect(batches.count <= total / 256 + 2)
+        #expect(batches.allSatisfy { $0.count <= 256 })
+        let numbers = batches.flatMap { $0 }.map { Int($0.parts[0].string) }
+        #expect(numbers == Array(0..<total))
+        #expect(loop.statistics.received == total)
+        #expect(loop.statistics.batches == batches.count)
+        await loop.stop()
+    }
+
+    @Test("messages queued from many threads at once are all sent, none lost")
+    func sendingFromManyThreads() async throws {
+        let threads = 8
+        let perThread = 500
+        let context = try Context()
+        let (loop, endpoint) = try await onThread { () -> (SocketLoop, String) in
+            let push = try Socket(context, .push, linger: 0)
+            try push.set(.sendHighWaterMark, 0)
+            let endpoint = try push.bindLoopback()
+            let loop = try SocketLoop(context: context, sockets: [push]) { _ in }
+            return (loop, endpoint)
+        }
+        let received = try await onThread { () -> [String] in
+            let pull = try Socket(context, .pull, linger: 0)
+            try pull.connect(endpoint)
+            let group = DispatchGroup()
+            for thread in 0..<threads {
+                group.enter()
+                OwnedThread.spawn(name: "sender-\(thread)") {
+                    for index in 0..<perThread {
+                        loop.send([Message("\(thread)/\(index)")], to: SocketLoop.SocketID(0))
+                    }
+                    group.leave()
+                }
+            }
+            var received: [String] = []
+            for _ in 0..<(threads * perThread) {
+                received.append(try pull.receiveMessage()[0].string)
+            }
+            group.wait()
+            pull.close(linger: 0)
+            return received
+        }
+        #expect(received.count == threads * perThread)
+        #expect(Set(received).count == threads * perThread)
+        // Each sender's messages keep their order.
+        for thread in 0..<threads {
+            let mine = received.filter { $0.hasPrefix("\(thread)/") }
+            #expect(mine == (0..<perThread).map { "\(thread)/\($0)" })
+        }
+        await loop.stop()  // joins the loop's thread: its counters are final
+        #expect(loop.statistics.sent == threads * perThread)
+    }
+
+    @Test("an echo server: a ROUTER in the loop answers DEALER requests through the queue")
+    func echoServer() async throws {
+        let context = try Context()
+        let (loop, endpoint) = try await onThread { () -> (SocketLoop, String) in
+            let router = try Socket(context, .router, linger: 0)
+            try router.set(.routerMandatory, true)
+            let endpoint = try router.bindLoopback()
+            let loop = try SocketLoop(context: context, sockets: [router]) { batch, loop in
+                for message in batch {
+                    loop.send(
+                        [message.parts[0], Message("echo " + message.parts[1].string)], to: message.socket)
+                }
+            }
+            return (loop, endpoint)
+        }
+        try await onThread {
+            let dealer = try Socket(context, .dealer, linger: 0)
+            try dealer.connect(endpoint)
+            for index in 0..<100 { try dealer.send([Message("\(index)")]) }
+            for index in 0..<100 {
+                #expect(try dealer.receiveMessage() == [Message("echo \(index)")])
+            }
+            dealer.close(linger: 0)
+        }
+        // A reply to a vanished peer fails with EHOSTUNREACH and is counted, not fatal.
+        loop.send(["nobody", "lost"], to: SocketLoop.SocketID(0))
+        let dropped = try await onThread { () -> Int in
+            let deadline = Date(timeIntervalSinceNow: 10)
+            while loop.statistics.dropped == 0 && Date() < deadline { sched_yield() }
+            return loop.statistics.dropped
+        }
+        #expect(dropped == 1)
+        #expect(loop.statistics.lastError?.code == .EHOSTUNREACH)
+        await loop.stop()
+    }
+
+    @Test("messages queued while the socket would block go out, in order, once it can send")
+    func backPressure() async throws {
+        let context = try Context()
+        let (loop, endpoint) = try await onThread { () -> (SocketLoop, String) in
+            let push = try Socket(context, .push, linger: 0)
+            try push.set(.sendHighWaterMark, 5)
+            let endpoint = try push.bindLoopback()
+            return (try SocketLoop(context: context, sockets: [push]) { _ in }, endpoint)
+        }
+        // No peer yet: a PUSH cannot send, so everything stays queued in the loop.
+        for index in 0..<50 { loop.send([Message("\(index)")], to: SocketLoop.SocketID(0)) }
+        let received = try await onThread { () -> [String] in
+            let pull = try Socket(context, .pull, linger: 0)
+            try pull.set(.receiveHighWaterMark, 5)
+            try pull.connect(endpoint)
+            let received = try (0..<50).map { _ in try pull.receiveMessage()[0].string }
+            pull.close(linger: 0)
+            return received
+        }
+        #expect(received == (0..<50).map { "\($0)" })
+        #expect(loop.statistics.dropped == 0)
+        await loop.stop()
+    }
+
+    @Test("stop closes the sockets on the loop thread and joins it; the context then terminates")
+    func cleanShutdown() async throws {
+        let context = try Context()
+        let loop = try await onThread { () -> SocketLoop in
+            let dealer = try Socket(context, .dealer, linger: 0)
+            // Connected to nobody: queued messages would hang a context with infinite linger.
+            try dealer.connect("tcp://127.0.0.1:1")
+            let router = try Socket(context, .router, linger: 0)
+            try router.bind(inprocEndpoint())
+            return try SocketLoop(context: context, sockets: [dealer, router]) { _ in }
+        }
+        for index in 0..<10 { loop.send([Message("\(index)")], to: SocketLoop.SocketID(0)) }
+        await loop.stop()
+        await loop.stop()
+        #expect(!loop.send(["late"], to: SocketLoop.SocketID(0)))
+        try await onThread {
+            loop.stop()
+            context.terminate()
+        }
+    }
+}
