@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "ReactiveTestKit", targets: ["ReactiveTestKit"]),
         .library(name: "RemoteProtocol", targets: ["RemoteProtocol"]),
         .library(name: "ZeroMQ", targets: ["ZeroMQ"]),
+        .library(name: "RemoteStreams", targets: ["RemoteStreams"]),
     ],
     targets: [
         .target(name: "Reactive", swiftSettings: common),
@@ -31,6 +32,12 @@ let package = Package(
         .systemLibrary(name: "CZeroMQ", providers: [.apt(["libzmq3-dev"])]),
         .target(name: "ZeroMQ", dependencies: ["CZeroMQ"], swiftSettings: common),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"], swiftSettings: common),
+        .target(
+            name: "RemoteStreams", dependencies: ["Reactive", "RemoteProtocol", "ZeroMQ"], swiftSettings: common),
+        .testTarget(
+            name: "RemoteStreamsTests",
+            dependencies: ["RemoteStreams", "Reactive", "RemoteProtocol", "ZeroMQ"],
+            swiftSettings: common),
         .testTarget(
             name: "ReactiveTests",
             dependencies: ["Reactive", "ReactiveTestKit"],

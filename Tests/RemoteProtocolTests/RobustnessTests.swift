@@ -5,6 +5,11 @@ import Testing
 /// frame re-encodes to the bytes it came from.
 @Suite("Robustness", .timeLimit(.minutes(1)))
 struct RobustnessTests {
+    /// Random inputs per test. Debug builds run every test in one process on two cooperative
+    /// threads, so this stays small enough not to starve the other suites; `make fuzz` explores far
+    /// more.
+    static let iterations = 10_000
+
     let codec = FrameCodec(limits: ProtocolLimits(maxBodyLength: 64))
 
     /// Decodes `parts`; a frame must re-encode to `parts`, an error's answer must itself round-trip.
@@ -63,17 +68,17 @@ struct RobustnessTests {
 
     @Test func randomBytes() {
         var random = SeededGenerator(seed: 0x5EED_0001)
-        var decoded = 0
-        for _ in 0..<100_000 {
+        // Almost nothing random decodes; `check` asserts, for each input, no crash and exact
+        // re-encoding of whatever does.
+        for _ in 0..<Self.iterations {
             let partCount = Int.random(in: 0...3, using: &random)
             let parts = (0..<partCount).map { _ in
                 (0..<Int.random(in: 0...40, using: &random)).map { _ in
                     UInt8.random(in: 0...255, using: &random)
                 }
             }
-            if check(parts) { decoded += 1 }
+            _ = check(parts)
         }
-        #expect(decoded >= 0)
     }
 
     @Test func randomHeadersNearTheFormat() {
@@ -81,7 +86,7 @@ struct RobustnessTests {
         var random = SeededGenerator(seed: 0x5EED_0002)
         let methodBytes = Array("abcz09._-A /\u{7f}".utf8) + [0x80, 0xFF, 0]
         var decoded = 0
-        for _ in 0..<100_000 {
+        for _ in 0..<Self.iterations {
             let type = UInt8.random(in: 0...10, using: &random)
             let stream = UInt64.random(in: 0...3, using: &random)
             let deadline = Bool.random(using: &random) ? 0 : UInt32.random(in: 0...UInt32.max, using: &random)
@@ -101,14 +106,14 @@ struct RobustnessTests {
             }
             if check(parts) { decoded += 1 }
         }
-        #expect(decoded > 1000)
+        #expect(decoded > Self.iterations / 100)  // about 2% of these headers are valid
     }
 
     @Test func mutationsOfValidMessages() {
         var random = SeededGenerator(seed: 0x5EED_0003)
         let vectors = GoldenVector.all.map(\.parts)
         var decoded = 0
-        for _ in 0..<100_000 {
+        for _ in 0..<Self.iterations {
             guard var parts = vectors.randomElement(using: &random) else { break }
             for _ in 0...Int.random(in: 0...2, using: &random) {
                 let index = Int.random(in: 0..<max(parts.count, 1), using: &random)
@@ -136,6 +141,6 @@ struct RobustnessTests {
             }
             if check(parts) { decoded += 1 }
         }
-        #expect(decoded > 1000)
+        #expect(decoded > Self.iterations / 100)  // some mutations leave a valid message
     }
 }

@@ -28,6 +28,8 @@ public final class ActorScheduler<A: Actor>: SchedulerType {
     private let queue = Mutex(WorkQueue())
     /// How many items one drain runs before yielding the actor.
     private let batchLimit: Int
+    /// Where drain tasks start (nil: the cooperative pool).
+    private let taskExecutor: (any TaskExecutor)?
     /// How many drains (hops onto the actor) have run: the batching tests read it.
     let drainCount = Atomic<Int>(0)
 
@@ -42,12 +44,17 @@ public final class ActorScheduler<A: Actor>: SchedulerType {
 
     /// Creates a scheduler for `actor`.
     ///
-    /// - Parameter batchLimit: the number of items a drain runs before it lets other work onto the
-    ///   actor (the rest continues in a new drain).
-    public init(_ actor: A, batchLimit: Int = 1024) {
+    /// - Parameters:
+    ///   - batchLimit: the number of items a drain runs before it lets other work onto the actor
+    ///     (the rest continues in a new drain).
+    ///   - taskExecutor: where the drain tasks start. By default they start on the cooperative pool
+    ///     and hop onto the actor; give the actor's own ``ThreadExecutor`` to keep its drains off the
+    ///     pool entirely.
+    public init(_ actor: A, batchLimit: Int = 1024, taskExecutor: (any TaskExecutor)? = nil) {
         self.actor = actor
         self.actorID = ObjectIdentifier(actor)
         self.batchLimit = max(1, batchLimit)
+        self.taskExecutor = taskExecutor
     }
 
     public var now: RxTime { Date() }
@@ -159,7 +166,11 @@ public final class ActorScheduler<A: Actor>: SchedulerType {
             dropped.forEach { $0.dispose() }
             return
         }
-        Task { await Self.drain(actor, self) }
+        if let taskExecutor {
+            Task(executorPreference: taskExecutor) { await Self.drain(actor, self) }
+        } else {
+            Task { await Self.drain(actor, self) }
+        }
     }
 
     private static func drain(_ actor: isolated A, _ scheduler: ActorScheduler) {

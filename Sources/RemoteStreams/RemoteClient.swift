@@ -1,0 +1,365 @@
+import Foundation
+public import Reactive
+public import RemoteProtocol
+import Synchronization
+public import ZeroMQ
+
+/// A client of a ``RemoteServer`` (or of several replicas of one): calls come back as `Single`s
+/// and `Observable`s, following docs/PROTOCOL.md.
+///
+/// - Subscribing sends the opening frame; disposing before the end sends `CANCEL`, which makes the
+///   server dispose its graph.
+/// - Every call has a deadline, sent to the server too, which answers `ERROR timeout` when it
+///   passes. The client's own timer fires a little later: the call then fails with `timeout` if the
+///   connection to the replica is up, or `unavailable` if it is not (a server that is down or
+///   restarting, as ZeroMQ's connection monitor reports); either way the client sends `CANCEL`.
+///   ZeroMQ reconnects by itself, so calls made after a server returns succeed.
+/// - With several endpoints the client keeps one DEALER per replica and spreads streams across
+///   them round-robin; every frame of a stream goes to the replica that opened it.
+/// - While streams are open the client pings each replica it uses, so the server knows it is alive.
+///
+/// Frames arrive on the socket loop's thread and are delivered to subscribers on one delivery
+/// thread of the client's (never the loop's), in order; move them elsewhere with `observe(on:)`.
+public final class RemoteClient: Sendable {
+    /// How a client runs.
+    public struct Configuration: Sendable {
+        /// The server's endpoints, one per replica.
+        public var endpoints: [String]
+        /// The deadline of calls that do not give their own.
+        public var deadline: Duration
+        /// How often replicas with open streams are pinged.
+        public var pingInterval: Duration
+        /// Body limits for decoding answers.
+        public var limits: ProtocolLimits
+        /// The threads' names.
+        public var name: String
+
+        /// A configuration.
+        public init(
+            endpoints: [String], deadline: Duration = .seconds(5), pingInterval: Duration = .seconds(2),
+            limits: ProtocolLimits = ProtocolLimits(), name: String = "remote-client"
+        ) {
+            self.endpoints = endpoints
+            self.deadline = deadline
+            self.pingInterval = pingInterval
+            self.limits = limits
+            self.name = name
+        }
+    }
+
+    private struct Pending: Sendable {
+        let observer: AnyObserver<[UInt8]>
+        let replica: Int
+        let deadline: SingleAssignmentDisposable
+        let input: SingleAssignmentDisposable
+    }
+
+    private struct State: Sendable {
+        var nextStream: UInt64 = 1
+        var nextReplica = 0
+        var pending: [UInt64: Pending] = [:]
+        /// Replicas whose connection is up (handshake done, not disconnected since).
+        var connected: Set<Int> = []
+        var counters = RemoteCounters()
+    }
+
+    private let configuration: Configuration
+    private let codec: FrameCodec
+    private let coder: JSONBodyCoder
+    private let loop: SocketLoop
+    private let delivery: SerialScheduler
+    private let state = Mutex(State())
+    private let pinger = SingleAssignmentDisposable()
+
+    /// Connects one DEALER per endpoint and starts the client's threads.
+    public init(context: Context, configuration: Configuration, coder: JSONBodyCoder = .shared) throws {
+        precondition(!configuration.endpoints.isEmpty, "a RemoteClient needs at least one endpoint")
+        self.configuration = configuration
+        self.codec = FrameCodec(limits: configuration.limits)
+        self.coder = coder
+        // One DEALER per replica, then one monitor PAIR per replica (indices shifted by the count).
+        var sockets: [Socket] = []
+        var monitors: [Socket] = []
+        for endpoint in configuration.endpoints {
+            let dealer = try Socket(context, .dealer, linger: 0)
+            try dealer.set(.maxMessageSize, Int64(configuration.limits.maxMessageLength + 256))
+            try dealer.set(.reconnectInterval, 100)
+            try dealer.set(.reconnectIntervalMax, 2_000)
+            monitors.append(try dealer.monitor(events: [.handshakeSucceeded, .disconnected]).socket)
+            try dealer.connect(endpoint)
+            sockets.append(dealer)
+        }
+        sockets += monitors
+        let delivery = SerialScheduler(name: configuration.name + ".delivery")
+        self.delivery = delivery
+        let inbox = Inbox()
+        loop = try SocketLoop(
+            context: context, sockets: sockets, configuration: .init(name: configuration.name)
+        ) {
+            batch in
+            delivery.schedule { inbox.client?.receive(batch) }
+        }
+        inbox.client = self
+        let period = RxTimeInterval.milliseconds(configuration.pingInterval.wholeMilliseconds)
+        pinger.setDisposable(
+            delivery.schedulePeriodic((), startAfter: period, period: period) { [weak self] _ in self?.ping()
+            })
+    }
+
+    /// Stops the client: fails the calls still open with `unavailable`, then closes the sockets.
+    public func stop() async {
+        pinger.dispose()
+        let open = state.withLock { state in
+            defer { state.pending = [:] }
+            return state.pending
+        }
+        for (_, call) in open {
+            call.deadline.dispose()
+            call.input.dispose()
+            call.observer.onError(RemoteError(code: .unavailable, message: "the client stopped"))
+        }
+        await loop.stop()
+        delivery.dispose()
+    }
+
+    /// The client's counters.
+    public var counters: RemoteCounters {
+        state.withLock { state in
+            var counters = state.counters
+            counters.openStreams = state.pending.count
+            return counters
+        }
+    }
+
+    // MARK: Typed calls
+
+    /// Calls a request/response method.
+    public func request<Parameters: Encodable & Sendable, Response: Decodable & Sendable>(
+        _ method: String, _ parameters: Parameters, as response: Response.Type = Response.self,
+        deadline: Duration? = nil
+    ) -> Single<Response> {
+        let coder = self.coder
+        return call(.request, method, parameters, input: nil, deadline: deadline)
+            .map { body in try coder.decode(Response.self, from: body) }
+            .asSingle()
+    }
+
+    /// Subscribes to a stream method.
+    public func stream<Parameters: Encodable & Sendable, Element: Decodable & Sendable>(
+        _ method: String, _ parameters: Parameters, as element: Element.Type = Element.self,
+        deadline: Duration? = nil
+    ) -> Observable<Element> {
+        let coder = self.coder
+        return call(.subscribe, method, parameters, input: nil, deadline: deadline)
+            .map { body in try coder.decode(Element.self, from: body) }
+    }
+
+    /// Opens a channel: `input` is streamed to the server, its answers come back.
+    public func channel<
+        Parameters: Encodable & Sendable, Input: Encodable & Sendable, Output: Decodable & Sendable
+    >(
+        _ method: String, _ parameters: Parameters, input: Observable<Input>,
+        as output: Output.Type = Output.self, deadline: Duration? = nil
+    ) -> Observable<Output> {
+        let coder = self.coder
+        let encodedInput = input.map { element in try coder.encode(element) }
+        return call(.open, method, parameters, input: encodedInput, deadline: deadline)
+            .map { body in try coder.decode(Output.self, from: body) }
+    }
+
+    // MARK: Streams
+
+    private func call<Parameters: Encodable & Sendable>(
+        _ type: FrameType, _ method: String, _ parameters: Parameters, input: Observable<[UInt8]>?,
+        deadline: Duration?
+    ) -> Observable<[UInt8]> {
+        let deadline = deadline ?? configuration.deadline
+        let coder = self.coder
+        return Observable.create { [self] observer in
+            let body: [UInt8]
+            let opening: Frame
+            do {
+                body = try coder.encode(parameters)
+                let milliseconds = UInt32(clamping: deadline.wholeMilliseconds)
+                opening = try Frame(
+                    type: type, stream: 1, deadlineMilliseconds: milliseconds, method: method, body: body)
+            } catch let error as ProtocolError {
+                observer.onError(error.remoteError)
+                return Disposables.create()
+            } catch {
+                observer.onError(RemoteError.wrapping(error))
+                return Disposables.create()
+            }
+            let deadlineTimer = SingleAssignmentDisposable()
+            let inputSubscription = SingleAssignmentDisposable()
+            let (stream, replica) = state.withLock { state in
+                let stream = state.nextStream
+                state.nextStream &+= 1
+                let replica = state.nextReplica % configuration.endpoints.count
+                state.nextReplica &+= 1
+                state.pending[stream] = Pending(
+                    observer: observer, replica: replica, deadline: deadlineTimer, input: inputSubscription)
+                return (stream, replica)
+            }
+            send(
+                Frame(
+                    type, stream: stream, deadline: opening.deadlineMilliseconds, method: method, body: body),
+                to: replica)
+            deadlineTimer.setDisposable(
+                delivery.scheduleRelative((), dueTime: .milliseconds(Self.localDeadline(deadline))) {
+                    [weak self] _ in
+                    self?.expire(stream)
+                    return Disposables.create()
+                })
+            if let input {
+                inputSubscription.setDisposable(
+                    input.subscribe(
+                        onNext: { [weak self] element in
+                            self?.send(Frame.opened(.next, stream: stream, body: element), to: replica)
+                        },
+                        onError: { [weak self] error in
+                            self?.send(.error(stream: stream, .wrapping(error)), to: replica)
+                        },
+                        onCompleted: { [weak self] in
+                            self?.send(Frame.opened(.complete, stream: stream, body: nil), to: replica)
+                        }))
+            }
+            return Disposables.create { [weak self] in self?.cancel(stream) }
+        }
+    }
+
+    /// The client's own deadline, in milliseconds: a little after the server's, so that a live
+    /// server's `ERROR timeout` normally arrives first and only a silent server ends as
+    /// `unavailable`.
+    static func localDeadline(_ deadline: Duration) -> Int {
+        let milliseconds = deadline.wholeMilliseconds
+        return milliseconds + max(100, milliseconds / 10)
+    }
+
+    /// The subscriber disposed: if the stream is still open, forget it and tell the server.
+    private func cancel(_ stream: UInt64) {
+        guard let call = state.withLock({ $0.pending.removeValue(forKey: stream) }) else { return }
+        call.deadline.dispose()
+        call.input.dispose()
+        send(Frame.opened(.cancel, stream: stream, body: nil), to: call.replica)
+    }
+
+    /// The deadline passed: fail the call with `timeout` (the replica is connected) or
+    /// `unavailable` (it is not), and tell the server.
+    private func expire(_ stream: UInt64) {
+        let expired = state.withLock { state -> (Pending, connected: Bool)? in
+            guard let call = state.pending.removeValue(forKey: stream) else { return nil }
+            return (call, state.connected.contains(call.replica))
+        }
+        guard let (call, connected) = expired else { return }
+        call.input.dispose()
+        send(Frame.opened(.cancel, stream: stream, body: nil), to: call.replica)
+        call.observer.onError(
+            connected
+                ? RemoteError(code: .timeout, message: "no answer before the deadline")
+                : RemoteError(code: .unavailable, message: "the server did not answer before the deadline"))
+    }
+
+    /// Handles a batch from the loop, on the delivery thread.
+    private func receive(_ batch: [SocketLoop.Received]) {
+        let replicas = configuration.endpoints.count
+        for message in batch {
+            if message.socket.index >= replicas {
+                noteConnection(
+                    MonitorEvent(parts: message.parts.map(\.bytes)), of: message.socket.index - replicas)
+                continue
+            }
+            let frame: Frame
+            do {
+                frame = try codec.decode(message.parts.map(\.bytes))
+            } catch {
+                state.withLock { $0.counters.droppedFrames += 1 }
+                continue
+            }
+            let delivery: (Pending, ended: Bool)? = state.withLock { state in
+                state.counters.framesIn += 1
+                switch frame.type {
+                case .next:
+                    guard let call = state.pending[frame.stream] else { break }
+                    return (call, false)
+                case .complete, .error:
+                    guard let call = state.pending.removeValue(forKey: frame.stream) else { break }
+                    if let error = frame.remoteError {
+                        state.counters.errorsByCode[error.code.rawValue, default: 0] += 1
+                    }
+                    return (call, true)
+                default:
+                    return nil
+                }
+                state.counters.droppedFrames += 1
+                return nil
+            }
+            guard let (call, ended) = delivery else { continue }
+            if ended {
+                call.deadline.dispose()
+                call.input.dispose()
+            }
+            switch frame.type {
+            case .next: call.observer.onNext(frame.body ?? [])
+            case .complete: call.observer.onCompleted()
+            default:
+                call.observer.onError(
+                    frame.remoteError ?? RemoteError(code: .internal, message: "unreadable error"))
+            }
+        }
+    }
+
+    /// Tracks whether a replica's connection is up, from its DEALER's monitor.
+    private func noteConnection(_ event: MonitorEvent?, of replica: Int) {
+        guard let event else { return }
+        switch event.kind {
+        case .handshakeSucceeded: state.withLock { _ = $0.connected.insert(replica) }
+        case .disconnected: state.withLock { _ = $0.connected.remove(replica) }
+        default: break
+        }
+    }
+
+    /// Pings the replicas that have open streams.
+    private func ping() {
+        let replicas = state.withLock { state in Set(state.pending.values.map(\.replica)) }
+        for replica in replicas { send(.ping, to: replica) }
+    }
+
+    private func send(_ frame: Frame, to replica: Int) {
+        state.withLock { $0.counters.framesOut += 1 }
+        loop.send(codec.encode(frame).map(Message.init), to: SocketLoop.SocketID(replica))
+    }
+}
+
+/// Lets the loop's handler reach the client without a strong reference cycle.
+private final class Inbox: Sendable {
+    private let reference = Mutex<WeakClient>(WeakClient())
+
+    var client: RemoteClient? {
+        get { reference.withLock { $0.client } }
+        set { reference.withLock { $0.client = newValue } }
+    }
+
+    private struct WeakClient { weak var client: RemoteClient? }
+}
+
+extension Frame {
+    /// A frame of an open stream (stream ids are never 0 there, so it cannot fail).
+    static func opened(_ type: FrameType, stream: UInt64, body: [UInt8]?) -> Frame {
+        do {
+            return try Frame(type: type, stream: stream, body: body)
+        } catch {
+            return error.errorFrame
+        }
+    }
+
+    /// An opening frame whose method and deadline were already checked.
+    init(_ type: FrameType, stream: UInt64, deadline: UInt32, method: String, body: [UInt8]) {
+        do {
+            self = try Frame(
+                type: type, stream: stream, deadlineMilliseconds: deadline, method: method, body: body)
+        } catch {
+            self = error.errorFrame
+        }
+    }
+}

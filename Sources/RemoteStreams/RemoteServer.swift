@@ -1,0 +1,389 @@
+import Reactive
+public import RemoteProtocol
+import Synchronization
+public import ZeroMQ
+
+/// A ROUTER that serves ``RemoteHandlers`` over the remote-streams protocol (docs/PROTOCOL.md).
+///
+/// Threading follows DESIGN.md §3: one ``SocketLoop`` thread owns the socket and hands decoded
+/// batches to an actor (`ServerCore`) through an ``ActorScheduler`` (one hop per batch). Every open
+/// stream's graph is subscribed from that actor, and its outgoing frames are queued back to the
+/// loop, which never blocks the actor. A stream ends, and its graph is disposed, on its terminal
+/// event, on `CANCEL`, when its deadline passes (`ERROR timeout`), or when its client falls silent
+/// for longer than ``Configuration/clientTimeout``.
+public final class RemoteServer: Sendable {
+    /// How a server runs.
+    public struct Configuration: Sendable {
+        /// ZeroMQ endpoints to bind (`tcp://127.0.0.1:*` picks a free port).
+        public var endpoints: [String]
+        /// Body limits for decoding.
+        public var limits: ProtocolLimits
+        /// Streams one client may have open at once; past it, `ERROR overloaded`.
+        public var maxStreamsPerClient: Int
+        /// Streams open at once in total; past it, `ERROR overloaded`.
+        public var maxStreamsTotal: Int
+        /// A client that sends nothing (not even `PING`) for this long is lost: its streams are
+        /// disposed. Clients with open streams ping well within it.
+        public var clientTimeout: Duration
+        /// The socket loop thread's name.
+        public var name: String
+
+        /// A configuration with the defaults of docs/PROTOCOL.md.
+        public init(
+            endpoints: [String], limits: ProtocolLimits = ProtocolLimits(), maxStreamsPerClient: Int = 256,
+            maxStreamsTotal: Int = 8_192, clientTimeout: Duration = .seconds(15),
+            name: String = "remote-server"
+        ) {
+            self.endpoints = endpoints
+            self.limits = limits
+            self.maxStreamsPerClient = maxStreamsPerClient
+            self.maxStreamsTotal = maxStreamsTotal
+            self.clientTimeout = clientTimeout
+            self.name = name
+        }
+    }
+
+    /// The endpoints bound, with wildcard ports resolved.
+    public let endpoints: [String]
+
+    private let loop: SocketLoop
+    private let scheduler: ActorScheduler<ServerCore>
+    // The scheduler holds the core weakly; the server keeps it alive.
+    private let core: ServerCore
+
+    /// Binds the endpoints and starts serving `handlers`.
+    public init(context: Context, configuration: Configuration, handlers: RemoteHandlers) throws {
+        let router = try Socket(context, .router, linger: 0)
+        try router.set(.routerMandatory, true)
+        try router.set(.maxMessageSize, Int64(configuration.limits.maxMessageLength + 256))
+        var bound: [String] = []
+        for endpoint in configuration.endpoints {
+            try router.bind(endpoint)
+            bound.append(try router.lastEndpoint)
+        }
+        endpoints = bound
+        let core = ServerCore(configuration: configuration, handlers: handlers)
+        let scheduler = ActorScheduler(core, taskExecutor: core.executor)
+        self.core = core
+        self.scheduler = scheduler
+        loop = try SocketLoop(
+            context: context, sockets: [router], configuration: .init(name: configuration.name)
+        ) { batch, loop in
+            scheduler.perform { core in core.receive(batch, loop: loop, scheduler: scheduler) }
+        }
+        let clientTimeout = configuration.clientTimeout
+        scheduler.perform { core in core.startSweeping(every: clientTimeout / 2, scheduler: scheduler) }
+    }
+
+    /// The server's counters.
+    public var counters: RemoteCounters {
+        get async { await scheduler.run { core in core.snapshot } }
+    }
+
+    /// Stops serving: disposes every open stream, then closes the socket.
+    public func stop() async {
+        await scheduler.run { core in core.disposeAll() }
+        await loop.stop()
+    }
+}
+
+/// Counters of a server or client.
+public struct RemoteCounters: Sendable, Hashable {
+    /// Streams open now.
+    public var openStreams = 0
+    /// Messages received.
+    public var framesIn = 0
+    /// Messages queued for sending.
+    public var framesOut = 0
+    /// Frames for unknown streams, and messages too short to route, dropped.
+    public var droppedFrames = 0
+    /// `ERROR`s sent, by code.
+    public var errorsByCode: [String: Int] = [:]
+
+    /// No counts yet.
+    public init() {}
+}
+
+/// A counter shared with code running off the actor.
+final class SharedCounter: Sendable {
+    private let value = Atomic<Int>(0)
+
+    func increment() { value.add(1, ordering: .relaxed) }
+
+    var count: Int { value.load(ordering: .relaxed) }
+}
+
+extension Duration {
+    /// The duration in whole milliseconds (at least 1).
+    var wholeMilliseconds: Int {
+        let (seconds, attoseconds) = components
+        return max(1, Int(seconds) * 1_000 + Int(attoseconds / 1_000_000_000_000_000))
+    }
+}
+
+/// The actor a server's graphs live in. It runs on a thread of its own, so a busy or blocked
+/// cooperative pool elsewhere in the process never delays the service.
+actor ServerCore {
+    nonisolated let executor: ThreadExecutor
+
+    nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+
+    /// One open stream: the subscription to its graph, a channel's input, its deadline timer.
+    final class OpenStream: Sendable {
+        let subscription = SingleAssignmentDisposable()
+        let deadline = SingleAssignmentDisposable()
+        let input: PublishSubject<[UInt8]>?
+
+        init(input: PublishSubject<[UInt8]>?) {
+            self.input = input
+        }
+
+        func dispose() {
+            deadline.dispose()
+            subscription.dispose()
+        }
+    }
+
+    struct StreamKey: Hashable, Sendable {
+        let peer: [UInt8]
+        let stream: UInt64
+    }
+
+    private let configuration: RemoteServer.Configuration
+    private let handlers: RemoteHandlers
+    private let codec: FrameCodec
+    private var streams: [StreamKey: OpenStream] = [:]
+    private var streamsPerPeer: [[UInt8]: Int] = [:]
+    private var lastHeard: [[UInt8]: ContinuousClock.Instant] = [:]
+    private var sweeper: (any Disposable)?
+    private var counters = RemoteCounters()
+    /// `NEXT` frames sent by the graphs, counted where they are sent (off the actor).
+    private let elementsSent = SharedCounter()
+
+    init(configuration: RemoteServer.Configuration, handlers: RemoteHandlers) {
+        self.executor = ThreadExecutor(name: configuration.name + ".core")
+        self.configuration = configuration
+        self.handlers = handlers
+        self.codec = FrameCodec(limits: configuration.limits)
+    }
+
+    // MARK: Receiving
+
+    /// Handles one batch from the socket loop (on the actor, one hop per batch).
+    /// Runs inside the scheduler's drain, so work the graphs schedule on the actor meanwhile runs
+    /// inline instead of hopping again.
+    func receive(_ batch: [SocketLoop.Received], loop: SocketLoop, scheduler: ActorScheduler<ServerCore>) {
+        let now = ContinuousClock.now
+        for message in batch {
+            counters.framesIn += 1
+            guard message.parts.count >= 2 else {
+                counters.droppedFrames += 1
+                continue
+            }
+            let peer = message.parts[0].bytes
+            lastHeard[peer] = now
+            let frame: Frame
+            do {
+                frame = try codec.decode(message.parts.dropFirst().map(\.bytes))
+            } catch {
+                // Never answer an ERROR with an ERROR: a malformed one is only dropped.
+                let header = message.parts[1].bytes
+                if header.count > 1, header[1] == FrameType.error.rawValue {
+                    counters.droppedFrames += 1
+                } else {
+                    sendError(error.remoteError, stream: error.stream ?? 0, to: peer, loop: loop)
+                }
+                continue
+            }
+            handle(frame, from: peer, loop: loop, scheduler: scheduler)
+        }
+    }
+
+    private func handle(
+        _ frame: Frame, from peer: [UInt8], loop: SocketLoop, scheduler: ActorScheduler<ServerCore>
+    ) {
+        let key = StreamKey(peer: peer, stream: frame.stream)
+        switch frame.type {
+        case .request, .subscribe, .open:
+            open(frame, key: key, loop: loop, scheduler: scheduler)
+        case .next:
+            guard let input = streams[key]?.input else { return drop() }
+            input.onNext(frame.body ?? [])
+        case .complete:
+            guard let input = streams[key]?.input else { return drop() }
+            input.onCompleted()
+        case .error:
+            guard let input = streams[key]?.input else { return drop() }
+            input.onError(frame.remoteError ?? RemoteError(code: .internal, message: "unreadable error"))
+        case .cancel:
+            guard let stream = close(key) else { return drop() }
+            stream.dispose()
+        case .ping:
+            send(.pong, to: peer, loop: loop)
+        case .pong:
+            drop()
+        }
+    }
+
+    private func drop() {
+        counters.droppedFrames += 1
+    }
+
+    // MARK: Streams
+
+    private func open(_ frame: Frame, key: StreamKey, loop: SocketLoop, scheduler: ActorScheduler<ServerCore>)
+    {
+        let peer = key.peer
+        func refuse(_ code: ErrorCode, _ message: String) {
+            sendError(RemoteError(code: code, message: message), stream: key.stream, to: peer, loop: loop)
+        }
+        guard streams[key] == nil else {
+            return refuse(.badRequest, "stream \(key.stream) is already open")
+        }
+        guard let method = handlers.methods[frame.method] else {
+            return refuse(.unknownMethod, "no method \(frame.method) on this server")
+        }
+        guard method.kind.openingType == frame.type else {
+            return refuse(
+                .badRequest,
+                "\(frame.method) is a \(method.kind.rawValue) method: open it with "
+                    + "\(method.kind.openingType)")
+        }
+        guard streamsPerPeer[peer, default: 0] < configuration.maxStreamsPerClient,
+            streams.count < configuration.maxStreamsTotal
+        else {
+            return refuse(.overloaded, "too many open streams; retry later")
+        }
+        let input = frame.type == .open ? PublishSubject<[UInt8]>() : nil
+        let output: Observable<[UInt8]>
+        do {
+            output = try method.start(frame.body ?? [], input?.asObservable() ?? .never())
+        } catch {
+            return refuse(error.code, error.message)
+        }
+        let stream = OpenStream(input: input)
+        streams[key] = stream
+        streamsPerPeer[peer, default: 0] += 1
+        counters.openStreams = streams.count
+
+        if frame.deadlineMilliseconds > 0 {
+            stream.deadline.setDisposable(
+                scheduler.scheduleRelative((), dueTime: .milliseconds(Int(frame.deadlineMilliseconds))) { _ in
+                    scheduler.schedule(isolated: { core in
+                        core.expire(key, stream, loop: loop)
+                    })
+                    return Disposables.create()
+                })
+        }
+        let id = key.stream
+        let codec = self.codec
+        let elementsSent = self.elementsSent
+        // Elements go straight to the loop from whatever thread the graph emits on (the loop's
+        // queue keeps their order); the terminal event comes back to the actor to close the stream.
+        stream.subscription.setDisposable(
+            output.subscribe(
+                onNext: { body in
+                    elementsSent.increment()
+                    loop.send(
+                        Self.message(to: peer, Self.nextFrame(stream: id, body: body), codec), to: Self.router
+                    )
+                },
+                onError: { error in
+                    scheduler.schedule(isolated: { core in
+                        core.finish(key, stream, with: .wrapping(error), loop: loop)
+                    })
+                },
+                onCompleted: {
+                    scheduler.schedule(isolated: { core in core.finish(key, stream, with: nil, loop: loop) })
+                }))
+    }
+
+    /// The stream sent its terminal event (`error`, or completion when nil): send it and forget the
+    /// stream, unless a cancel or the deadline closed it first.
+    private func finish(_ key: StreamKey, _ stream: OpenStream, with error: RemoteError?, loop: SocketLoop) {
+        guard streams[key] === stream, close(key) != nil else { return }
+        stream.deadline.dispose()
+        if let error {
+            sendError(error, stream: key.stream, to: key.peer, loop: loop)
+        } else {
+            send(Self.completeFrame(stream: key.stream), to: key.peer, loop: loop)
+        }
+    }
+
+    /// The stream's deadline passed: dispose it and tell the client.
+    private func expire(_ key: StreamKey, _ stream: OpenStream, loop: SocketLoop) {
+        guard streams[key] === stream, close(key) != nil else { return }
+        stream.dispose()
+        sendError(
+            RemoteError(code: .timeout, message: "the deadline passed"), stream: key.stream, to: key.peer,
+            loop: loop)
+    }
+
+    private func close(_ key: StreamKey) -> OpenStream? {
+        guard let stream = streams.removeValue(forKey: key) else { return nil }
+        let remaining = streamsPerPeer[key.peer, default: 1] - 1
+        streamsPerPeer[key.peer] = remaining > 0 ? remaining : nil
+        counters.openStreams = streams.count
+        return stream
+    }
+
+    // MARK: Lost clients
+
+    func startSweeping(every interval: Duration, scheduler: ActorScheduler<ServerCore>) {
+        let period = RxTimeInterval.milliseconds(interval.wholeMilliseconds)
+        sweeper = scheduler.schedulePeriodic((), startAfter: period, period: period) { _ in
+            scheduler.schedule(isolated: { core in core.sweep() })
+        }
+    }
+
+    /// Disposes the streams of clients not heard from within the client timeout.
+    private func sweep() {
+        let deadline = ContinuousClock.now - configuration.clientTimeout
+        let lost = Set(lastHeard.filter { $0.value < deadline }.map(\.key))
+        guard !lost.isEmpty else { return }
+        for peer in lost { lastHeard[peer] = nil }
+        for key in streams.keys where lost.contains(key.peer) {
+            close(key)?.dispose()
+        }
+    }
+
+    /// Disposes every open stream (the server is stopping).
+    func disposeAll() {
+        sweeper?.dispose()
+        for key in streams.keys { close(key)?.dispose() }
+    }
+
+    // MARK: Sending
+
+    /// The server's only socket.
+    static let router = SocketLoop.SocketID(0)
+
+    private func send(_ frame: Frame, to peer: [UInt8], loop: SocketLoop) {
+        counters.framesOut += 1
+        loop.send(Self.message(to: peer, frame, codec), to: Self.router)
+    }
+
+    private func sendError(_ error: RemoteError, stream: UInt64, to peer: [UInt8], loop: SocketLoop) {
+        counters.errorsByCode[error.code.rawValue, default: 0] += 1
+        send(.error(stream: stream, error), to: peer, loop: loop)
+    }
+
+    /// The counters, with the elements sent from the graphs' threads.
+    var snapshot: RemoteCounters {
+        var counters = self.counters
+        counters.framesOut += elementsSent.count
+        return counters
+    }
+
+    private static func message(to peer: [UInt8], _ frame: Frame, _ codec: FrameCodec) -> [Message] {
+        [Message(peer)] + codec.encode(frame).map(Message.init)
+    }
+
+    private static func nextFrame(stream: UInt64, body: [UInt8]) -> Frame {
+        do { return try .next(stream: stream, body: body) } catch { return error.errorFrame }
+    }
+
+    private static func completeFrame(stream: UInt64) -> Frame {
+        do { return try .complete(stream: stream) } catch { return error.errorFrame }
+    }
+}

@@ -1,0 +1,272 @@
+import Dispatch
+import Foundation
+import Reactive
+import RemoteProtocol
+import RemoteStreams
+import Synchronization
+import Testing
+import ZeroMQ
+
+struct Pair: Codable, Sendable { var a: Int, b: Int }
+struct Count: Codable, Sendable { var n: Int }
+
+/// Waits for a signal, up to 10 s, off the cooperative pool.
+func arrived(_ semaphore: DispatchSemaphore) async -> Bool {
+    await withCheckedContinuation { continuation in
+        DispatchQueue.global().async {
+            continuation.resume(returning: semaphore.wait(timeout: .now() + 10) == .success)
+        }
+    }
+}
+
+/// A server on a random loopback port and a client connected to it.
+struct Fixture {
+    let context: Context
+    let server: RemoteServer
+    let client: RemoteClient
+
+    init(
+        handlers: RemoteHandlers, maxStreamsPerClient: Int = 256, deadline: Duration = .seconds(30)
+    ) throws {
+        context = try Context()
+        server = try RemoteServer(
+            context: context,
+            configuration: .init(endpoints: ["tcp://127.0.0.1:*"], maxStreamsPerClient: maxStreamsPerClient),
+            handlers: handlers)
+        client = try RemoteClient(
+            context: context, configuration: .init(endpoints: server.endpoints, deadline: deadline))
+    }
+
+    func stop() async {
+        await client.stop()
+        await server.stop()
+        context.terminate()
+    }
+}
+
+/// Everything a stream sends, once it ends.
+func collect<Element: Sendable>(_ source: Observable<Element>) async -> ([Element], (any Error)?) {
+    await withCheckedContinuation { continuation in
+        let elements = Mutex<[Element]>([])
+        _ = source.subscribe(
+            onNext: { element in elements.withLock { $0.append(element) } },
+            onError: { error in continuation.resume(returning: (elements.withLock { $0 }, error)) },
+            onCompleted: { continuation.resume(returning: (elements.withLock { $0 }, nil)) })
+    }
+}
+
+/// Sends each message from a raw DEALER (on a thread of its own) and returns the answers.
+func rawExchange(_ fixture: Fixture, _ messages: [[[UInt8]]]) async throws -> [[[UInt8]]] {
+    let endpoint = fixture.server.endpoints[0]
+    let context = fixture.context
+    return try await withCheckedThrowingContinuation { continuation in
+        Thread {
+            do {
+                let raw = try Socket(context, .dealer, linger: 0)
+                try raw.set(.receiveTimeout, 5_000)
+                try raw.connect(endpoint)
+                var answers: [[[UInt8]]] = []
+                for message in messages {
+                    _ = try raw.send(parts: message)
+                    if case .done(let parts) = try raw.receiveParts() { answers.append(parts) }
+                }
+                raw.close()
+                continuation.resume(returning: answers)
+            } catch {
+                continuation.resume(throwing: error)
+            }
+        }.start()
+    }
+}
+
+@Suite(.timeLimit(.minutes(1)))
+struct RemoteStreamsTests {
+    @Test func requestResponse() async throws {
+        var handlers = RemoteHandlers()
+        handlers.request("math.add") { (pair: Pair) in Single.just(pair.a + pair.b) }
+        let fixture = try Fixture(handlers: handlers)
+        let sum = try await fixture.client.request("math.add", Pair(a: 2, b: 40), as: Int.self).value
+        #expect(sum == 42)
+        await fixture.stop()
+    }
+
+    @Test func streamDeliversEveryElementThenCompletes() async throws {
+        var handlers = RemoteHandlers()
+        handlers.stream("count.up") { (count: Count) in Observable.from(Array(0..<count.n)) }
+        let fixture = try Fixture(handlers: handlers)
+        let (elements, error) = await collect(fixture.client.stream("count.up", Count(n: 100), as: Int.self))
+        #expect(elements == Array(0..<100))
+        #expect(error == nil)
+        await fixture.stop()
+    }
+
+    @Test func channelStreamsInputInAndOutputBack() async throws {
+        var handlers = RemoteHandlers()
+        handlers.channel("text.upper") { (_: NoParameters, input: Observable<String>) in
+            input.map { $0.uppercased() }
+        }
+        let fixture = try Fixture(handlers: handlers)
+        let input = Observable.from(["a", "bc", "def"])
+        let (elements, error) = await collect(
+            fixture.client.channel("text.upper", NoParameters(), input: input, as: String.self))
+        #expect(elements == ["A", "BC", "DEF"])
+        #expect(error == nil)
+        await fixture.stop()
+    }
+
+    @Test func disposingSendsCancelWhichDisposesTheServerGraph() async throws {
+        let subscribed = DispatchSemaphore(value: 0)
+        let disposed = DispatchSemaphore(value: 0)
+        var handlers = RemoteHandlers()
+        handlers.stream("ticks") { (_: NoParameters) in
+            Observable<Int>.never().do(
+                onSubscribed: { subscribed.signal() }, onDispose: { disposed.signal() })
+        }
+        let fixture = try Fixture(handlers: handlers)
+        let subscription = fixture.client.stream("ticks", NoParameters(), as: Int.self).subscribe()
+        #expect(await arrived(subscribed))
+        #expect(await fixture.server.counters.openStreams == 1)
+        subscription.dispose()
+        #expect(await arrived(disposed))
+        #expect(await fixture.server.counters.openStreams == 0)
+        await fixture.stop()
+    }
+
+    @Test func theServerEnforcesTheDeadline() async throws {
+        let disposed = DispatchSemaphore(value: 0)
+        var handlers = RemoteHandlers()
+        handlers.request("slow") { (_: NoParameters) in
+            Single<Int>.never().do(onDispose: { disposed.signal() })
+        }
+        let fixture = try Fixture(handlers: handlers)
+        // A raw client, so that only the server's deadline can end the call.
+        let request = FrameCodec().encode(
+            try Frame.request(stream: 7, method: "slow", deadlineMilliseconds: 200))
+        let answer = try await rawExchange(fixture, [request]).first
+        let frame = try answer.map { try FrameCodec().decode($0) }
+        #expect(frame?.stream == 7)
+        #expect(frame?.remoteError?.code == .timeout)
+        #expect(await arrived(disposed))
+        let counters = await fixture.server.counters
+        #expect(counters.errorsByCode["timeout"] == 1)
+        #expect(counters.openStreams == 0)
+        await fixture.stop()
+    }
+
+    @Test func aCallPastItsDeadlineFailsWithTimeout() async throws {
+        var handlers = RemoteHandlers()
+        handlers.request("slow") { (_: NoParameters) in Single<Int>.never() }
+        let fixture = try Fixture(handlers: handlers)
+        do {
+            _ = try await fixture.client.request(
+                "slow", NoParameters(), as: Int.self, deadline: .milliseconds(200)
+            )
+            .value
+            Issue.record("a call past its deadline succeeded")
+        } catch let error as RemoteError {
+            #expect(error.code == .timeout)
+        }
+        await fixture.stop()
+    }
+
+    @Test func aServerThatIsDownIsUnavailable() async throws {
+        let context = try Context()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("remote-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let client = try RemoteClient(
+            context: context,
+            configuration: .init(endpoints: ["ipc://\(directory.path)/nobody.sock"]))
+        do {
+            _ = try await client.request(
+                "math.add", Pair(a: 1, b: 1), as: Int.self, deadline: .milliseconds(150)
+            ).value
+            Issue.record("a call to a server that is down succeeded")
+        } catch let error as RemoteError {
+            #expect(error.code == .unavailable)
+        }
+        await client.stop()
+        context.terminate()
+    }
+
+    @Test func unknownMethodsAndWrongModelsAreRefused() async throws {
+        var handlers = RemoteHandlers()
+        handlers.stream("count.up") { (count: Count) in Observable.from(Array(0..<count.n)) }
+        let fixture = try Fixture(handlers: handlers)
+        for (method, expected) in [("no.such", ErrorCode.unknownMethod), ("count.up", .badRequest)] {
+            do {
+                _ = try await fixture.client.request(method, Count(n: 1), as: Int.self).value
+                Issue.record("\(method) succeeded")
+            } catch let error as RemoteError {
+                #expect(error.code == expected)
+            }
+        }
+        await fixture.stop()
+    }
+
+    @Test func badParametersAreABadRequest() async throws {
+        var handlers = RemoteHandlers()
+        handlers.request("math.add") { (pair: Pair) in Single.just(pair.a + pair.b) }
+        let fixture = try Fixture(handlers: handlers)
+        do {
+            _ = try await fixture.client.request("math.add", Count(n: 1), as: Int.self).value
+            Issue.record("bad parameters were accepted")
+        } catch let error as RemoteError {
+            #expect(error.code == .badRequest)
+        }
+        await fixture.stop()
+    }
+
+    @Test func pastTheLimitStreamsAreOverloadedAtOnce() async throws {
+        var handlers = RemoteHandlers()
+        handlers.stream("ticks") { (_: NoParameters) in Observable<Int>.never() }
+        let fixture = try Fixture(handlers: handlers, maxStreamsPerClient: 2)
+        let open = (0..<2).map { _ in fixture.client.stream("ticks", NoParameters(), as: Int.self).subscribe()
+        }
+        let (_, error) = await collect(fixture.client.stream("ticks", NoParameters(), as: Int.self))
+        #expect((error as? RemoteError)?.code == .overloaded)
+        open.forEach { $0.dispose() }
+        await fixture.stop()
+    }
+
+    @Test func malformedFramesFromARawSocketGetAnError() async throws {
+        var handlers = RemoteHandlers()
+        handlers.request("math.add") { (pair: Pair) in Single.just(pair.a + pair.b) }
+        let fixture = try Fixture(handlers: handlers)
+        let garbage: [[[UInt8]]] = [[[0xFF, 0x01]], [[2, 1] + [UInt8](repeating: 0, count: 13)], [[1]]]
+        let answers = try await rawExchange(fixture, garbage)
+        let codec = FrameCodec()
+        let errors = answers.compactMap { try? codec.decode($0).remoteError }
+        #expect(errors.count == 3)
+        #expect(errors.allSatisfy { $0.code == .badRequest })
+        // The server still serves.
+        #expect(try await fixture.client.request("math.add", Pair(a: 1, b: 2), as: Int.self).value == 3)
+        await fixture.stop()
+    }
+
+    @Test func manyConcurrentClients() async throws {
+        var handlers = RemoteHandlers()
+        handlers.request("math.add") { (pair: Pair) in Single.just(pair.a + pair.b) }
+        let fixture = try Fixture(handlers: handlers)
+        let clients = try (0..<8).map { _ in
+            try RemoteClient(
+                context: fixture.context, configuration: .init(endpoints: fixture.server.endpoints))
+        }
+        let total = try await withThrowingTaskGroup(of: Int.self) { group in
+            for (index, client) in clients.enumerated() {
+                group.addTask {
+                    var sum = 0
+                    for value in 0..<50 {
+                        sum += try await client.request("math.add", Pair(a: index, b: value), as: Int.self)
+                            .value
+                    }
+                    return sum
+                }
+            }
+            return try await group.reduce(0, +)
+        }
+        #expect(total == (0..<8).reduce(0) { $0 + 50 * $1 } + 8 * (0..<50).reduce(0, +))
+        for client in clients { await client.stop() }
+        await fixture.stop()
+    }
+}
