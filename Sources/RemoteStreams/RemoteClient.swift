@@ -33,17 +33,35 @@ public final class RemoteClient: Sendable {
         public var limits: ProtocolLimits
         /// The threads' names.
         public var name: String
+        /// CURVE security, or nil for plain connections.
+        public var curve: Curve?
 
         /// A configuration.
         public init(
             endpoints: [String], deadline: Duration = .seconds(5), pingInterval: Duration = .seconds(2),
-            limits: ProtocolLimits = ProtocolLimits(), name: String = "remote-client"
+            limits: ProtocolLimits = ProtocolLimits(), name: String = "remote-client",
+            curve: Curve? = nil
         ) {
+            self.curve = curve
             self.endpoints = endpoints
             self.deadline = deadline
             self.pingInterval = pingInterval
             self.limits = limits
             self.name = name
+        }
+    }
+
+    /// CURVE settings of a client.
+    public struct Curve: Sendable {
+        /// The server's public key.
+        public var serverKey: [UInt8]
+        /// This client's key pair (its public key must be on the server's allow-list, if any).
+        public var keys: CurveKeyPair
+
+        /// CURVE towards a server whose public key is `serverKey`, as `keys`.
+        public init(serverKey: [UInt8], keys: CurveKeyPair) {
+            self.serverKey = serverKey
+            self.keys = keys
         }
     }
 
@@ -85,6 +103,11 @@ public final class RemoteClient: Sendable {
             try dealer.set(.maxMessageSize, Int64(configuration.limits.maxMessageLength + 256))
             try dealer.set(.reconnectInterval, 100)
             try dealer.set(.reconnectIntervalMax, 2_000)
+            if let curve = configuration.curve {
+                try dealer.set(.curveServerKey, curve.serverKey)
+                try dealer.set(.curvePublicKey, curve.keys.publicKey)
+                try dealer.set(.curveSecretKey, curve.keys.secretKey)
+            }
             monitors.append(try dealer.monitor(events: [.handshakeSucceeded, .disconnected]).socket)
             try dealer.connect(endpoint)
             sockets.append(dealer)

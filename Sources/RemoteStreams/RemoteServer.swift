@@ -27,13 +27,16 @@ public final class RemoteServer: Sendable {
         public var clientTimeout: Duration
         /// The socket loop thread's name.
         public var name: String
+        /// CURVE security, or nil for plain connections.
+        public var curve: Curve?
 
         /// A configuration with the defaults of docs/PROTOCOL.md.
         public init(
             endpoints: [String], limits: ProtocolLimits = ProtocolLimits(), maxStreamsPerClient: Int = 256,
             maxStreamsTotal: Int = 8_192, clientTimeout: Duration = .seconds(15),
-            name: String = "remote-server"
+            name: String = "remote-server", curve: Curve? = nil
         ) {
+            self.curve = curve
             self.endpoints = endpoints
             self.limits = limits
             self.maxStreamsPerClient = maxStreamsPerClient
@@ -43,10 +46,26 @@ public final class RemoteServer: Sendable {
         }
     }
 
+    /// CURVE settings of a server.
+    public struct Curve: Sendable {
+        /// The server's key pair; clients need its public key.
+        public var keys: CurveKeyPair
+        /// The client public keys allowed in; nil lets in any client that knows the server's public
+        /// key (encryption without an allow-list).
+        public var allowList: CurveAllowList?
+
+        /// CURVE with `keys`, restricted to `allowList` when given.
+        public init(keys: CurveKeyPair, allowList: CurveAllowList?) {
+            self.keys = keys
+            self.allowList = allowList
+        }
+    }
+
     /// The endpoints bound, with wildcard ports resolved.
     public let endpoints: [String]
 
     private let loop: SocketLoop
+    private let authenticator: ZAPHandler?
     private let scheduler: ActorScheduler<ServerCore>
     // The scheduler holds the core weakly; the server keeps it alive.
     private let core: ServerCore
@@ -56,6 +75,15 @@ public final class RemoteServer: Sendable {
         let router = try Socket(context, .router, linger: 0)
         try router.set(.routerMandatory, true)
         try router.set(.maxMessageSize, Int64(configuration.limits.maxMessageLength + 256))
+        // One ZAP handler serves a whole context: a second allow-listing server in the same
+        // context fails to start (its endpoint is taken).
+        authenticator = try configuration.curve?.allowList.map {
+            try ZAPHandler(context: context, allowList: $0)
+        }
+        if let curve = configuration.curve {
+            try router.set(.curveServer, true)
+            try router.set(.curveSecretKey, curve.keys.secretKey)
+        }
         var bound: [String] = []
         for endpoint in configuration.endpoints {
             try router.bind(endpoint)
@@ -84,6 +112,7 @@ public final class RemoteServer: Sendable {
     public func stop() async {
         await scheduler.run { core in core.disposeAll() }
         await loop.stop()
+        await authenticator?.stop()
     }
 }
 

@@ -270,3 +270,79 @@ struct RemoteStreamsTests {
         await fixture.stop()
     }
 }
+
+@Suite(.timeLimit(.minutes(1)))
+struct RemoteStreamsLivenessAndSecurityTests {
+    @Test func aLostClientsStreamsAreDisposed() async throws {
+        let subscribed = DispatchSemaphore(value: 0)
+        let disposed = DispatchSemaphore(value: 0)
+        var handlers = RemoteHandlers()
+        handlers.stream("ticks") { (_: NoParameters) in
+            Observable<Int>.never().do(
+                onSubscribed: { subscribed.signal() }, onDispose: { disposed.signal() })
+        }
+        let context = try Context()
+        let server = try RemoteServer(
+            context: context,
+            configuration: .init(endpoints: ["tcp://127.0.0.1:*"], clientTimeout: .milliseconds(300)),
+            handlers: handlers)
+        let endpoint = server.endpoints[0]
+        // A client that opens a stream and vanishes without CANCEL or PING.
+        let opening = FrameCodec().encode(try Frame.subscribe(stream: 1, method: "ticks"))
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            Thread {
+                do {
+                    let raw = try Socket(context, .dealer, linger: 0)
+                    try raw.connect(endpoint)
+                    _ = try raw.send(parts: opening)
+                    _ = subscribed.wait(timeout: .now() + 10)
+                    raw.close()
+                    continuation.resume()
+                } catch {
+                    continuation.resume(throwing: error)
+                }
+            }.start()
+        }
+        #expect(await arrived(disposed))
+        #expect(await server.counters.openStreams == 0)
+        await server.stop()
+        context.terminate()
+    }
+
+    @Test func curveLetsInAllowedClientsOnly() async throws {
+        var handlers = RemoteHandlers()
+        handlers.request("math.add") { (pair: Pair) in Single.just(pair.a + pair.b) }
+        let context = try Context()
+        let serverKeys = try CurveKeyPair.generate()
+        let allowed = try CurveKeyPair.generate()
+        let stranger = try CurveKeyPair.generate()
+        let server = try RemoteServer(
+            context: context,
+            configuration: .init(
+                endpoints: ["tcp://127.0.0.1:*"],
+                curve: .init(keys: serverKeys, allowList: CurveAllowList([allowed.publicKey]))),
+            handlers: handlers)
+        func client(_ keys: CurveKeyPair) throws -> RemoteClient {
+            try RemoteClient(
+                context: context,
+                configuration: .init(
+                    endpoints: server.endpoints, curve: .init(serverKey: serverKeys.publicKey, keys: keys)))
+        }
+        let friend = try client(allowed)
+        #expect(try await friend.request("math.add", Pair(a: 20, b: 22), as: Int.self).value == 42)
+        let intruder = try client(stranger)
+        do {
+            _ = try await intruder.request(
+                "math.add", Pair(a: 1, b: 1), as: Int.self, deadline: .milliseconds(300)
+            )
+            .value
+            Issue.record("a client whose key is not allowed got an answer")
+        } catch let error as RemoteError {
+            #expect(error.code == .unavailable)
+        }
+        await friend.stop()
+        await intruder.stop()
+        await server.stop()
+        context.terminate()
+    }
+}
