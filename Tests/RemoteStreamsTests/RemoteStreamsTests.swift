@@ -346,3 +346,33 @@ struct RemoteStreamsLivenessAndSecurityTests {
         context.terminate()
     }
 }
+
+@Suite(.timeLimit(.minutes(1)))
+struct RemoteStreamsRestartTests {
+    @Test func aServerStoppedMidStreamIsUnavailableAndTheClientReconnectsToItsSuccessor() async throws {
+        var handlers = RemoteHandlers()
+        handlers.request("math.add") { (pair: Pair) in Single.just(pair.a + pair.b) }
+        handlers.stream("ticks") { (_: NoParameters) in Observable<Int>.never() }
+        let context = try Context()
+        let first = try RemoteServer(
+            context: context, configuration: .init(endpoints: ["tcp://127.0.0.1:*"]), handlers: handlers)
+        let endpoint = first.endpoints[0]
+        let client = try RemoteClient(context: context, configuration: .init(endpoints: [endpoint]))
+        #expect(try await client.request("math.add", Pair(a: 1, b: 2), as: Int.self).value == 3)
+
+        // Mid-stream, the server goes away: the stream fails as unavailable at its deadline.
+        let stream = client.stream("ticks", NoParameters(), as: Int.self, deadline: .milliseconds(600))
+        async let ended = collect(stream)
+        await first.stop()
+        let (_, error) = await ended
+        #expect((error as? RemoteError)?.code == .unavailable)
+
+        // A new server on the same endpoint: the client reconnects by itself.
+        let second = try RemoteServer(
+            context: context, configuration: .init(endpoints: [endpoint]), handlers: handlers)
+        #expect(try await client.request("math.add", Pair(a: 2, b: 3), as: Int.self).value == 5)
+        await client.stop()
+        await second.stop()
+        context.terminate()
+    }
+}
