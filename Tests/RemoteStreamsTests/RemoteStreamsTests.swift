@@ -376,3 +376,28 @@ struct RemoteStreamsRestartTests {
         context.terminate()
     }
 }
+
+@Suite(.timeLimit(.minutes(1)))
+struct RemoteStreamsReplicaTests {
+    @Test func callsAreSpreadAcrossReplicas() async throws {
+        var handlers = RemoteHandlers()
+        handlers.request("math.add") { (pair: Pair) in Single.just(pair.a + pair.b) }
+        let context = try Context()
+        let replicas = try (0..<2).map { _ in
+            try RemoteServer(
+                context: context, configuration: .init(endpoints: ["tcp://127.0.0.1:*"]), handlers: handlers)
+        }
+        let client = try RemoteClient(
+            context: context, configuration: .init(endpoints: replicas.map { $0.endpoints[0] }))
+        for value in 0..<20 {
+            #expect(
+                try await client.request("math.add", Pair(a: value, b: 1), as: Int.self).value == value + 1)
+        }
+        for replica in replicas {
+            #expect(await replica.counters.framesIn >= 10)  // ten requests each (plus any pings)
+        }
+        await client.stop()
+        for replica in replicas { await replica.stop() }
+        context.terminate()
+    }
+}
