@@ -103,6 +103,8 @@ public final class RemoteClient: Sendable {
             try dealer.set(.maxMessageSize, Int64(configuration.limits.maxMessageLength + 256))
             try dealer.set(.reconnectInterval, 100)
             try dealer.set(.reconnectIntervalMax, 2_000)
+            try dealer.set(.heartbeatInterval, 1_000)
+            try dealer.set(.heartbeatTimeout, 3_000)
             if let curve = configuration.curve {
                 try dealer.set(.curveServerKey, curve.serverKey)
                 try dealer.set(.curvePublicKey, curve.keys.publicKey)

@@ -74,7 +74,12 @@ public final class RemoteServer: Sendable {
     public init(context: Context, configuration: Configuration, handlers: RemoteHandlers) throws {
         let router = try Socket(context, .router, linger: 0)
         try router.set(.routerMandatory, true)
+        // Larger messages disconnect their sender before they are read (ZeroMQ's own limit); the
+        // slack lets a slightly oversize body through to be answered `too_large`.
         try router.set(.maxMessageSize, Int64(configuration.limits.maxMessageLength + 256))
+        // ZeroMQ heartbeats drop connections whose peer died without closing them.
+        try router.set(.heartbeatInterval, 1_000)
+        try router.set(.heartbeatTimeout, 3_000)
         // One ZAP handler serves a whole context: a second allow-listing server in the same
         // context fails to start (its endpoint is taken).
         authenticator = try configuration.curve?.allowList.map {

@@ -37,6 +37,13 @@ struct Fixture {
             context: context, configuration: .init(endpoints: server.endpoints, deadline: deadline))
     }
 
+    /// A client of an existing server.
+    init(server: RemoteServer, context: Context) throws {
+        self.context = context
+        self.server = server
+        client = try RemoteClient(context: context, configuration: .init(endpoints: server.endpoints))
+    }
+
     func stop() async {
         await client.stop()
         await server.stop()
@@ -399,5 +406,43 @@ struct RemoteStreamsReplicaTests {
         await client.stop()
         for replica in replicas { await replica.stop() }
         context.terminate()
+    }
+}
+
+@Suite(.timeLimit(.minutes(1)))
+struct RemoteStreamsOversizeTests {
+    @Test func anOversizeBodyIsTooLargeAndAHugeMessageOnlyCostsItsSender() async throws {
+        var handlers = RemoteHandlers()
+        handlers.request("math.add") { (pair: Pair) in Single.just(pair.a + pair.b) }
+        let context = try Context()
+        let server = try RemoteServer(
+            context: context,
+            configuration: .init(
+                endpoints: ["tcp://127.0.0.1:*"], limits: ProtocolLimits(maxBodyLength: 1_000)),
+            handlers: handlers)
+        let fixture = try Fixture(server: server, context: context)
+        let header = FrameCodec().encodeHeader(try Frame.request(stream: 3, method: "math.add"))
+        let answers = try await rawExchange(fixture, [[header, [UInt8](repeating: 0x20, count: 1_100)]])
+        let error = try answers.first.map { try FrameCodec().decode($0) }?.remoteError
+        #expect(error?.code == .tooLarge)
+
+        // 10 MB: ZeroMQ drops the sender's connection; the server goes on serving others.
+        let huge = [header, [UInt8](repeating: 0x20, count: 10 << 20)]
+        let endpoint = server.endpoints[0]
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            Thread {
+                do {
+                    let raw = try Socket(context, .dealer, linger: 0)
+                    try raw.connect(endpoint)
+                    _ = try raw.send(parts: huge)
+                    raw.close()
+                    continuation.resume()
+                } catch {
+                    continuation.resume(throwing: error)
+                }
+            }.start()
+        }
+        #expect(try await fixture.client.request("math.add", Pair(a: 4, b: 5), as: Int.self).value == 9)
+        await fixture.stop()
     }
 }
