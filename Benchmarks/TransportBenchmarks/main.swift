@@ -1,0 +1,81 @@
+// `make bench-transport`: DEALER/ROUTER round trips over tcp loopback, in one run and side by side:
+//   (1) the C program on raw libzmq (raw/raw_roundtrip.c), the limit;
+//   (2) the same method through the `ZeroMQ` wrapper, with the server on a `SocketLoop` (as a service
+//       runs it) and, for reference, as a plain blocking echo loop.
+// Each with 1 and 64 requests in flight; round trips per second, p50 and p99 latency (send to
+// reply, monotonic clock) and each row's ratio to (1). The goal is (2) ≥ 0.9 of (1).
+//
+// A further contender (for example (3), RemoteStreams request/response) is one more entry in
+// `contenders`: a function `(Budget) throws -> [Measurement]` returning one measurement per
+// `Budget.inFlightSettings`, in that order.
+//
+// Usage: TransportBenchmarks --raw PATH [--count1 N] [--count64 N] [--seconds S]
+
+import Foundation
+
+/// One row group of the table: a label and the function that measures it.
+struct Contender {
+    /// The row's label.
+    let label: String
+    /// The `impl` and `server` fields of its `RESULT` lines.
+    let implementation: String
+    let server: String
+    /// Measures every in-flight setting, in the order of `Budget.inFlightSettings`.
+    let measure: (Budget) throws -> [Measurement]
+}
+
+func usage() -> Never {
+    print("usage: TransportBenchmarks --raw PATH [--count1 N] [--count64 N] [--seconds S]")
+    exit(2)
+}
+
+var budget = Budget()
+var rawExecutable: String?
+var arguments = CommandLine.arguments.dropFirst()
+while let option = arguments.popFirst() {
+    guard option != "--help" && option != "-h", let value = arguments.popFirst() else { usage() }
+    switch option {
+    case "--raw": rawExecutable = value
+    case "--count1": budget.roundTripsOneInFlight = Int(value) ?? 0
+    case "--count64": budget.roundTripsManyInFlight = Int(value) ?? 0
+    case "--seconds": budget.seconds = Double(value) ?? 0
+    default: usage()
+    }
+}
+guard let rawExecutable, budget.roundTripsOneInFlight > 0, budget.roundTripsManyInFlight > 0,
+    budget.seconds > 0
+else { usage() }
+
+let contenders = [
+    Contender(
+        label: "(1) raw libzmq, C", implementation: "raw-c", server: "blocking",
+        measure: { try rawBaseline(executable: rawExecutable, budget: $0) }),
+    Contender(
+        label: "(2) ZeroMQ, SocketLoop server", implementation: "swift-zeromq", server: "socketloop",
+        measure: wrapperWithSocketLoop),
+    Contender(
+        label: "(2) ZeroMQ, blocking server", implementation: "swift-zeromq", server: "blocking",
+        measure: wrapperWithBlockingServer),
+]
+
+print(
+    "DEALER/ROUTER round trips over tcp://127.0.0.1, \(payloadSize)-byte requests; each run bounded by "
+        + "\(budget.roundTripsOneInFlight) / \(budget.roundTripsManyInFlight) round trips (1 / "
+        + "\(Budget.manyInFlight) in flight) and \(fixed(budget.seconds, 1)) s, after "
+        + "\(budget.warmUp) warm-up round trips")
+var rows: [(label: String, results: [Measurement])] = []
+do {
+    for contender in contenders {
+        let results = try contender.measure(budget)
+        precondition(results.map(\.inFlight) == Budget.inFlightSettings, "\(contender.label): wrong settings")
+        for result in results {
+            print(result.resultLine(implementation: contender.implementation, server: contender.server))
+        }
+        rows.append((contender.label, results))
+    }
+} catch {
+    print("error: \(error)")
+    exit(1)
+}
+print()
+print(table(rows))
