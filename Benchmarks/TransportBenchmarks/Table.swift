@@ -22,7 +22,8 @@ func table(_ rows: [(label: String, results: [Measurement])]) -> String {
         var line = pad(row.label, labelWidth, left: true)
         for (index, result) in row.results.enumerated() {
             let ratio = index < baseline.count ? result.rate / baseline[index].rate : 0
-            line += " |" + pad(grouped(result.rate), 9) + " " + pad(fixed(result.p50, 1), 8) + " "
+            line +=
+                " |" + pad(grouped(result.rate), 9) + " " + pad(fixed(result.p50, 1), 8) + " "
                 + pad(fixed(result.p99, 1), 8) + " " + pad(fixed(ratio, 2), 6)
         }
         lines.append(line)

@@ -23,7 +23,9 @@ func onOwnedThread<T: Sendable>(
         finished.signal()
     }
     finished.wait()
-    guard let result = outcome.withLock({ $0 }) else { preconditionFailure("the thread ended without a result") }
+    guard let result = outcome.withLock({ $0 }) else {
+        preconditionFailure("the thread ended without a result")
+    }
     return try result.get()
 }
 
@@ -55,7 +57,9 @@ func clientRun(
         guard case .done(let reply) = try dealer.receivePart() else { continue }
         let now = monotonicNanoseconds()
         guard reply.bytes.count == payloadSize, !reply.more else { fatalError("bad reply") }
-        let slot = reply.bytes.withUnsafeBytes { Int(UInt32(littleEndian: $0.loadUnaligned(as: UInt32.self))) }
+        let slot = reply.bytes.withUnsafeBytes {
+            Int(UInt32(littleEndian: $0.loadUnaligned(as: UInt32.self)))
+        }
         guard slot < inFlight else { fatalError("bad reply slot \(slot)") }
         if record { latencies.append(now - sentAt[slot]) }
         done += 1
