@@ -9,7 +9,9 @@
 // `contenders`: a function `(Budget) throws -> [Measurement]` returning one measurement per
 // `Budget.inFlightSettings`, in that order.
 //
-// Usage: TransportBenchmarks --raw PATH [--count1 N] [--count64 N] [--seconds S]
+// Usage: TransportBenchmarks --raw PATH [--count1 N] [--count64 N] [--seconds S] [--rounds N] [--only SERVER]
+// (`--only socketloop` or `--only blocking` measures only the wrapper rows with that server, after (1);
+// handy under a profiler.)
 
 import Foundation
 
@@ -25,12 +27,16 @@ struct Contender {
 }
 
 func usage() -> Never {
-    print("usage: TransportBenchmarks --raw PATH [--count1 N] [--count64 N] [--seconds S]")
+    print(
+        "usage: TransportBenchmarks --raw PATH [--count1 N] [--count64 N] [--seconds S] [--rounds N] [--only SERVER]"
+    )
     exit(2)
 }
 
 var budget = Budget()
 var rawExecutable: String?
+var only: String?
+var rounds = 3
 var arguments = CommandLine.arguments.dropFirst()
 while let option = arguments.popFirst() {
     guard option != "--help" && option != "-h", let value = arguments.popFirst() else { usage() }
@@ -39,11 +45,13 @@ while let option = arguments.popFirst() {
     case "--count1": budget.roundTripsOneInFlight = Int(value) ?? 0
     case "--count64": budget.roundTripsManyInFlight = Int(value) ?? 0
     case "--seconds": budget.seconds = Double(value) ?? 0
+    case "--only": only = value
+    case "--rounds": rounds = Int(value) ?? 0
     default: usage()
     }
 }
 guard let rawExecutable, budget.roundTripsOneInFlight > 0, budget.roundTripsManyInFlight > 0,
-    budget.seconds > 0
+    budget.seconds > 0, rounds > 0
 else { usage() }
 
 let contenders = [
@@ -63,19 +71,30 @@ print(
         + "\(budget.roundTripsOneInFlight) / \(budget.roundTripsManyInFlight) round trips (1 / "
         + "\(Budget.manyInFlight) in flight) and \(fixed(budget.seconds, 1)) s, after "
         + "\(budget.warmUp) warm-up round trips")
-var rows: [(label: String, results: [Measurement])] = []
+let selected = contenders.enumerated().filter { index, contender in
+    index == 0 || only.map { $0.split(separator: ",").contains(Substring(contender.server)) } ?? true
+}.map(\.element)
+// Rounds interleave the contenders, so load from other processes hits them alike; each row keeps its
+// best round per in-flight setting (the highest rate, with that round's latencies).
+var best: [[Measurement]] = Array(repeating: [], count: selected.count)
 do {
-    for contender in contenders {
-        let results = try contender.measure(budget)
-        precondition(results.map(\.inFlight) == Budget.inFlightSettings, "\(contender.label): wrong settings")
-        for result in results {
-            print(result.resultLine(implementation: contender.implementation, server: contender.server))
+    for round in 1...rounds {
+        print("round \(round) of \(rounds)")
+        for (index, contender) in selected.enumerated() {
+            let results = try contender.measure(budget)
+            precondition(
+                results.map(\.inFlight) == Budget.inFlightSettings, "\(contender.label): wrong settings")
+            for result in results {
+                print(result.resultLine(implementation: contender.implementation, server: contender.server))
+            }
+            best[index] =
+                best[index].isEmpty ? results : zip(best[index], results).map { $0.rate >= $1.rate ? $0 : $1 }
         }
-        rows.append((contender.label, results))
     }
 } catch {
     print("error: \(error)")
     exit(1)
 }
 print()
-print(table(rows))
+print("Best of \(rounds) rounds:")
+print(table(zip(selected, best).map { ($0.label, $1) }))

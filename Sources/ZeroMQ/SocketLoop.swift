@@ -206,6 +206,10 @@ public final class SocketLoop: Sendable {
         var sentCount = 0
         var droppedCount = 0
         var lastError: ZMQError?
+        // The outgoing queue is taken by swapping it with this empty one under the mutex, and both
+        // keep their capacity: copying it out and emptying it in place allocated a new buffer every
+        // turn (the copy still shared the old one).
+        var taken: [(socket: Int, parts: [Message])] = []
 
         while !stopping {
             let ready: [Poller.Ready]
@@ -219,13 +223,13 @@ public final class SocketLoop: Sendable {
             for item in ready {
                 if item.index == 0 {
                     while case .some(.done) = try? wakeReceiver.receivePart(dontWait: true) {}
-                    let taken = shared.withLock { shared in
+                    shared.withLock { shared in
                         shared.wakePending = false
                         stopping = shared.stopping
-                        defer { shared.outgoing.removeAll(keepingCapacity: true) }
-                        return shared.outgoing
+                        swap(&taken, &shared.outgoing)
                     }
                     for message in taken { pending[message.socket].append(message.parts) }
+                    taken.removeAll(keepingCapacity: true)
                     continue
                 }
                 guard item.events.contains(.readable) else { continue }
@@ -233,6 +237,8 @@ public final class SocketLoop: Sendable {
                 let socket = sockets[socketIndex]
                 for _ in 0..<limit {
                     guard case .some(.done(let parts)) = try? socket.receive(dontWait: true) else { break }
+                    // One allocation for a typical batch rather than one per doubling.
+                    if batch.isEmpty { batch.reserveCapacity(min(limit, 16)) }
                     batch.append(Received(socket: SocketID(socketIndex), parts: parts))
                 }
             }
@@ -245,12 +251,12 @@ public final class SocketLoop: Sendable {
                 }
                 handler(batch, self)
                 // Take what the handler (or anyone meanwhile) queued: it goes out in this turn.
-                let taken = shared.withLock { shared in
+                shared.withLock { shared in
                     shared.inHandler = false
-                    defer { shared.outgoing.removeAll(keepingCapacity: true) }
-                    return shared.outgoing
+                    swap(&taken, &shared.outgoing)
                 }
                 for message in taken { pending[message.socket].append(message.parts) }
+                taken.removeAll(keepingCapacity: true)
             }
             // Send what is queued, in order, until a socket would block.
             for index in sockets.indices where pendingStart[index] < pending[index].count {
