@@ -54,9 +54,9 @@ bench-reactive: deps
 
 # Transport round trips over tcp loopback in one run: (1) the C program on raw libzmq (not a SwiftPM
 # target), then (2) the same through the ZeroMQ wrapper; the Swift program runs (1) and prints the table.
-# Budget per run (round trips with 1 / 64 in flight, seconds): BENCH_TRANSPORT_ARGS.
+# Budget (round trips per run with 1 / 64 in flight, seconds per run, rounds): BENCH_TRANSPORT_ARGS.
 BENCH_TRANSPORT_DIR := .build/bench-transport
-BENCH_TRANSPORT_ARGS ?= --count1 30000 --count64 1000000 --seconds 5
+BENCH_TRANSPORT_ARGS ?= --count1 20000 --count64 600000 --seconds 5 --rounds 5
 
 bench-transport: deps
 	@mkdir -p $(BENCH_TRANSPORT_DIR)

@@ -3,9 +3,9 @@ import Glibc
 /// What bounds one measured run: at most `roundTrips` round trips and at most `seconds` seconds.
 struct Budget: Sendable {
     /// Round trips measured with 1 request in flight.
-    var roundTripsOneInFlight = 30_000
+    var roundTripsOneInFlight = 20_000
     /// Round trips measured with ``manyInFlight`` requests in flight.
-    var roundTripsManyInFlight = 1_000_000
+    var roundTripsManyInFlight = 600_000
     /// The time budget of each measured run (and of each warm-up), in seconds.
     var seconds = 5.0
     /// Round trips run (and discarded) before each measured run.

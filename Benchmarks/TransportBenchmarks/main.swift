@@ -5,13 +5,18 @@
 // Each with 1 and 64 requests in flight; round trips per second, p50 and p99 latency (send to
 // reply, monotonic clock) and each row's ratio to (1). The goal is (2) ≥ 0.9 of (1).
 //
+// The contenders run in turn, `--rounds` times, so load from other processes hits them alike; the
+// table keeps each row's best round per in-flight setting. Every run prints a `RESULT` line first.
+//
 // A further contender (for example (3), RemoteStreams request/response) is one more entry in
 // `contenders`: a function `(Budget) throws -> [Measurement]` returning one measurement per
-// `Budget.inFlightSettings`, in that order.
+// `Budget.inFlightSettings`, in that order (`Measurement(inFlight:latencies:elapsedNanoseconds:)`
+// computes the figures from raw latencies the same way as for (1) and (2)).
 //
-// Usage: TransportBenchmarks --raw PATH [--count1 N] [--count64 N] [--seconds S] [--rounds N] [--only SERVER]
-// (`--only socketloop` or `--only blocking` measures only the wrapper rows with that server, after (1);
-// handy under a profiler.)
+// Usage: TransportBenchmarks --raw PATH [--count1 N] [--count64 N] [--seconds S] [--rounds N]
+//                            [--only SERVER[,SERVER...]]
+// `--only socketloop` (or `blocking`) measures only the wrapper rows with that server after (1):
+// handy under a profiler.
 
 import Foundation
 
@@ -19,8 +24,9 @@ import Foundation
 struct Contender {
     /// The row's label.
     let label: String
-    /// The `impl` and `server` fields of its `RESULT` lines.
+    /// The `impl` field of its `RESULT` lines.
     let implementation: String
+    /// The `server` field of its `RESULT` lines (what `--only` selects).
     let server: String
     /// Measures every in-flight setting, in the order of `Budget.inFlightSettings`.
     let measure: (Budget) throws -> [Measurement]
@@ -28,15 +34,15 @@ struct Contender {
 
 func usage() -> Never {
     print(
-        "usage: TransportBenchmarks --raw PATH [--count1 N] [--count64 N] [--seconds S] [--rounds N] [--only SERVER]"
-    )
+        "usage: TransportBenchmarks --raw PATH [--count1 N] [--count64 N] [--seconds S] [--rounds N] "
+            + "[--only SERVER[,SERVER...]]")
     exit(2)
 }
 
 var budget = Budget()
 var rawExecutable: String?
 var only: String?
-var rounds = 3
+var rounds = 5
 var arguments = CommandLine.arguments.dropFirst()
 while let option = arguments.popFirst() {
     guard option != "--help" && option != "-h", let value = arguments.popFirst() else { usage() }
@@ -98,3 +104,4 @@ do {
 print()
 print("Best of \(rounds) rounds:")
 print(table(zip(selected, best).map { ($0.label, $1) }))
+print("×(1): the row's rate over (1)'s. Goal (issue 3): (2) at least 0.90 of (1), with 1 and 64 in flight.")

@@ -135,8 +135,8 @@ static void measure(void *dealer, int in_flight, size_t count, double seconds) {
 }
 
 int main(int argc, char **argv) {
-    size_t count1 = argc > 1 ? strtoul(argv[1], NULL, 10) : 50000;
-    size_t count64 = argc > 2 ? strtoul(argv[2], NULL, 10) : 1000000;
+    size_t count1 = argc > 1 ? strtoul(argv[1], NULL, 10) : 20000;
+    size_t count64 = argc > 2 ? strtoul(argv[2], NULL, 10) : 600000;
     double seconds = argc > 3 ? atof(argv[3]) : 5.0;
     if (count1 < 1 || count64 < 1 || seconds <= 0) {
         fprintf(stderr, "usage: raw_roundtrip [count-1 [count-64 [seconds]]]\n");
