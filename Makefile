@@ -55,15 +55,17 @@ bench-reactive: deps
 # Transport round trips over tcp loopback in one run: (1) the C program on raw libzmq (not a SwiftPM
 # target), then (2) the same through the ZeroMQ wrapper; the Swift program runs (1) and prints the table.
 # Budget (round trips per run with 1 / 64 in flight, seconds per run, rounds): BENCH_TRANSPORT_ARGS.
+# BENCH_TRANSPORT_PIN="taskset -c 0" runs every thread on one CPU: steadier figures on a shared machine.
 BENCH_TRANSPORT_DIR := .build/bench-transport
 BENCH_TRANSPORT_ARGS ?= --count1 20000 --count64 600000 --seconds 5 --rounds 5
+BENCH_TRANSPORT_PIN ?=
 
 bench-transport: deps
 	@mkdir -p $(BENCH_TRANSPORT_DIR)
 	$(CC) -O2 -Wall -Wextra -Werror -o $(BENCH_TRANSPORT_DIR)/raw_roundtrip \
 	  Benchmarks/TransportBenchmarks/raw/raw_roundtrip.c -lzmq -lpthread
 	$(SWIFT) build -c release $(STRICT) --product TransportBenchmarks
-	$$($(SWIFT) build -c release --show-bin-path)/TransportBenchmarks \
+	$(BENCH_TRANSPORT_PIN) $$($(SWIFT) build -c release --show-bin-path)/TransportBenchmarks \
 	  --raw $(BENCH_TRANSPORT_DIR)/raw_roundtrip $(BENCH_TRANSPORT_ARGS)
 
 # The codec's libFuzzer target: Tests/Fuzz/RemoteProtocolFuzz.swift compiled with the RemoteProtocol
