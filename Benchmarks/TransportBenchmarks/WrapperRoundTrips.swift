@@ -135,3 +135,23 @@ func wrapperWithBlockingServer(_ budget: Budget) throws -> [Measurement] {
     }
     return try measureClient(context: context, endpoint: endpoint, budget: budget)
 }
+
+/// Runs an async measurement (for example one driving a RemoteStreams client) from the benchmark's
+/// synchronous top level: `body` runs as a detached task on the cooperative pool while the calling
+/// thread, the main thread and not one of the pool's, waits on a semaphore. `body` must not need the
+/// main actor (it is blocked meanwhile).
+func awaitOnPool<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
+    let outcome = Mutex<Result<T, any Error>?>(nil)
+    let finished = DispatchSemaphore(value: 0)
+    Task.detached {
+        let result: Result<T, any Error>
+        do { result = .success(try await body()) } catch { result = .failure(error) }
+        outcome.withLock { $0 = result }
+        finished.signal()
+    }
+    finished.wait()
+    guard let result = outcome.withLock({ $0 }) else {
+        preconditionFailure("the task ended without a result")
+    }
+    return try result.get()
+}

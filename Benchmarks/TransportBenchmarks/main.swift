@@ -11,7 +11,8 @@
 // A further contender (for example (3), RemoteStreams request/response) is one more entry in
 // `contenders`: a function `(Budget) throws -> [Measurement]` returning one measurement per
 // `Budget.inFlightSettings`, in that order (`Measurement(inFlight:latencies:elapsedNanoseconds:)`
-// computes the figures from raw latencies the same way as for (1) and (2)).
+// computes the figures from raw latencies the same way as for (1) and (2); `awaitOnPool` runs an
+// async client from this synchronous top level).
 //
 // Usage: TransportBenchmarks --raw PATH [--count1 N] [--count64 N] [--seconds S] [--rounds N]
 //                            [--only SERVER[,SERVER...]]
