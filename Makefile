@@ -2,6 +2,7 @@
 #
 #   make test             install what is missing, build (warnings are errors), run every test
 #   make bench-reactive   the reactive core's benchmark, release mode, side by side with RxSwift's figures
+#   make bench-transport  DEALER/ROUTER round trips: raw libzmq (C) and the ZeroMQ wrapper, side by side
 #   make format           format the sources with swift-format
 #   make fuzz             fuzz the RemoteProtocol codec with libFuzzer for FUZZ_SECONDS (default 60)
 #
@@ -17,7 +18,7 @@ APT_PACKAGES := pkg-config libzmq3-dev
 #   make test TEST_FILTER=MapTests
 TEST_FILTER ?=
 
-.PHONY: all deps build build-release test bench-reactive fuzz format lint clean
+.PHONY: all deps build build-release test bench-reactive bench-transport fuzz format lint clean
 
 all: build
 
@@ -50,6 +51,22 @@ test: deps
 bench-reactive: deps
 	$(SWIFT) build -c release $(STRICT) --product ReactiveBenchmarks
 	$$($(SWIFT) build -c release --show-bin-path)/ReactiveBenchmarks
+
+# Transport round trips over tcp loopback in one run: (1) the C program on raw libzmq (not a SwiftPM
+# target), then (2) the same through the ZeroMQ wrapper; the Swift program runs (1) and prints the table.
+# Budget (round trips per run with 1 / 64 in flight, seconds per run, rounds): BENCH_TRANSPORT_ARGS.
+# BENCH_TRANSPORT_PIN="taskset -c 0" runs every thread on one CPU: steadier figures on a shared machine.
+BENCH_TRANSPORT_DIR := .build/bench-transport
+BENCH_TRANSPORT_ARGS ?= --count1 20000 --count64 600000 --seconds 5 --rounds 5
+BENCH_TRANSPORT_PIN ?=
+
+bench-transport: deps
+	@mkdir -p $(BENCH_TRANSPORT_DIR)
+	$(CC) -O2 -Wall -Wextra -Werror -o $(BENCH_TRANSPORT_DIR)/raw_roundtrip \
+	  Benchmarks/TransportBenchmarks/raw/raw_roundtrip.c -lzmq -lpthread
+	$(SWIFT) build -c release $(STRICT) --product TransportBenchmarks
+	$(BENCH_TRANSPORT_PIN) $$($(SWIFT) build -c release --show-bin-path)/TransportBenchmarks \
+	  --raw $(BENCH_TRANSPORT_DIR)/raw_roundtrip $(BENCH_TRANSPORT_ARGS)
 
 # The codec's libFuzzer target: Tests/Fuzz/RemoteProtocolFuzz.swift compiled with the RemoteProtocol
 # sources into one binary (not a SwiftPM target: SwiftPM cannot link libFuzzer's main). The seed

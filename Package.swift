@@ -29,6 +29,13 @@ let package = Package(
             path: "Benchmarks/ReactiveBenchmarks",
             swiftSettings: common
         ),
+        .executableTarget(
+            name: "TransportBenchmarks",
+            dependencies: ["ZeroMQ"],
+            path: "Benchmarks/TransportBenchmarks",
+            exclude: ["raw"],
+            swiftSettings: common
+        ),
         .systemLibrary(name: "CZeroMQ", providers: [.apt(["libzmq3-dev"])]),
         .target(name: "ZeroMQ", dependencies: ["CZeroMQ"], swiftSettings: common),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"], swiftSettings: common),

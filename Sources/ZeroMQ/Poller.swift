@@ -45,7 +45,8 @@ public final class Poller {
         }
     }
 
-    private var sockets: [Socket] = []
+    /// The sockets, or nil for a plain file descriptor (see ``add(fileDescriptor:events:)``).
+    private var sockets: [Socket?] = []
     private var items: [zmq_pollitem_t] = []
 
     /// An empty poller.
@@ -62,20 +63,34 @@ public final class Poller {
         return sockets.count - 1
     }
 
+    /// Adds a plain file descriptor (for example the read end of a wake-up pipe) with the events to
+    /// wait for; returns its index. `zmq_poll` watches it with `poll(2)`; ``socket(at:)`` has no
+    /// socket for it.
+    @discardableResult
+    func add(fileDescriptor: Int32, events: PollEvents) -> Int {
+        sockets.append(nil)
+        items.append(zmq_pollitem_t(socket: nil, fd: fileDescriptor, events: events.rawValue, revents: 0))
+        return sockets.count - 1
+    }
+
     /// Changes the events waited for on the socket at `index` (an empty set skips it).
     public func setEvents(_ events: PollEvents, at index: Int) {
         items[index].events = events.rawValue
     }
 
     /// The socket at `index`.
-    public func socket(at index: Int) -> Socket { sockets[index] }
+    public func socket(at index: Int) -> Socket {
+        guard let socket = sockets[index] else { preconditionFailure("item \(index) is a file descriptor") }
+        return socket
+    }
 
     /// Waits up to `timeout` ms (`-1` forever, `0` just checks) and returns the sockets with events;
     /// empty when the time ran out. Throws `ETERM` when the context was terminated, and `ENOTSOCK`
     /// when one of the sockets was closed.
     public func poll(timeout: Int) throws(ZMQError) -> [Ready] {
         for index in items.indices {
-            guard let handle = sockets[index].rawHandle else {
+            guard let socket = sockets[index] else { continue }  // a plain file descriptor
+            guard let handle = socket.rawHandle else {
                 throw ZMQError(code: .ENOTSOCK, function: "zmq_poll")
             }
             items[index].socket = handle

@@ -1,9 +1,10 @@
 import Dispatch
+import Glibc
 import Synchronization
 
 /// A thread that owns a set of sockets and bridges them to actors.
 ///
-/// The loop polls its sockets and an `inproc://` wake-up PAIR. Each turn it reads up to
+/// The loop polls its sockets and a wake-up pipe. Each turn it reads up to
 /// ``Configuration/maxMessagesPerSocket`` messages from every readable socket and hands them all to
 /// the handler in **one batch**, so a consumer crosses into its actor once per batch rather than
 /// once per message (a thread-to-actor hop costs microseconds here). Outgoing messages are queued
@@ -81,8 +82,9 @@ public final class SocketLoop: Sendable {
         var inHandler = false
         /// The loop thread has closed its sockets and ended.
         var finished = false
-        /// The sending end of the wake-up PAIR; only used under the mutex, closed by the loop thread.
-        var waker: Socket?
+        /// The write end of the wake-up pipe (non-blocking); only used under the mutex, closed (and set
+        /// to -1) by the loop thread when it ends.
+        var wakeWriteFD: Int32
         /// Async callers of ``stop()`` waiting for the thread to end.
         var waiters: [CheckedContinuation<Void, Never>] = []
         /// Counters.
@@ -118,21 +120,23 @@ public final class SocketLoop: Sendable {
         configuration: Configuration = Configuration(),
         handlerWithLoop handler: @escaping @Sendable ([Received], SocketLoop) -> Void
     ) throws(ZMQError) {
-        let endpoint =
-            "inproc://zeromq-swift-loop-\(Self.counter.wrappingAdd(1, ordering: .relaxed).newValue)"
-        let wakeReceiver = try Socket(context, .pair, linger: 0)
-        try wakeReceiver.bind(endpoint)
-        let waker = try Socket(context, .pair, linger: 0)
-        try waker.connect(endpoint)
+        // The wake-up is a pipe rather than an inproc PAIR: `zmq_poll` checks a plain descriptor with
+        // `poll(2)` alone, while each ZeroMQ socket in the set costs a `ZMQ_EVENTS` query (two
+        // system calls) per pass.
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else { throw ZMQError(code: ZMQError.Code(rawValue: errno), function: "pipe") }
+        for end in ends {
+            _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
+            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
+        }
+        let wakeReadFD = ends[0]
         socketCount = sockets.count
-        shared = Mutex(Shared(waker: waker))
+        shared = Mutex(Shared(wakeWriteFD: ends[1]))
         let limit = configuration.maxMessagesPerSocket
         OwnedThread.spawn(name: configuration.name) { [self] in
-            run(wakeReceiver: wakeReceiver, sockets: sockets, limit: limit, handler: handler)
+            run(wakeReadFD: wakeReadFD, sockets: sockets, limit: limit, handler: handler)
         }
     }
-
-    private static let counter = Atomic<Int>(0)
 
     /// Queues a message to send on a socket of the loop, without blocking. Returns false (and counts
     /// it as dropped) when the loop has stopped.
@@ -185,18 +189,20 @@ public final class SocketLoop: Sendable {
 
     /// Sends the wake-up byte unless one is already in flight. Called under the mutex.
     private static func wake(_ shared: inout Shared) {
-        guard !shared.wakePending, let waker = shared.waker else { return }
+        guard !shared.wakePending, shared.wakeWriteFD >= 0 else { return }
         shared.wakePending = true
-        _ = try? waker.send([0], dontWait: true)
+        var byte: UInt8 = 0
+        _ = Glibc.write(shared.wakeWriteFD, &byte, 1)  // one byte in an empty pipe: never blocks
     }
 
     /// The loop thread's body.
     private func run(
-        wakeReceiver: Socket, sockets: [Socket], limit: Int,
+        wakeReadFD: Int32, sockets: [Socket], limit: Int,
         handler: @Sendable ([Received], SocketLoop) -> Void
     ) {
         let poller = Poller()
-        poller.add(wakeReceiver, events: .readable)
+        poller.add(fileDescriptor: wakeReadFD, events: .readable)
+        var drain = [UInt8](repeating: 0, count: 16)
         for socket in sockets { poller.add(socket, events: .readable) }
         var pending = [[[Message]]](repeating: [], count: sockets.count)
         var pendingStart = [Int](repeating: 0, count: sockets.count)
@@ -206,6 +212,10 @@ public final class SocketLoop: Sendable {
         var sentCount = 0
         var droppedCount = 0
         var lastError: ZMQError?
+        // The outgoing queue is taken by swapping it with this empty one under the mutex, and both
+        // keep their capacity: copying it out and emptying it in place allocated a new buffer every
+        // turn (the copy still shared the old one).
+        var taken: [(socket: Int, parts: [Message])] = []
 
         while !stopping {
             let ready: [Poller.Ready]
@@ -218,14 +228,14 @@ public final class SocketLoop: Sendable {
             var batch: [Received] = []
             for item in ready {
                 if item.index == 0 {
-                    while case .some(.done) = try? wakeReceiver.receivePart(dontWait: true) {}
-                    let taken = shared.withLock { shared in
+                    while Glibc.read(wakeReadFD, &drain, drain.count) > 0 {}
+                    shared.withLock { shared in
                         shared.wakePending = false
                         stopping = shared.stopping
-                        defer { shared.outgoing.removeAll(keepingCapacity: true) }
-                        return shared.outgoing
+                        swap(&taken, &shared.outgoing)
                     }
                     for message in taken { pending[message.socket].append(message.parts) }
+                    taken.removeAll(keepingCapacity: true)
                     continue
                 }
                 guard item.events.contains(.readable) else { continue }
@@ -233,6 +243,8 @@ public final class SocketLoop: Sendable {
                 let socket = sockets[socketIndex]
                 for _ in 0..<limit {
                     guard case .some(.done(let parts)) = try? socket.receive(dontWait: true) else { break }
+                    // One allocation for a typical batch rather than one per doubling.
+                    if batch.isEmpty { batch.reserveCapacity(min(limit, 16)) }
                     batch.append(Received(socket: SocketID(socketIndex), parts: parts))
                 }
             }
@@ -245,12 +257,12 @@ public final class SocketLoop: Sendable {
                 }
                 handler(batch, self)
                 // Take what the handler (or anyone meanwhile) queued: it goes out in this turn.
-                let taken = shared.withLock { shared in
+                shared.withLock { shared in
                     shared.inHandler = false
-                    defer { shared.outgoing.removeAll(keepingCapacity: true) }
-                    return shared.outgoing
+                    swap(&taken, &shared.outgoing)
                 }
                 for message in taken { pending[message.socket].append(message.parts) }
+                taken.removeAll(keepingCapacity: true)
             }
             // Send what is queued, in order, until a socket would block.
             for index in sockets.indices where pendingStart[index] < pending[index].count {
@@ -299,11 +311,11 @@ public final class SocketLoop: Sendable {
         }
 
         for socket in sockets { socket.close(linger: 0) }
-        wakeReceiver.close(linger: 0)
+        Glibc.close(wakeReadFD)
         let unsent = pending.indices.reduce(0) { $0 + pending[$1].count - pendingStart[$1] }
         let waiters = shared.withLock { shared in
-            shared.waker?.close(linger: 0)
-            shared.waker = nil
+            if shared.wakeWriteFD >= 0 { Glibc.close(shared.wakeWriteFD) }
+            shared.wakeWriteFD = -1
             shared.finished = true
             shared.statistics.dropped += unsent + shared.outgoing.count
             shared.outgoing.removeAll()

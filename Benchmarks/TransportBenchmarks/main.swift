@@ -1,0 +1,108 @@
+// `make bench-transport`: DEALER/ROUTER round trips over tcp loopback, in one run and side by side:
+//   (1) the C program on raw libzmq (raw/raw_roundtrip.c), the limit;
+//   (2) the same method through the `ZeroMQ` wrapper, with the server on a `SocketLoop` (as a service
+//       runs it) and, for reference, as a plain blocking echo loop.
+// Each with 1 and 64 requests in flight; round trips per second, p50 and p99 latency (send to
+// reply, monotonic clock) and each row's ratio to (1). The goal is (2) ≥ 0.9 of (1).
+//
+// The contenders run in turn, `--rounds` times, so load from other processes hits them alike; the
+// table keeps each row's best round per in-flight setting. Every run prints a `RESULT` line first.
+//
+// A further contender (for example (3), RemoteStreams request/response) is one more entry in
+// `contenders`: a function `(Budget) throws -> [Measurement]` returning one measurement per
+// `Budget.inFlightSettings`, in that order (`Measurement(inFlight:latencies:elapsedNanoseconds:)`
+// computes the figures from raw latencies the same way as for (1) and (2); `awaitOnPool` runs an
+// async client from this synchronous top level).
+//
+// Usage: TransportBenchmarks --raw PATH [--count1 N] [--count64 N] [--seconds S] [--rounds N]
+//                            [--only SERVER[,SERVER...]]
+// `--only socketloop` (or `blocking`) measures only the wrapper rows with that server after (1):
+// handy under a profiler.
+
+import Foundation
+
+/// One row group of the table: a label and the function that measures it.
+struct Contender {
+    /// The row's label.
+    let label: String
+    /// The `impl` field of its `RESULT` lines.
+    let implementation: String
+    /// The `server` field of its `RESULT` lines (what `--only` selects).
+    let server: String
+    /// Measures every in-flight setting, in the order of `Budget.inFlightSettings`.
+    let measure: (Budget) throws -> [Measurement]
+}
+
+func usage() -> Never {
+    print(
+        "usage: TransportBenchmarks --raw PATH [--count1 N] [--count64 N] [--seconds S] [--rounds N] "
+            + "[--only SERVER[,SERVER...]]")
+    exit(2)
+}
+
+var budget = Budget()
+var rawExecutable: String?
+var only: String?
+var rounds = 5
+var arguments = CommandLine.arguments.dropFirst()
+while let option = arguments.popFirst() {
+    guard option != "--help" && option != "-h", let value = arguments.popFirst() else { usage() }
+    switch option {
+    case "--raw": rawExecutable = value
+    case "--count1": budget.roundTripsOneInFlight = Int(value) ?? 0
+    case "--count64": budget.roundTripsManyInFlight = Int(value) ?? 0
+    case "--seconds": budget.seconds = Double(value) ?? 0
+    case "--only": only = value
+    case "--rounds": rounds = Int(value) ?? 0
+    default: usage()
+    }
+}
+guard let rawExecutable, budget.roundTripsOneInFlight > 0, budget.roundTripsManyInFlight > 0,
+    budget.seconds > 0, rounds > 0
+else { usage() }
+
+let contenders = [
+    Contender(
+        label: "(1) raw libzmq, C", implementation: "raw-c", server: "blocking",
+        measure: { try rawBaseline(executable: rawExecutable, budget: $0) }),
+    Contender(
+        label: "(2) ZeroMQ, SocketLoop server", implementation: "swift-zeromq", server: "socketloop",
+        measure: wrapperWithSocketLoop),
+    Contender(
+        label: "(2) ZeroMQ, blocking server", implementation: "swift-zeromq", server: "blocking",
+        measure: wrapperWithBlockingServer),
+]
+
+print(
+    "DEALER/ROUTER round trips over tcp://127.0.0.1, \(payloadSize)-byte requests; each run bounded by "
+        + "\(budget.roundTripsOneInFlight) / \(budget.roundTripsManyInFlight) round trips (1 / "
+        + "\(Budget.manyInFlight) in flight) and \(fixed(budget.seconds, 1)) s, after "
+        + "\(budget.warmUp) warm-up round trips")
+let selected = contenders.enumerated().filter { index, contender in
+    index == 0 || only.map { $0.split(separator: ",").contains(Substring(contender.server)) } ?? true
+}.map(\.element)
+// Rounds interleave the contenders, so load from other processes hits them alike; each row keeps its
+// best round per in-flight setting (the highest rate, with that round's latencies).
+var best: [[Measurement]] = Array(repeating: [], count: selected.count)
+do {
+    for round in 1...rounds {
+        print("round \(round) of \(rounds)")
+        for (index, contender) in selected.enumerated() {
+            let results = try contender.measure(budget)
+            precondition(
+                results.map(\.inFlight) == Budget.inFlightSettings, "\(contender.label): wrong settings")
+            for result in results {
+                print(result.resultLine(implementation: contender.implementation, server: contender.server))
+            }
+            best[index] =
+                best[index].isEmpty ? results : zip(best[index], results).map { $0.rate >= $1.rate ? $0 : $1 }
+        }
+    }
+} catch {
+    print("error: \(error)")
+    exit(1)
+}
+print()
+print("Best of \(rounds) rounds:")
+print(table(zip(selected, best).map { ($0.label, $1) }))
+print("×(1): the row's rate over (1)'s. Goal (issue 3): (2) at least 0.90 of (1), with 1 and 64 in flight.")
