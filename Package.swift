@@ -31,7 +31,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "TransportBenchmarks",
-            dependencies: ["ZeroMQ"],
+            dependencies: ["ZeroMQ", "Reactive", "RemoteProtocol", "RemoteStreams"],
             path: "Benchmarks/TransportBenchmarks",
             exclude: ["raw"],
             swiftSettings: common

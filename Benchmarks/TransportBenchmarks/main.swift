@@ -1,7 +1,8 @@
 // `make bench-transport`: DEALER/ROUTER round trips over tcp loopback, in one run and side by side:
 //   (1) the C program on raw libzmq (raw/raw_roundtrip.c), the limit;
 //   (2) the same method through the `ZeroMQ` wrapper, with the server on a `SocketLoop` (as a service
-//       runs it) and, for reference, as a plain blocking echo loop.
+//       runs it) and, for reference, as a plain blocking echo loop;
+//   (3) request/response through `RemoteStreams` with a five-string JSON payload.
 // Each with 1 and 64 requests in flight; round trips per second, p50 and p99 latency (send to
 // reply, monotonic clock) and each row's ratio to (1). The goal is (2) ≥ 0.9 of (1).
 //
@@ -71,6 +72,9 @@ let contenders = [
     Contender(
         label: "(2) ZeroMQ, blocking server", implementation: "swift-zeromq", server: "blocking",
         measure: wrapperWithBlockingServer),
+    Contender(
+        label: "(3) RemoteStreams request, JSON", implementation: "swift-remotestreams",
+        server: "remotestreams", measure: remoteStreamsRequests),
 ]
 
 print(
@@ -105,4 +109,6 @@ do {
 print()
 print("Best of \(rounds) rounds:")
 print(table(zip(selected, best).map { ($0.label, $1) }))
-print("×(1): the row's rate over (1)'s. Goal (issue 3): (2) at least 0.90 of (1), with 1 and 64 in flight.")
+print(
+    "×(1): the row's rate over (1)'s. Goals (issue 3): (2) at least 0.90 of (1); (3) at least 0.30 of (1) "
+        + "with 64 in flight, and (3)'s p50 with 1 in flight within 1.5x of (1)'s.")
