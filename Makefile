@@ -2,7 +2,7 @@
 #
 #   make test             install what is missing, build (warnings are errors), run every test
 #   make bench-reactive   the reactive core's benchmark, release mode, side by side with RxSwift's figures
-#   make bench-transport  DEALER/ROUTER round trips: raw libzmq (C) and the ZeroMQ wrapper, side by side
+#   make bench-transport  round trips: raw libzmq (C), the ZeroMQ wrapper and RemoteStreams, side by side
 #   make format           format the sources with swift-format
 #   make fuzz             fuzz the RemoteProtocol codec with libFuzzer for FUZZ_SECONDS (default 60)
 #
