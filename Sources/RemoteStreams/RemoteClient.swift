@@ -202,14 +202,27 @@ public final class RemoteClient: Sendable {
         let coder = self.coder
         return Observable.create { [self] observer in
             let body: [UInt8]
-            let opening: Frame
             do {
                 body = try coder.encode(parameters)
-                let milliseconds = UInt32(clamping: deadline.wholeMilliseconds)
+            } catch {
+                observer.onError(error)
+                return Disposables.create()
+            }
+            let (stream, replica) = state.withLock { state in
+                defer {
+                    state.nextStream &+= 1
+                    state.nextReplica &+= 1
+                }
+                return (state.nextStream, state.nextReplica % configuration.endpoints.count)
+            }
+            let opening: Frame
+            do {
                 opening = try Frame(
-                    type: type, stream: 1, deadlineMilliseconds: milliseconds, method: method, body: body)
+                    type: type, stream: stream,
+                    deadlineMilliseconds: UInt32(clamping: deadline.wholeMilliseconds),
+                    method: method, body: body)
             } catch let error as ProtocolError {
-                observer.onError(error.remoteError)
+                observer.onError(error.remoteError)  // an invalid method name
                 return Disposables.create()
             } catch {
                 observer.onError(RemoteError.wrapping(error))
@@ -217,19 +230,11 @@ public final class RemoteClient: Sendable {
             }
             let deadlineTimer = SingleAssignmentDisposable()
             let inputSubscription = SingleAssignmentDisposable()
-            let (stream, replica) = state.withLock { state in
-                let stream = state.nextStream
-                state.nextStream &+= 1
-                let replica = state.nextReplica % configuration.endpoints.count
-                state.nextReplica &+= 1
+            state.withLock { state in
                 state.pending[stream] = Pending(
                     observer: observer, replica: replica, deadline: deadlineTimer, input: inputSubscription)
-                return (stream, replica)
             }
-            send(
-                Frame(
-                    type, stream: stream, deadline: opening.deadlineMilliseconds, method: method, body: body),
-                to: replica)
+            send(opening, to: replica)
             deadlineTimer.setDisposable(
                 delivery.scheduleRelative((), dueTime: .milliseconds(Self.localDeadline(deadline))) {
                     [weak self] _ in
@@ -378,13 +383,4 @@ extension Frame {
         }
     }
 
-    /// An opening frame whose method and deadline were already checked.
-    init(_ type: FrameType, stream: UInt64, deadline: UInt32, method: String, body: [UInt8]) {
-        do {
-            self = try Frame(
-                type: type, stream: stream, deadlineMilliseconds: deadline, method: method, body: body)
-        } catch {
-            self = error.errorFrame
-        }
-    }
 }
