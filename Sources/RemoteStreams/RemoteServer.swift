@@ -97,10 +97,12 @@ public final class RemoteServer: Sendable {
         endpoints = bound
         let core = ServerCore(configuration: configuration, handlers: handlers)
         let scheduler = ActorScheduler(core, taskExecutor: core.executor)
+        let executor = core.executor
         self.core = core
         self.scheduler = scheduler
         loop = try SocketLoop(
-            context: context, sockets: [router], configuration: .init(name: configuration.name)
+            context: context, sockets: [router], configuration: .init(name: configuration.name),
+            executor: executor
         ) { batch, loop in
             scheduler.perform { core in core.receive(batch, loop: loop, scheduler: scheduler) }
         }
@@ -155,10 +157,11 @@ extension Duration {
     }
 }
 
-/// The actor a server's graphs live in. It runs on a thread of its own, so a busy or blocked
+/// The actor a server's graphs live in. It runs on its socket loop's thread (a ``LoopExecutor``):
+/// batches reach it and its replies leave without a thread hand-off, and a busy or blocked
 /// cooperative pool elsewhere in the process never delays the service.
 actor ServerCore {
-    nonisolated let executor: ThreadExecutor
+    nonisolated let executor = LoopExecutor()
 
     nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
@@ -202,7 +205,6 @@ actor ServerCore {
     private let elementsSent = SharedCounter()
 
     init(configuration: RemoteServer.Configuration, handlers: RemoteHandlers) {
-        self.executor = ThreadExecutor(name: configuration.name + ".core")
         self.configuration = configuration
         self.handlers = handlers
         self.codec = FrameCodec(limits: configuration.limits)

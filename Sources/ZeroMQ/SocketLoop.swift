@@ -104,20 +104,25 @@ public final class SocketLoop: Sendable {
         context: Context,
         sockets: sending [Socket],
         configuration: Configuration = Configuration(),
+        executor: LoopExecutor? = nil,
         handler: @escaping @Sendable ([Received]) -> Void
     ) throws(ZMQError) {
-        try self.init(context: context, sockets: sockets, configuration: configuration) { batch, _ in
-            handler(batch)
+        try self.init(context: context, sockets: sockets, configuration: configuration, executor: executor) {
+            batch, _ in handler(batch)
         }
     }
 
     /// Creates the loop and starts its thread, which takes over `sockets`. `handler` runs on the
     /// loop's thread with each non-empty batch and the loop itself, so it can queue replies with
     /// ``send(_:to:)`` from the very first batch; it must not block.
+    ///
+    /// With an `executor`, the loop also runs that executor's jobs on its thread after each batch
+    /// (see ``LoopExecutor``).
     public init(
         context: Context,
         sockets: sending [Socket],
         configuration: Configuration = Configuration(),
+        executor: LoopExecutor? = nil,
         handlerWithLoop handler: @escaping @Sendable ([Received], SocketLoop) -> Void
     ) throws(ZMQError) {
         // The wake-up is a pipe rather than an inproc PAIR: `zmq_poll` checks a plain descriptor with
@@ -134,7 +139,15 @@ public final class SocketLoop: Sendable {
         shared = Mutex(Shared(wakeWriteFD: ends[1]))
         let limit = configuration.maxMessagesPerSocket
         OwnedThread.spawn(name: configuration.name) { [self] in
-            run(wakeReadFD: wakeReadFD, sockets: sockets, limit: limit, handler: handler)
+            run(wakeReadFD: wakeReadFD, sockets: sockets, limit: limit, executor: executor, handler: handler)
+        }
+    }
+
+    /// Wakes the loop for an executor's jobs, unless it is in the handler or running jobs (it
+    /// takes them right after).
+    private func wakeForJobs() {
+        shared.withLock { shared in
+            if !shared.inHandler { Self.wake(&shared) }
         }
     }
 
@@ -197,9 +210,12 @@ public final class SocketLoop: Sendable {
 
     /// The loop thread's body.
     private func run(
-        wakeReadFD: Int32, sockets: [Socket], limit: Int,
+        wakeReadFD: Int32, sockets: [Socket], limit: Int, executor: LoopExecutor?,
         handler: @Sendable ([Received], SocketLoop) -> Void
     ) {
+        executor?.attach(waker: { [weak self] in self?.wakeForJobs() })
+        defer { executor?.attach(waker: nil) }
+        var jobs: [UnownedJob] = []
         let poller = Poller()
         poller.add(fileDescriptor: wakeReadFD, events: .readable)
         var drain = [UInt8](repeating: 0, count: 16)
@@ -207,7 +223,8 @@ public final class SocketLoop: Sendable {
         var pending = [[[Message]]](repeating: [], count: sockets.count)
         var pendingStart = [Int](repeating: 0, count: sockets.count)
         var watchingWritable = [Bool](repeating: false, count: sockets.count)
-        var pollTimeout = -1
+        // Jobs enqueued before the waker was attached woke nobody: look at once.
+        var pollTimeout = executor?.hasJobs == true ? 0 : -1
         var stopping = false
         var sentCount = 0
         var droppedCount = 0
@@ -256,13 +273,30 @@ public final class SocketLoop: Sendable {
                     shared.inHandler = true
                 }
                 handler(batch, self)
-                // Take what the handler (or anyone meanwhile) queued: it goes out in this turn.
+            }
+            // The executor's jobs (an actor fed by the handler runs here, on this thread), a few
+            // rounds at most so that sockets are polled again soon; what is left wakes the next turn.
+            if let executor {
+                if batchSize == 0 { shared.withLock { $0.inHandler = true } }
+                var rounds = 0
+                while rounds < 4, executor.take(into: &jobs) {
+                    executor.run(jobs)
+                    jobs.removeAll(keepingCapacity: true)
+                    rounds += 1
+                }
+                if executor.hasJobs { pollTimeout = 0 }
+            }
+            if batchSize > 0 || executor != nil {
+                // Take what the handler and the jobs (or anyone meanwhile) queued: it goes out in
+                // this turn.
                 shared.withLock { shared in
                     shared.inHandler = false
                     swap(&taken, &shared.outgoing)
                 }
                 for message in taken { pending[message.socket].append(message.parts) }
                 taken.removeAll(keepingCapacity: true)
+                // A job enqueued while `inHandler` was still set did not wake the loop: look again.
+                if executor?.hasJobs == true { pollTimeout = 0 }
             }
             // Send what is queued, in order, until a socket would block.
             for index in sockets.indices where pendingStart[index] < pending[index].count {

@@ -48,8 +48,8 @@ public final class ActorScheduler<A: Actor>: SchedulerType {
     ///   - batchLimit: the number of items a drain runs before it lets other work onto the actor
     ///     (the rest continues in a new drain).
     ///   - taskExecutor: where the drain tasks start. By default they start on the cooperative pool
-    ///     and hop onto the actor; give the actor's own ``ThreadExecutor`` to keep its drains off the
-    ///     pool entirely.
+    ///     and hop onto the actor; give the executor the actor itself runs on (a custom serial executor
+    ///     that is also a `TaskExecutor`, such as a socket loop's) to keep its drains off the pool.
     public init(_ actor: A, batchLimit: Int = 1024, taskExecutor: (any TaskExecutor)? = nil) {
         self.actor = actor
         self.actorID = ObjectIdentifier(actor)
