@@ -84,29 +84,7 @@ struct ConcurrentSchedulerTests {
 
     @Test func periodicWorkThreadsItsStateUntilDisposed() {
         let scheduler = ConcurrentScheduler(queue: DispatchQueue(label: "concurrent-tests.periodic"))
-        let stored = DispatchSemaphore(value: 0)
-        let done = DispatchSemaphore(value: 0)
-        let seen = Shared<[Int]>([])
-        let periodic = Shared<(any Disposable)?>(nil)
-        // Hold the serial queue until the disposable is stored, so the action can dispose it.
-        scheduler.schedule { _ = arrived(stored) }
-        let tick: @Sendable (Int) -> Int = { state in
-            seen.append(state)
-            if state == 3 {
-                periodic.value?.dispose()
-                // Several periods later: a fifth tick would have run by then.
-                _ = scheduler.scheduleRelative((), dueTime: .milliseconds(20)) { _ in
-                    done.signal()
-                    return Disposables.create()
-                }
-            }
-            return state + 1
-        }
-        periodic.value = scheduler.schedulePeriodic(
-            0, startAfter: .milliseconds(2), period: .milliseconds(2), action: tick)
-        stored.signal()
-        #expect(arrived(done))
-        #expect(seen.value == [0, 1, 2, 3])
+        checkPeriodicWorkThreadsItsStateUntilDisposed(on: scheduler)
     }
 
     @Test func nowIsTheWallClock() {

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Reactive
 import Synchronization
+import Testing
 
 /// The error marble tests send and expect.
 struct TestError: Error, Equatable, CustomStringConvertible {
@@ -67,4 +68,33 @@ func arrived(_ semaphore: DispatchSemaphore) async -> Bool {
     await withCheckedContinuation { continuation in
         DispatchQueue.global().async { continuation.resume(returning: arrived(semaphore)) }
     }
+}
+
+/// A periodic action on a real `scheduler` threads its state (0, 1, 2, 3) and stops for good when
+/// disposed from inside its own run: no fifth tick arrives several periods later.
+func checkPeriodicWorkThreadsItsStateUntilDisposed(on scheduler: any SchedulerType) {
+    let stored = DispatchSemaphore(value: 0)
+    let done = DispatchSemaphore(value: 0)
+    let seen = Shared<[Int]>([])
+    let periodic = Shared<(any Disposable)?>(nil)
+    // Hold the scheduler (a serial one entirely) until the periodic disposable is stored, so the
+    // action can dispose it.
+    scheduler.schedule { _ = arrived(stored) }
+    let tick: @Sendable (Int) -> Int = { state in
+        seen.append(state)
+        if state == 3 {
+            periodic.value?.dispose()
+            // Several periods later: a fifth tick would have run by then.
+            _ = scheduler.scheduleRelative((), dueTime: .milliseconds(20)) { _ in
+                done.signal()
+                return Disposables.create()
+            }
+        }
+        return state + 1
+    }
+    periodic.value = scheduler.schedulePeriodic(
+        0, startAfter: .milliseconds(2), period: .milliseconds(2), action: tick)
+    stored.signal()
+    #expect(arrived(done))
+    #expect(seen.value == [0, 1, 2, 3])
 }
