@@ -18,8 +18,10 @@ public import ZeroMQ
 ///   them round-robin; every frame of a stream goes to the replica that opened it.
 /// - While streams are open the client pings each replica it uses, so the server knows it is alive.
 ///
-/// Frames arrive on the socket loop's thread and are delivered to subscribers on one delivery
-/// thread of the client's (never the loop's), in order; move them elsewhere with `observe(on:)`.
+/// Frames arrive on the client's socket loop thread and are delivered to subscribers there, in
+/// order, with no thread hand-off; observers must not block (move work elsewhere with
+/// `observe(on:)`, or into an actor). Calls can be made from any thread, including from an
+/// observer on the loop's thread.
 public final class RemoteClient: Sendable {
     /// How a client runs.
     public struct Configuration: Sendable {
@@ -68,7 +70,6 @@ public final class RemoteClient: Sendable {
     private struct Pending: Sendable {
         let observer: AnyObserver<[UInt8]>
         let replica: Int
-        let deadline: SingleAssignmentDisposable
         let input: SingleAssignmentDisposable
     }
 
@@ -76,6 +77,9 @@ public final class RemoteClient: Sendable {
         var nextStream: UInt64 = 1
         var nextReplica = 0
         var pending: [UInt64: Pending] = [:]
+        /// The client-side deadline of every open call (stream id), soonest first; entries of calls
+        /// that ended stay until they come due or are pruned.
+        var deadlines = DeadlineQueue<UInt64>()
         /// Replicas whose connection is up (handshake done, not disconnected since).
         var connected: Set<Int> = []
         var counters = RemoteCounters()
@@ -85,9 +89,13 @@ public final class RemoteClient: Sendable {
     private let codec: FrameCodec
     private let coder: JSONBodyCoder
     private let loop: SocketLoop
-    private let delivery: SerialScheduler
+    /// The thread of the periodic work: deadline checks and pings.
+    private let timer: SerialScheduler
     private let state = Mutex(State())
-    private let pinger = SingleAssignmentDisposable()
+    private let ticks = CompositeDisposable()
+
+    /// How often the client looks for calls past their deadline.
+    static let tick = RxTimeInterval.milliseconds(10)
 
     /// Connects one DEALER per endpoint and starts the client's threads.
     public init(context: Context, configuration: Configuration, coder: JSONBodyCoder = .shared) throws {
@@ -115,36 +123,52 @@ public final class RemoteClient: Sendable {
             sockets.append(dealer)
         }
         sockets += monitors
-        let delivery = SerialScheduler(name: configuration.name + ".delivery")
-        self.delivery = delivery
+        timer = SerialScheduler(name: configuration.name + ".timer")
         let inbox = Inbox()
         loop = try SocketLoop(
             context: context, sockets: sockets, configuration: .init(name: configuration.name)
-        ) {
-            batch in
-            delivery.schedule { inbox.client?.receive(batch) }
+        ) { batch in
+            inbox.client?.receive(batch)
         }
         inbox.client = self
-        let period = RxTimeInterval.milliseconds(configuration.pingInterval.wholeMilliseconds)
-        pinger.setDisposable(
-            delivery.schedulePeriodic((), startAfter: period, period: period) { [weak self] _ in self?.ping()
+        let pingPeriod = RxTimeInterval.milliseconds(configuration.pingInterval.wholeMilliseconds)
+        _ = ticks.insert(
+            timer.schedulePeriodic((), startAfter: pingPeriod, period: pingPeriod) { [weak self] _ in
+                self?.ping()
+            })
+        _ = ticks.insert(
+            timer.schedulePeriodic((), startAfter: Self.tick, period: Self.tick) { [weak self] _ in
+                self?.checkDeadlines()
             })
     }
 
     /// Stops the client: fails the calls still open with `unavailable`, then closes the sockets.
     public func stop() async {
-        pinger.dispose()
+        ticks.dispose()
+        // On the loop's thread, so that no answer is being delivered to a call meanwhile.
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let queued = loop.execute { [self] in
+                failAll()
+                continuation.resume()
+            }
+            if !queued {
+                failAll()
+                continuation.resume()
+            }
+        }
+        await loop.stop()
+        timer.dispose()
+    }
+
+    private func failAll() {
         let open = state.withLock { state in
             defer { state.pending = [:] }
             return state.pending
         }
         for (_, call) in open {
-            call.deadline.dispose()
             call.input.dispose()
             call.observer.onError(RemoteError(code: .unavailable, message: "the client stopped"))
         }
-        await loop.stop()
-        delivery.dispose()
     }
 
     /// The client's counters.
@@ -208,39 +232,45 @@ public final class RemoteClient: Sendable {
                 observer.onError(error)
                 return Disposables.create()
             }
-            let (stream, replica) = state.withLock { state in
-                defer {
-                    state.nextStream &+= 1
-                    state.nextReplica &+= 1
-                }
-                return (state.nextStream, state.nextReplica % configuration.endpoints.count)
-            }
-            let opening: Frame
-            do {
-                opening = try Frame(
-                    type: type, stream: stream,
-                    deadlineMilliseconds: UInt32(clamping: deadline.wholeMilliseconds),
-                    method: method, body: body)
-            } catch let error as ProtocolError {
-                observer.onError(error.remoteError)  // an invalid method name
-                return Disposables.create()
-            } catch {
-                observer.onError(RemoteError.wrapping(error))
-                return Disposables.create()
-            }
-            let deadlineTimer = SingleAssignmentDisposable()
             let inputSubscription = SingleAssignmentDisposable()
-            state.withLock { state in
-                state.pending[stream] = Pending(
-                    observer: observer, replica: replica, deadline: deadlineTimer, input: inputSubscription)
+            let due = ContinuousClock.now + .milliseconds(Self.localDeadline(deadline))
+            // One lock for the whole opening: id, replica, bookkeeping and the frame itself.
+            let opened: Result<(Frame, UInt64, Int), RemoteError> = state.withLock { state in
+                let stream = state.nextStream
+                let replica = state.nextReplica % configuration.endpoints.count
+                let frame: Frame
+                do {
+                    frame = try Frame(
+                        type: type, stream: stream,
+                        deadlineMilliseconds: UInt32(clamping: deadline.wholeMilliseconds),
+                        method: method, body: body)
+                } catch let error as ProtocolError {
+                    return .failure(error.remoteError)  // an invalid method name
+                } catch {
+                    return .failure(.wrapping(error))
+                }
+                state.nextStream &+= 1
+                state.nextReplica &+= 1
+                state.pending[stream] = Pending(observer: observer, replica: replica, input: inputSubscription)
+                if state.deadlines.count > 2 * max(1_024, state.pending.count) {
+                    let pending = state.pending
+                    state.deadlines.removeAll { pending[$0] == nil }
+                }
+                state.deadlines.push(stream, due: due)
+                state.counters.framesOut += 1
+                return .success((frame, stream, replica))
             }
-            send(opening, to: replica)
-            deadlineTimer.setDisposable(
-                delivery.scheduleRelative((), dueTime: .milliseconds(Self.localDeadline(deadline))) {
-                    [weak self] _ in
-                    self?.expire(stream)
-                    return Disposables.create()
-                })
+            let stream: UInt64
+            let replica: Int
+            switch opened {
+            case .failure(let error):
+                observer.onError(error)
+                return Disposables.create()
+            case .success(let (frame, id, index)):
+                stream = id
+                replica = index
+                loop.send(codec.encode(frame).map(Message.init), to: SocketLoop.SocketID(replica))
+            }
             if let input {
                 inputSubscription.setDisposable(
                     input.subscribe(
@@ -269,70 +299,95 @@ public final class RemoteClient: Sendable {
     /// The subscriber disposed: if the stream is still open, forget it and tell the server.
     private func cancel(_ stream: UInt64) {
         guard let call = state.withLock({ $0.pending.removeValue(forKey: stream) }) else { return }
-        call.deadline.dispose()
         call.input.dispose()
         send(Frame.opened(.cancel, stream: stream, body: nil), to: call.replica)
     }
 
-    /// The deadline passed: fail the call with `timeout` (the replica is connected) or
-    /// `unavailable` (it is not), and tell the server.
-    private func expire(_ stream: UInt64) {
-        let expired = state.withLock { state -> (Pending, connected: Bool)? in
-            guard let call = state.pending.removeValue(forKey: stream) else { return nil }
-            return (call, state.connected.contains(call.replica))
+    /// On the timer's thread: if a deadline has passed, expire the calls on the loop's thread (where
+    /// answers are delivered, so a call never gets an answer and its expiry at once).
+    private func checkDeadlines() {
+        let now = ContinuousClock.now
+        let due = state.withLock { state in state.deadlines.nextDue.map { $0 <= now } ?? false }
+        if due { loop.execute { [weak self] in self?.expireDue() } }
+    }
+
+    /// On the loop's thread: fails the calls past their deadline with `timeout` (the replica is
+    /// connected) or `unavailable` (it is not), and tells the server.
+    private func expireDue() {
+        let now = ContinuousClock.now
+        let expired = state.withLock { state -> [(UInt64, Pending, connected: Bool)] in
+            var expired: [(UInt64, Pending, connected: Bool)] = []
+            while let stream = state.deadlines.popDue(now: now) {
+                guard let call = state.pending.removeValue(forKey: stream) else { continue }
+                expired.append((stream, call, state.connected.contains(call.replica)))
+            }
+            return expired
         }
-        guard let (call, connected) = expired else { return }
-        call.input.dispose()
-        send(Frame.opened(.cancel, stream: stream, body: nil), to: call.replica)
-        call.observer.onError(
-            connected
-                ? RemoteError(code: .timeout, message: "no answer before the deadline")
-                : RemoteError(code: .unavailable, message: "the server did not answer before the deadline"))
+        for (stream, call, connected) in expired {
+            call.input.dispose()
+            send(Frame.opened(.cancel, stream: stream, body: nil), to: call.replica)
+            call.observer.onError(
+                connected
+                    ? RemoteError(code: .timeout, message: "no answer before the deadline")
+                    : RemoteError(code: .unavailable, message: "the server did not answer before the deadline"))
+        }
     }
 
-    /// Handles a batch from the loop, on the delivery thread.
+    /// Handles a batch from the loop, on the loop's thread: decodes it, settles the bookkeeping under
+    /// one lock, then delivers.
     private func receive(_ batch: [SocketLoop.Received]) {
         let replicas = configuration.endpoints.count
+        var frames: [Frame] = []
+        frames.reserveCapacity(batch.count)
+        var undecodable = 0
         for message in batch {
             if message.socket.index >= replicas {
                 noteConnection(
                     MonitorEvent(parts: message.parts.map(\.bytes)), of: message.socket.index - replicas)
                 continue
             }
-            let frame: Frame
             do {
-                frame = try codec.decode(message.parts.map(\.bytes))
+                frames.append(try codec.decode(message.parts.map(\.bytes)))
             } catch {
-                state.withLock { $0.counters.droppedFrames += 1 }
-                continue
+                undecodable += 1
             }
-            let delivery: (Pending, ended: Bool)? = state.withLock { state in
-                state.counters.framesIn += 1
+        }
+        guard !frames.isEmpty || undecodable > 0 else { return }
+        let deliveries = state.withLock { state -> [(Frame, Pending)] in
+            state.counters.droppedFrames += undecodable
+            state.counters.framesIn += frames.count
+            var deliveries: [(Frame, Pending)] = []
+            deliveries.reserveCapacity(frames.count)
+            for frame in frames {
+                let call: Pending?
                 switch frame.type {
                 case .next:
-                    guard let call = state.pending[frame.stream] else { break }
-                    return (call, false)
+                    call = state.pending[frame.stream]
                 case .complete, .error:
-                    guard let call = state.pending.removeValue(forKey: frame.stream) else { break }
-                    if let error = frame.remoteError {
+                    call = state.pending.removeValue(forKey: frame.stream)
+                    if call != nil, let error = frame.remoteError {
                         state.counters.errorsByCode[error.code.rawValue, default: 0] += 1
                     }
-                    return (call, true)
                 default:
-                    return nil
+                    call = nil
                 }
-                state.counters.droppedFrames += 1
-                return nil
+                if let call {
+                    deliveries.append((frame, call))
+                } else {
+                    state.counters.droppedFrames += 1
+                }
             }
-            guard let (call, ended) = delivery else { continue }
-            if ended {
-                call.deadline.dispose()
-                call.input.dispose()
-            }
+            return deliveries
+        }
+        for (frame, call) in deliveries {
             switch frame.type {
-            case .next: call.observer.onNext(frame.body ?? [])
-            case .complete: call.observer.onCompleted()
+            case .next:
+                call.observer.onNext(frame.body ?? [])
+            case .complete:
+                call.input.dispose()
+                call.observer.onCompleted()
             default:
+                call.input.dispose()
                 call.observer.onError(
                     frame.remoteError ?? RemoteError(code: .internal, message: "unreadable error"))
             }

@@ -179,9 +179,8 @@ actor ServerCore {
         }
     }
 
-    /// When an open stream's deadline passes.
+    /// The stream a deadline belongs to.
     struct Deadline: Sendable {
-        let due: ContinuousClock.Instant
         let key: StreamKey
         let stream: OpenStream
     }
@@ -198,7 +197,7 @@ actor ServerCore {
     private var streamsPerPeer: [[UInt8]: Int] = [:]
     private var lastHeard: [[UInt8]: ContinuousClock.Instant] = [:]
     private var ticker: (any Disposable)?
-    private var deadlines = DeadlineQueue()
+    private var deadlines = DeadlineQueue<Deadline>()
     private var lastSweep = ContinuousClock.now
     private var counters = RemoteCounters()
     /// `NEXT` frames sent by the graphs, counted where they are sent (off the actor).
@@ -315,8 +314,7 @@ actor ServerCore {
                 deadlines.removeAll { deadline in streams[deadline.key] !== deadline.stream }
             }
             deadlines.push(
-                Deadline(
-                    due: .now + .milliseconds(Int(frame.deadlineMilliseconds)), key: key, stream: stream))
+                Deadline(key: key, stream: stream), due: .now + .milliseconds(Int(frame.deadlineMilliseconds)))
         }
         let id = key.stream
         let codec = self.codec
@@ -385,8 +383,7 @@ actor ServerCore {
 
     private func tick(loop: SocketLoop) {
         let now = ContinuousClock.now
-        while let next = deadlines.first, next.due <= now {
-            deadlines.popFirst()
+        while let next = deadlines.popDue(now: now) {
             expire(next.key, next.stream, loop: loop)
         }
         if now - lastSweep >= configuration.clientTimeout / 2 {
@@ -444,50 +441,5 @@ actor ServerCore {
 
     private static func completeFrame(stream: UInt64) -> Frame {
         do { return try .complete(stream: stream) } catch { return error.errorFrame }
-    }
-}
-
-/// The open streams' deadlines, soonest first (a binary min-heap).
-struct DeadlineQueue {
-    private var heap: [ServerCore.Deadline] = []
-
-    /// The soonest deadline.
-    var first: ServerCore.Deadline? { heap.first }
-
-    /// The number of deadlines queued.
-    var count: Int { heap.count }
-
-    /// Removes the deadlines `shouldRemove` selects (a sorted array is a valid heap).
-    mutating func removeAll(where shouldRemove: (ServerCore.Deadline) -> Bool) {
-        heap.removeAll(where: shouldRemove)
-        heap.sort { $0.due < $1.due }
-    }
-
-    mutating func push(_ deadline: ServerCore.Deadline) {
-        heap.append(deadline)
-        var child = heap.count - 1
-        while child > 0 {
-            let parent = (child - 1) / 2
-            guard heap[child].due < heap[parent].due else { break }
-            heap.swapAt(child, parent)
-            child = parent
-        }
-    }
-
-    mutating func popFirst() {
-        guard !heap.isEmpty else { return }
-        heap.swapAt(0, heap.count - 1)
-        heap.removeLast()
-        var parent = 0
-        while true {
-            let left = 2 * parent + 1
-            let right = left + 1
-            var smallest = parent
-            if left < heap.count, heap[left].due < heap[smallest].due { smallest = left }
-            if right < heap.count, heap[right].due < heap[smallest].due { smallest = right }
-            if smallest == parent { return }
-            heap.swapAt(parent, smallest)
-            parent = smallest
-        }
     }
 }

@@ -73,6 +73,8 @@ public final class SocketLoop: Sendable {
     private struct Shared: ~Copyable {
         /// Outgoing messages not yet taken by the loop thread.
         var outgoing: [(socket: Int, parts: [Message])] = []
+        /// Work queued with ``execute(_:)``, not yet taken by the loop thread.
+        var work: [@Sendable () -> Void] = []
         /// A wake-up byte is in flight (at most one is ever queued, so sending it never blocks).
         var wakePending = false
         /// ``stop()`` was called.
@@ -167,6 +169,22 @@ public final class SocketLoop: Sendable {
         }
     }
 
+    /// Runs `work` on the loop's thread, after the batch handler of its next turn, in the order
+    /// queued; messages it sends go out in that turn. Never blocks: it queues `work` and wakes the
+    /// loop. Returns false (and drops `work`) when the loop has stopped.
+    ///
+    /// This is how code elsewhere (a timer, say) joins the loop's thread, so that everything a
+    /// consumer does with what the loop receives happens on one thread without locks between them.
+    @discardableResult
+    public func execute(_ work: @escaping @Sendable () -> Void) -> Bool {
+        shared.withLock { shared in
+            guard !shared.stopping else { return false }
+            shared.work.append(work)
+            if !shared.inHandler { Self.wake(&shared) }
+            return true
+        }
+    }
+
     /// The counters so far.
     public var statistics: Statistics { shared.withLock { $0.statistics } }
 
@@ -233,6 +251,7 @@ public final class SocketLoop: Sendable {
         // keep their capacity: copying it out and emptying it in place allocated a new buffer every
         // turn (the copy still shared the old one).
         var taken: [(socket: Int, parts: [Message])] = []
+        var work: [@Sendable () -> Void] = []
 
         while !stopping {
             let ready: [Poller.Ready]
@@ -250,6 +269,8 @@ public final class SocketLoop: Sendable {
                         shared.wakePending = false
                         stopping = shared.stopping
                         swap(&taken, &shared.outgoing)
+                        work.append(contentsOf: shared.work)
+                        shared.work.removeAll(keepingCapacity: true)
                     }
                     for message in taken { pending[message.socket].append(message.parts) }
                     taken.removeAll(keepingCapacity: true)
@@ -266,37 +287,41 @@ public final class SocketLoop: Sendable {
                 }
             }
             let batchSize = batch.count
-            if batchSize > 0 {
+            let busy = batchSize > 0 || !work.isEmpty || executor != nil
+            if busy {
+                // Sends from the handler, the work and the jobs need not wake the loop: it takes
+                // them right after.
                 shared.withLock { shared in
-                    shared.statistics.batches += 1
+                    shared.statistics.batches += batchSize > 0 ? 1 : 0
                     shared.statistics.received += batchSize
                     shared.inHandler = true
                 }
-                handler(batch, self)
             }
+            if batchSize > 0 { handler(batch, self) }
+            for item in work { item() }
+            work.removeAll(keepingCapacity: true)
             // The executor's jobs (an actor fed by the handler runs here, on this thread), a few
             // rounds at most so that sockets are polled again soon; what is left wakes the next turn.
             if let executor {
-                if batchSize == 0 { shared.withLock { $0.inHandler = true } }
                 var rounds = 0
                 while rounds < 4, executor.take(into: &jobs) {
                     executor.run(jobs)
                     jobs.removeAll(keepingCapacity: true)
                     rounds += 1
                 }
-                if executor.hasJobs { pollTimeout = 0 }
             }
-            if batchSize > 0 || executor != nil {
-                // Take what the handler and the jobs (or anyone meanwhile) queued: it goes out in
-                // this turn.
+            if busy {
+                // Take what the handler, the work and the jobs (or anyone meanwhile) queued: messages
+                // go out in this turn, work queued meanwhile runs in the next.
                 shared.withLock { shared in
                     shared.inHandler = false
                     swap(&taken, &shared.outgoing)
+                    swap(&work, &shared.work)
                 }
                 for message in taken { pending[message.socket].append(message.parts) }
                 taken.removeAll(keepingCapacity: true)
-                // A job enqueued while `inHandler` was still set did not wake the loop: look again.
-                if executor?.hasJobs == true { pollTimeout = 0 }
+                // Work or a job queued while `inHandler` was still set did not wake the loop.
+                if !work.isEmpty || executor?.hasJobs == true { pollTimeout = 0 }
             }
             // Send what is queued, in order, until a socket would block.
             for index in sockets.indices where pendingStart[index] < pending[index].count {
@@ -353,6 +378,7 @@ public final class SocketLoop: Sendable {
             shared.finished = true
             shared.statistics.dropped += unsent + shared.outgoing.count
             shared.outgoing.removeAll()
+            shared.work.removeAll()
             defer { shared.waiters.removeAll() }
             return shared.waiters
         }

@@ -1,0 +1,54 @@
+/// Deadlines, soonest first: a binary min-heap of entries and when they come due.
+///
+/// Servers and clients keep one queue for all their open streams and look at it on a periodic tick,
+/// which costs far less than a timer per request. Entries of streams that ended early stay until
+/// they come due (or until ``removeAll(where:)`` prunes them); the owner checks on popping that the
+/// stream is still open.
+struct DeadlineQueue<Entry> {
+    private var heap: [(due: ContinuousClock.Instant, entry: Entry)] = []
+
+    /// The number of deadlines queued.
+    var count: Int { heap.count }
+
+    /// When the soonest deadline comes due.
+    var nextDue: ContinuousClock.Instant? { heap.first?.due }
+
+    /// Queues `entry`, due at `due`.
+    mutating func push(_ entry: Entry, due: ContinuousClock.Instant) {
+        heap.append((due, entry))
+        var child = heap.count - 1
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard heap[child].due < heap[parent].due else { break }
+            heap.swapAt(child, parent)
+            child = parent
+        }
+    }
+
+    /// Removes and returns the soonest entry if it is due at `now`.
+    mutating func popDue(now: ContinuousClock.Instant) -> Entry? {
+        guard let first = heap.first, first.due <= now else { return nil }
+        heap.swapAt(0, heap.count - 1)
+        heap.removeLast()
+        var parent = 0
+        while true {
+            let left = 2 * parent + 1
+            let right = left + 1
+            var smallest = parent
+            if left < heap.count, heap[left].due < heap[smallest].due { smallest = left }
+            if right < heap.count, heap[right].due < heap[smallest].due { smallest = right }
+            if smallest == parent { break }
+            heap.swapAt(parent, smallest)
+            parent = smallest
+        }
+        return first.entry
+    }
+
+    /// Removes the entries `shouldRemove` selects (a sorted array is a valid heap).
+    mutating func removeAll(where shouldRemove: (Entry) -> Bool) {
+        heap.removeAll { shouldRemove($0.entry) }
+        heap.sort { $0.due < $1.due }
+    }
+}
+
+extension DeadlineQueue: Sendable where Entry: Sendable {}
