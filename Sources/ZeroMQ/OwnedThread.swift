@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 
 /// Dedicated threads for blocking libzmq calls.
 ///
@@ -46,8 +47,22 @@ public enum OwnedThread {
 
     /// Starts a named Foundation thread.
     private static func start(name: String, _ block: @escaping @Sendable () -> Void) {
-        let thread = Thread(block: block)
+        let thread = Thread {
+            nameKernelThread(name)
+            block()
+        }
         thread.name = name
         thread.start()
+    }
+
+    /// Gives the calling thread `name` (its first 15 bytes) where `top -H`, `perf` and debuggers
+    /// look: Foundation's `Thread.name` does not reach the kernel on Linux, and a new thread
+    /// otherwise inherits its creator's name (often a Dispatch queue's).
+    private static func nameKernelThread(_ name: String) {
+        let descriptor = open("/proc/thread-self/comm", O_WRONLY)
+        guard descriptor >= 0 else { return }
+        defer { close(descriptor) }
+        let bytes = Array(name.utf8.prefix(15))
+        _ = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
     }
 }

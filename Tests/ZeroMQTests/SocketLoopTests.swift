@@ -34,6 +34,20 @@ final class Collector: Sendable {
     }
 }
 
+/// Which work ran, in order, and on which thread.
+final class WorkLog: Sendable {
+    private let state = Mutex<[(index: Int, thread: String)]>([])
+
+    func record(_ index: Int) {
+        // The kernel's name of the calling thread (what `Thread.name` set when the thread started).
+        let comm = (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? ""
+        let thread = comm.trimmingCharacters(in: .newlines)
+        state.withLock { $0.append((index, thread)) }
+    }
+
+    var entries: [(index: Int, thread: String)] { state.withLock { $0 } }
+}
+
 @Suite("Socket loop", .timeLimit(.minutes(1)))
 struct SocketLoopTests {
     @Test("many queued messages arrive in few batches, in order")
@@ -170,6 +184,35 @@ struct SocketLoopTests {
         #expect(received == (0..<50).map { "\($0)" })
         #expect(loop.statistics.dropped == 0)
         await loop.stop()
+    }
+
+    @Test("execute runs work on the loop's thread, in order, and what it sends goes out")
+    func executeJoinsTheLoopThread() async throws {
+        let context = try Context()
+        let runs = WorkLog()
+        let (received, refusedAfterStop) = try await onThread { () -> ([String], Bool) in
+            let endpoint = inprocEndpoint()
+            let pull = try Socket(context, .pull, linger: 0)
+            try pull.bind(endpoint)
+            let push = try Socket(context, .push, linger: 0)
+            try push.connect(endpoint)
+            let loop = try SocketLoop(context: context, sockets: [push], configuration: .init(name: "exec")) { _ in }
+            for index in 0..<100 {
+                _ = loop.execute {
+                    runs.record(index)
+                    loop.send([Message("\(index)")], to: SocketLoop.SocketID(0))
+                }
+            }
+            let received = try (0..<100).map { _ in try pull.receiveMessage()[0].string }
+            loop.stop()
+            pull.close(linger: 0)
+            return (received, !loop.execute {})
+        }
+        #expect(received == (0..<100).map { "\($0)" })
+        #expect(runs.entries.map(\.index) == Array(0..<100))
+        #expect(runs.entries.allSatisfy { $0.thread == "exec" })
+        #expect(refusedAfterStop)
+        context.terminate()
     }
 
     @Test("stop closes the sockets on the loop thread and joins it; the context then terminates")
