@@ -118,6 +118,9 @@ public final class PasswordHashingPool: Sendable {
     /// The pool's counters now.
     public var counters: Counters { core.counters }
 
+    /// Worker threads that have not ended yet (for tests of ``shutdown()``).
+    var liveWorkers: Int { core.liveWorkers }
+
     /// Fails every queued job with ``HashingPoolError/shutDown``, lets running jobs finish, and
     /// returns once every worker thread has ended (without blocking a cooperative thread). Later
     /// submissions throw ``HashingPoolError/shutDown``. Calling it again just waits for the end.
@@ -293,6 +296,8 @@ private final class Core: Sendable {
         }
         for waiter in waiters { waiter.resume() }
     }
+
+    var liveWorkers: Int { state.withLock { $0.liveWorkers } }
 
     var counters: PasswordHashingPool.Counters {
         state.withLock { state in
