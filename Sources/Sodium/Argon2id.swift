@@ -28,8 +28,10 @@ public enum Argon2id {
         /// `memLimit` is rounded down to whole KiB, as libsodium does.
         public init(opsLimit: UInt64, memLimit: Int) throws(SodiumError) {
             LibSodium.ensureInitialized()
-            let opsRange = UInt64(crypto_pwhash_argon2id_opslimit_min())...UInt64(
-                crypto_pwhash_argon2id_opslimit_max())
+            let opsRange =
+                UInt64(
+                    crypto_pwhash_argon2id_opslimit_min())...UInt64(
+                    crypto_pwhash_argon2id_opslimit_max())
             let memRange = crypto_pwhash_argon2id_memlimit_min()...crypto_pwhash_argon2id_memlimit_max()
             guard opsRange.contains(opsLimit), memRange.contains(memLimit) else {
                 throw SodiumError(
@@ -72,15 +74,13 @@ public enum Argon2id {
         LibSodium.ensureInitialized()
         var output = [CChar](repeating: 0, count: stringCapacity)
         try withPasswordPointer(password) { pointer, count throws(SodiumError) in
-            try output.withUnsafeMutableBufferPointer { out throws(SodiumError) in
-                try checkedCall("crypto_pwhash_str_alg", .hashingFailed, "could not hash (\(cost))") {
-                    crypto_pwhash_str_alg(
-                        out.baseAddress!, pointer, UInt64(count), cost.opsLimit, cost.memLimit,
-                        crypto_pwhash_ALG_ARGON2ID13)
-                }
+            try checkedCall("crypto_pwhash_str_alg", .hashingFailed, "could not hash (\(cost))") {
+                crypto_pwhash_str_alg(
+                    &output, pointer, UInt64(count), cost.opsLimit, cost.memLimit,
+                    crypto_pwhash_ALG_ARGON2ID13)
             }
         }
-        return output.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        return LibSodium.string(fromNULTerminated: output)
     }
 
     /// True when `password` matches the PHC string `hash` (`crypto_pwhash_str_verify`).

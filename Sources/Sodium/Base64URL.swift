@@ -12,13 +12,9 @@ public enum Base64URL {
         LibSodium.ensureInitialized()
         // The length includes the terminating NUL.
         let capacity = sodium_base64_encoded_len(bytes.count, variant)
-        let text = [CChar](unsafeUninitializedCapacity: capacity) { buffer, initialized in
-            bytes.withUnsafeBufferPointer { input in
-                _ = sodium_bin2base64(buffer.baseAddress!, capacity, input.baseAddress, input.count, variant)
-            }
-            initialized = capacity
-        }
-        return text.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        var text = [CChar](repeating: 0, count: capacity)
+        _ = sodium_bin2base64(&text, capacity, bytes, bytes.count, variant)
+        return LibSodium.string(fromNULTerminated: text)
     }
 
     /// Decodes canonical unpadded base64url text.
@@ -27,19 +23,11 @@ public enum Base64URL {
     /// whitespace, an impossible length, or non-zero unused bits in the last character.
     public static func decode(_ text: String) throws(SodiumError) -> [UInt8] {
         LibSodium.ensureInitialized()
-        let utf8 = Array(text.utf8)
-        let capacity = max(1, utf8.count / 4 * 3 + 2)
-        var output = [UInt8](repeating: 0, count: capacity)
+        // libsodium reads exactly `length` bytes, so an embedded NUL is refused like any other byte.
+        let length = text.utf8.count
+        var output = [UInt8](repeating: 0, count: length / 4 * 3 + 2)
         var written = 0
-        let status = utf8.withUnsafeBufferPointer { input in
-            output.withUnsafeMutableBufferPointer { out in
-                input.withMemoryRebound(to: CChar.self) { chars in
-                    sodium_base642bin(
-                        out.baseAddress!, out.count, chars.baseAddress, chars.count, nil, &written, nil,
-                        variant)
-                }
-            }
-        }
+        let status = sodium_base642bin(&output, output.count, text, length, nil, &written, nil, variant)
         guard status == 0 else {
             throw SodiumError(
                 code: .invalidBase64, function: "sodium_base642bin",

@@ -6,11 +6,6 @@ internal import CSodium
 /// Strings of different lengths are unequal at once (their lengths are not secret).
 public func constantTimeEquals(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
     guard lhs.count == rhs.count else { return false }
-    guard !lhs.isEmpty else { return true }
     LibSodium.ensureInitialized()
-    return lhs.withUnsafeBytes { left in
-        rhs.withUnsafeBytes { right in
-            sodium_memcmp(left.baseAddress!, right.baseAddress!, left.count) == 0
-        }
-    }
+    return sodium_memcmp(lhs, rhs, lhs.count) == 0
 }

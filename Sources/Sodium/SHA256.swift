@@ -12,12 +12,9 @@ public enum SHA256 {
     /// ```
     public static func hash(_ bytes: [UInt8]) -> [UInt8] {
         LibSodium.ensureInitialized()
-        return [UInt8](unsafeUninitializedCapacity: digestCount) { digest, initialized in
-            bytes.withUnsafeBufferPointer { input in
-                // crypto_hash_sha256 cannot fail; its result is always 0.
-                _ = crypto_hash_sha256(digest.baseAddress!, input.baseAddress, UInt64(input.count))
-            }
-            initialized = digestCount
-        }
+        var digest = [UInt8](repeating: 0, count: digestCount)
+        // crypto_hash_sha256 cannot fail; its result is always 0.
+        _ = crypto_hash_sha256(&digest, bytes, UInt64(bytes.count))
+        return digest
     }
 }

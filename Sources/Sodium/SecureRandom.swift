@@ -10,9 +10,8 @@ public enum SecureRandom {
     public static func bytes(_ count: Int) -> [UInt8] {
         precondition(count >= 0, "SecureRandom.bytes: negative count")
         LibSodium.ensureInitialized()
-        return [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
-            if let base = buffer.baseAddress { randombytes_buf(base, count) }
-            initialized = count
-        }
+        var bytes = [UInt8](repeating: 0, count: count)
+        randombytes_buf(&bytes, count)
+        return bytes
     }
 }

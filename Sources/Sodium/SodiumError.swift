@@ -76,6 +76,11 @@ enum LibSodium {
         precondition(initialized, "sodium_init failed: no secure source of randomness")
     }
 
+    /// The text a C function wrote into `chars`, up to its terminating NUL (ASCII here).
+    static func string(fromNULTerminated chars: [CChar]) -> String {
+        String(decoding: chars.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
     /// Overwrites `buffer` with zeros in a way the compiler cannot optimise away (`sodium_memzero`).
     static func wipe(_ buffer: UnsafeMutableRawBufferPointer) {
         guard let base = buffer.baseAddress else { return }

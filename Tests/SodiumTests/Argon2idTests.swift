@@ -83,7 +83,8 @@ struct Argon2idTests {
     @Test(
         "malformed strings: verify is false, cost(of:) throws malformedHashString",
         arguments: [
-            "", "$argon2id$", "argon2id$v=19$m=8,t=1,p=1$c29tZXNhbHRzb21lc2FsdA$BbbKj4A4toOIetSRZTOFi0nLUgQBJsE09Mbp2HEbjAk",
+            "", "$argon2id$",
+            "argon2id$v=19$m=8,t=1,p=1$c29tZXNhbHRzb21lc2FsdA$BbbKj4A4toOIetSRZTOFi0nLUgQBJsE09Mbp2HEbjAk",
             "$argon2i$v=19$m=8,t=1,p=1$c29tZXNhbHRzb21lc2FsdA$BbbKj4A4toOIetSRZTOFi0nLUgQBJsE09Mbp2HEbjAk",
             "$argon2id$v=16$m=8,t=1,p=1$c29tZXNhbHRzb21lc2FsdA$BbbKj4A4toOIetSRZTOFi0nLUgQBJsE09Mbp2HEbjAk",
             "$argon2id$v=19$m=8,t=1,p=2$c29tZXNhbHRzb21lc2FsdA$BbbKj4A4toOIetSRZTOFi0nLUgQBJsE09Mbp2HEbjAk",
