@@ -28,10 +28,8 @@ public enum Argon2id {
         /// `memLimit` is rounded down to whole KiB, as libsodium does.
         public init(opsLimit: UInt64, memLimit: Int) throws(SodiumError) {
             LibSodium.ensureInitialized()
-            let opsRange =
-                UInt64(
-                    crypto_pwhash_argon2id_opslimit_min())...UInt64(
-                    crypto_pwhash_argon2id_opslimit_max())
+            let opsMinimum = UInt64(crypto_pwhash_argon2id_opslimit_min())
+            let opsRange = opsMinimum...UInt64(crypto_pwhash_argon2id_opslimit_max())
             let memRange = crypto_pwhash_argon2id_memlimit_min()...crypto_pwhash_argon2id_memlimit_max()
             guard opsRange.contains(opsLimit), memRange.contains(memLimit) else {
                 throw SodiumError(
@@ -160,19 +158,19 @@ public enum Argon2id {
         return padded
     }
 
-    /// Lends the password's bytes as a C `char` pointer and length, with a valid pointer even for an
-    /// empty password (libsodium's functions require a non-null one).
+    /// Lends the password's bytes as a C `char` pointer and length, valid for the call only.
     private static func withPasswordPointer<Result, Failure: Error>(
         _ password: [UInt8], _ body: (UnsafePointer<CChar>, Int) throws(Failure) -> Result
     ) throws(Failure) -> Result {
-        let empty: CChar = 0
-        let borrowed: Result? = try password.withUnsafeBufferPointer { buffer throws(Failure) in
-            guard let base = buffer.baseAddress else { return nil }
-            return try base.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
-                pointer throws(Failure) in try body(pointer, buffer.count)
-            }
-        }
-        if let borrowed { return borrowed }
-        return try withUnsafePointer(to: empty) { pointer throws(Failure) in try body(pointer, 0) }
+        try lend(password, count: password.count, body)
+    }
+
+    /// Receives an array through Swift's array-to-pointer conversion, whose pointer is never null
+    /// (not even for an empty array, as libsodium requires), and hands it on as `char` (`UInt8`
+    /// and `CChar` are related types, so the memory may be read as either).
+    private static func lend<Result, Failure: Error>(
+        _ bytes: UnsafeRawPointer, count: Int, _ body: (UnsafePointer<CChar>, Int) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+        try body(bytes.assumingMemoryBound(to: CChar.self), count)
     }
 }
