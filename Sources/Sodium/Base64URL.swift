@@ -27,11 +27,14 @@ public enum Base64URL {
         let length = text.utf8.count
         var output = [UInt8](repeating: 0, count: length / 4 * 3 + 2)
         var written = 0
-        let status = sodium_base642bin(&output, output.count, text, length, nil, &written, nil, variant)
-        guard status == 0 else {
-            throw SodiumError(
-                code: .invalidBase64, function: "sodium_base642bin",
-                message: "not canonical unpadded base64url text")
+        do {
+            try checkedCall("sodium_base642bin", .invalidBase64, "not canonical unpadded base64url text") {
+                sodium_base642bin(&output, output.count, text, length, nil, &written, nil, variant)
+            }
+        } catch {
+            // The text may be a secret (a token): do not leave a partial decoding behind.
+            output.withUnsafeMutableBytes { LibSodium.wipe($0) }
+            throw error
         }
         output.removeSubrange(written...)
         return output
