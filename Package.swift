@@ -18,6 +18,8 @@ let package = Package(
         .library(name: "RemoteProtocol", targets: ["RemoteProtocol"]),
         .library(name: "ZeroMQ", targets: ["ZeroMQ"]),
         .library(name: "RemoteStreams", targets: ["RemoteStreams"]),
+        .library(name: "Sodium", targets: ["Sodium"]),
+        .library(name: "AuthCore", targets: ["AuthCore"]),
     ],
     targets: [
         .target(name: "Reactive", swiftSettings: common),
@@ -51,6 +53,11 @@ let package = Package(
             swiftSettings: common
         ),
         .testTarget(name: "RemoteProtocolTests", dependencies: ["RemoteProtocol"], swiftSettings: common),
+        .systemLibrary(name: "CSodium", providers: [.apt(["libsodium-dev"])]),
+        .target(name: "Sodium", dependencies: ["CSodium"], swiftSettings: common),
+        .testTarget(name: "SodiumTests", dependencies: ["Sodium"], swiftSettings: common),
+        .target(name: "AuthCore", dependencies: ["Sodium", "Reactive"], swiftSettings: common),
+        .testTarget(name: "AuthCoreTests", dependencies: ["AuthCore", "Sodium"], swiftSettings: common),
     ],
     swiftLanguageModes: [.v6]
 )

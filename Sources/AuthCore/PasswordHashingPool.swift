@@ -1,0 +1,309 @@
+import Dispatch
+import Foundation
+public import Sodium
+import Synchronization
+
+/// Why the ``PasswordHashingPool`` did not deliver a result.
+public enum HashingPoolError: Error, Sendable, Hashable {
+    /// The queue was full: the job was refused at once, without waiting for room. Answer the
+    /// client `overloaded`.
+    case overloaded
+    /// The pool was shut down before the job ran (or the job was submitted after that).
+    case shutDown
+    /// The awaiting task was cancelled while the job was still queued; the job was removed.
+    case cancelled
+    /// libsodium could not hash (in practice: it could not allocate the cost's memory).
+    case hashingFailed(SodiumError)
+}
+
+/// A bounded pool of worker threads that run Argon2id hash and verify jobs off Swift's cooperative
+/// pool, with a bounded queue that refuses work at once when full.
+///
+/// ```swift
+/// let pool = PasswordHashingPool(queueCapacity: 64)
+/// let stored = try await pool.hash(password: Array("hunter22".utf8), cost: .owasp)
+/// let ok = try await pool.verify(password: Array("hunter22".utf8), against: stored)
+/// await pool.shutdown()
+/// ```
+///
+/// - Sizing: each running job holds its cost's memory (19 MiB at ``Argon2id/Cost/owasp``), so
+///   `workers` jobs run at once and hold `workers × m` bytes; at most `queueCapacity` more wait.
+/// - Overload: ``hash(password:cost:)`` and ``verify(password:against:)`` throw
+///   ``HashingPoolError/overloaded`` immediately when `queueCapacity` jobs are already waiting.
+/// - Cancellation: cancelling the awaiting task while its job is queued removes the job and throws
+///   ``HashingPoolError/cancelled``; a job that is already running finishes and its result is
+///   delivered.
+/// - Shutdown: ``shutdown()`` fails every queued job with ``HashingPoolError/shutDown``, lets running
+///   jobs finish, and returns once every worker thread has ended.
+public final class PasswordHashingPool: Sendable {
+    /// A snapshot of the pool's counters.
+    public struct Counters: Sendable, Hashable {
+        /// Jobs waiting in the queue now.
+        public var queued: Int
+        /// Jobs running on a worker now.
+        public var running: Int
+        /// Jobs that ran to the end (successfully or with a hashing error) since the pool started.
+        public var completed: Int
+        /// Jobs refused as ``HashingPoolError/overloaded`` since the pool started.
+        public var rejected: Int
+    }
+
+    /// The default number of workers: the number of active processors (one hash per core).
+    public static var defaultWorkers: Int { ProcessInfo.processInfo.activeProcessorCount }
+
+    /// The number of worker threads.
+    public let workers: Int
+    /// The most jobs that may wait in the queue (running jobs not included).
+    public let queueCapacity: Int
+
+    /// The state shared with the worker threads.
+    private let core: Core
+    /// The dummy hash of each cost, made once (see ``dummyHash(for:)``).
+    private let dummyHashes = Mutex<[Argon2id.Cost: String]>([:])
+
+    /// Starts `workers` threads (default: the number of active processors) and a queue in which at
+    /// most `queueCapacity` jobs wait for a busy worker (with zero, a job is refused unless a worker
+    /// is idle).
+    public init(
+        workers: Int = PasswordHashingPool.defaultWorkers, queueCapacity: Int
+    ) {
+        precondition(workers > 0, "PasswordHashingPool needs at least one worker")
+        precondition(queueCapacity >= 0, "PasswordHashingPool's queue capacity cannot be negative")
+        self.workers = workers
+        self.queueCapacity = queueCapacity
+        self.core = Core(workers: workers, queueCapacity: queueCapacity)
+        for index in 0..<workers {
+            let core = self.core
+            let thread = Thread { core.workerLoop() }
+            thread.name = "password-hashing-\(index)"
+            thread.start()
+        }
+    }
+
+    deinit { core.beginShutdown() }
+
+    /// Hashes `password` with `cost` on a worker and returns the PHC string.
+    public func hash(password: [UInt8], cost: Argon2id.Cost) async throws(HashingPoolError) -> String {
+        try await submit {
+            Result { () throws(SodiumError) in try Argon2id.hash(password: password, cost: cost) }
+                .mapError { .hashingFailed($0) }
+        }
+    }
+
+    /// Verifies `password` against the PHC string `hash` on a worker. A wrong password or a
+    /// malformed string is `false` (see ``Argon2id/verify(password:against:)``).
+    public func verify(password: [UInt8], against hash: String) async throws(HashingPoolError) -> Bool {
+        try await submit { .success(Argon2id.verify(password: password, against: hash)) }
+    }
+
+    /// A fixed PHC string of `cost` (a random password, never disclosed), made on a worker the first
+    /// time it is asked for and then reused, so that logins of unknown users can verify against it.
+    public func dummyHash(for cost: Argon2id.Cost) async throws(HashingPoolError) -> String {
+        if let known = dummyHashes.withLock({ $0[cost] }) { return known }
+        let made = try await hash(password: SecureRandom.bytes(32), cost: cost)
+        // Two first callers may both have made one; the first stored is the one everyone uses.
+        return dummyHashes.withLock { hashes in
+            if let known = hashes[cost] { return known }
+            hashes[cost] = made
+            return made
+        }
+    }
+
+    /// Does the work of verifying `password` against a hash of `cost` (the dummy hash) and discards
+    /// the outcome: a login of an unknown user costs what a known user's login costs.
+    public func verifyDummy(password: [UInt8], cost: Argon2id.Cost) async throws(HashingPoolError) {
+        _ = try await verify(password: password, against: dummyHash(for: cost))
+    }
+
+    /// The pool's counters now.
+    public var counters: Counters { core.counters }
+
+    /// Worker threads that have not ended yet (for tests of ``shutdown()``).
+    var liveWorkers: Int { core.liveWorkers }
+
+    /// Fails every queued job with ``HashingPoolError/shutDown``, lets running jobs finish, and
+    /// returns once every worker thread has ended (without blocking a cooperative thread). Later
+    /// submissions throw ``HashingPoolError/shutDown``. Calling it again just waits for the end.
+    public func shutdown() async {
+        core.beginShutdown()
+        await core.waitForWorkersToEnd()
+    }
+
+    /// Runs `work` on a worker and returns its result; the one path every job takes. Throws
+    /// ``HashingPoolError/overloaded`` at once when the queue is full.
+    func submit<Output: Sendable>(
+        _ work: @escaping @Sendable () -> Result<Output, HashingPoolError>
+    ) async throws(HashingPoolError) -> Output {
+        let core = self.core
+        let id = core.makeJobID()
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation {
+                (continuation: CheckedContinuation<Result<Output, HashingPoolError>, Never>) in
+                let job = Job(
+                    id: id,
+                    run: { continuation.resume(returning: work()) },
+                    fail: { continuation.resume(returning: .failure($0)) })
+                if let refusal = core.enqueue(job, isCancelled: Task.isCancelled) { job.fail(refusal) }
+            }
+        } onCancel: {
+            core.cancel(id)
+        }
+        return try result.get()
+    }
+}
+
+/// One queued job: `run` computes and resumes its caller; `fail` resumes it with an error. Exactly
+/// one of them is called, exactly once, by whoever takes the job out of the queue (or refuses it).
+private struct Job: Sendable {
+    let id: UInt64
+    let run: @Sendable () -> Void
+    let fail: @Sendable (HashingPoolError) -> Void
+}
+
+/// The pool's state machine and the workers' loop, shared by the pool and its threads.
+private final class Core: Sendable {
+    /// Whether the pool takes jobs.
+    enum Phase {
+        /// Jobs are accepted and run.
+        case accepting
+        /// ``beginShutdown()`` was called: nothing is accepted, workers end when they find no job.
+        case shuttingDown
+    }
+
+    /// Everything the lock protects.
+    struct State {
+        var phase = Phase.accepting
+        /// Waiting jobs, oldest first.
+        var queue: [Job] = []
+        var running = 0
+        var completed = 0
+        var rejected = 0
+        var nextJobID: UInt64 = 0
+        /// Worker threads that have not ended yet.
+        var liveWorkers: Int
+        /// Callers of ``waitForWorkersToEnd()`` waiting for `liveWorkers` to reach zero.
+        var endWaiters: [CheckedContinuation<Void, Never>] = []
+    }
+
+    /// What a worker does next.
+    private enum Step {
+        /// Run this job.
+        case run(Job)
+        /// Wait for the next signal (a job was removed by cancellation before it was taken).
+        case wait
+        /// End the thread.
+        case end
+    }
+
+    private let state: Mutex<State>
+    /// Counts jobs offered to the workers (one signal per enqueue, one per worker at shutdown).
+    private let available = DispatchSemaphore(value: 0)
+    private let workers: Int
+    private let queueCapacity: Int
+
+    init(workers: Int, queueCapacity: Int) {
+        self.workers = workers
+        self.queueCapacity = queueCapacity
+        self.state = Mutex(State(liveWorkers: workers))
+    }
+
+    func makeJobID() -> UInt64 {
+        state.withLock { state in
+            defer { state.nextJobID += 1 }
+            return state.nextJobID
+        }
+    }
+
+    /// Queues `job`, or returns why it is refused (the caller then fails it).
+    func enqueue(_ job: Job, isCancelled: Bool) -> HashingPoolError? {
+        let refusal: HashingPoolError? = state.withLock { state in
+            guard case .accepting = state.phase else { return .shutDown }
+            guard !isCancelled else { return .cancelled }
+            // Idle workers take queued jobs at once: only jobs beyond them wait for a busy worker.
+            guard state.queue.count < queueCapacity + (workers - state.running) else {
+                state.rejected += 1
+                return .overloaded
+            }
+            state.queue.append(job)
+            return nil
+        }
+        if refusal == nil { available.signal() }
+        return refusal
+    }
+
+    /// Removes the job `id` if it is still queued and fails it as cancelled.
+    func cancel(_ id: UInt64) {
+        let removed: Job? = state.withLock { state in
+            guard let index = state.queue.firstIndex(where: { $0.id == id }) else { return nil }
+            return state.queue.remove(at: index)
+        }
+        removed?.fail(.cancelled)
+    }
+
+    /// Stops accepting, fails the queued jobs and wakes every worker so that it can end.
+    func beginShutdown() {
+        let dropped: [Job]? = state.withLock { state in
+            guard case .accepting = state.phase else { return nil }
+            state.phase = .shuttingDown
+            defer { state.queue.removeAll() }
+            return state.queue
+        }
+        guard let dropped else { return }
+        for job in dropped { job.fail(.shutDown) }
+        for _ in 0..<workers { available.signal() }
+    }
+
+    /// Suspends until every worker thread has ended.
+    func waitForWorkersToEnd() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let ended = state.withLock { state in
+                if state.liveWorkers == 0 { return true }
+                state.endWaiters.append(continuation)
+                return false
+            }
+            if ended { continuation.resume() }
+        }
+    }
+
+    /// A worker thread's whole life: take jobs until shutdown finds the queue empty.
+    func workerLoop() {
+        loop: while true {
+            available.wait()
+            let step: Step = state.withLock { state in
+                if !state.queue.isEmpty {
+                    state.running += 1
+                    return .run(state.queue.removeFirst())
+                }
+                if case .shuttingDown = state.phase { return .end }
+                return .wait
+            }
+            switch step {
+            case .run(let job):
+                job.run()
+                state.withLock { state in
+                    state.running -= 1
+                    state.completed += 1
+                }
+            case .wait: continue loop
+            case .end: break loop
+            }
+        }
+        let waiters = state.withLock { state in
+            state.liveWorkers -= 1
+            guard state.liveWorkers == 0 else { return [CheckedContinuation<Void, Never>]() }
+            defer { state.endWaiters.removeAll() }
+            return state.endWaiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    var liveWorkers: Int { state.withLock { $0.liveWorkers } }
+
+    var counters: PasswordHashingPool.Counters {
+        state.withLock { state in
+            PasswordHashingPool.Counters(
+                queued: state.queue.count, running: state.running, completed: state.completed,
+                rejected: state.rejected)
+        }
+    }
+}

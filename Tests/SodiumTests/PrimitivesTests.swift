@@ -1,0 +1,94 @@
+import Sodium
+import Testing
+
+/// Lowercase hex of `bytes`.
+private func hex(_ bytes: [UInt8]) -> String {
+    bytes.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }
+        .joined()
+}
+
+@Suite("Sodium primitives", .timeLimit(.minutes(1)))
+struct PrimitivesTests {
+    @Test("SHA-256 FIPS 180-2 vectors")
+    func sha256() {
+        #expect(
+            hex(SHA256.hash(Array("abc".utf8)))
+                == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect(
+            hex(SHA256.hash([])) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+        #expect(
+            hex(SHA256.hash(Array("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8)))
+                == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
+    }
+
+    @Test(
+        "base64url: RFC 4648 §10 vectors without padding, and the URL alphabet",
+        arguments: [
+            ("", ""), ("f", "Zg"), ("fo", "Zm8"), ("foo", "Zm9v"), ("foob", "Zm9vYg"),
+            ("fooba", "Zm9vYmE"), ("foobar", "Zm9vYmFy"),
+        ])
+    func base64URLVectors(_ plain: String, _ encoded: String) throws {
+        #expect(Base64URL.encode(Array(plain.utf8)) == encoded)
+        #expect(try Base64URL.decode(encoded) == Array(plain.utf8))
+    }
+
+    @Test("base64url uses - and _ where standard Base64 uses + and /")
+    func urlAlphabet() throws {
+        #expect(Base64URL.encode([0xfb, 0xff]) == "-_8")
+        #expect(Base64URL.encode([0xfb, 0xef, 0xbe]) == "----")
+        #expect(Base64URL.encode([0xff, 0xff, 0xff]) == "____")
+        #expect(try Base64URL.decode("-_8") == [0xfb, 0xff])
+        let all = (0...255).map(UInt8.init)
+        #expect(try Base64URL.decode(Base64URL.encode(all)) == all)
+    }
+
+    @Test(
+        "base64url refuses padding, the standard alphabet, whitespace, bad lengths and stray bits",
+        arguments: ["Zg==", "Zg=", "+/8", "Zm 9v", "Zm9v\n", "Z", "Zm9vY", "Zh", "Zm9=", "é", "Zm\u{0}9"])
+    func base64URLBadInput(_ text: String) {
+        #expect {
+            try Base64URL.decode(text)
+        } throws: { error in
+            (error as? SodiumError)?.code == .invalidBase64
+        }
+    }
+
+    @Test("random bytes have the asked length and do not repeat")
+    func randomBytes() {
+        #expect(SecureRandom.bytes(0).isEmpty)
+        #expect(SecureRandom.bytes(1).count == 1)
+        #expect(SecureRandom.bytes(100).count == 100)
+        let draws = Set((0..<64).map { _ in SecureRandom.bytes(16) })
+        #expect(draws.count == 64)
+    }
+
+    @Test("constant-time comparison")
+    func constantTime() {
+        #expect(constantTimeEquals([], []))
+        #expect(constantTimeEquals([1, 2, 3], [1, 2, 3]))
+        #expect(!constantTimeEquals([1, 2, 3], [1, 2, 4]))
+        #expect(!constantTimeEquals([1, 2, 3], [1, 2]))
+    }
+
+    @Test("a token is 43 base64url characters of 32 bytes; only its SHA-256 is kept")
+    func token() throws {
+        let token = Token.generate()
+        #expect(token.text.count == 43)
+        let raw = try Base64URL.decode(token.text)
+        #expect(raw.count == 32)
+        #expect(token.digest == SHA256.hash(raw))
+        #expect(try Token.digest(of: token.text) == token.digest)
+        #expect(Token.generate().text != token.text)
+    }
+
+    @Test("a presented token that is not base64url of 32 bytes is refused")
+    func badToken() {
+        for text in ["", "abc", String(repeating: "A", count: 42), String(repeating: "A", count: 44), "!!!"] {
+            #expect {
+                try Token.digest(of: text)
+            } throws: { error in
+                (error as? SodiumError)?.code == .invalidBase64
+            }
+        }
+    }
+}
