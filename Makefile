@@ -13,8 +13,8 @@ SWIFT_BIN ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swi
 SWIFT := $(SWIFT_BIN)
 STRICT := -Xswiftc -warnings-as-errors
 # Debian packages the build and tests need: libzmq for the transport, libsodium (argon2id, tokens)
-# and libsqlite3 for the auth service, python3-zmq for the tests that
-# runs docs/PROTOCOL.md's Python client against a server.
+# and libsqlite3 for the auth service, python3-zmq for the tests that run a Python peer (the client
+# in docs/PROTOCOL.md, a heartbeat peer).
 APT_PACKAGES := pkg-config libzmq3-dev libsodium-dev libsqlite3-dev python3-zmq
 # Tests run in parallel; each has its own time limit. Override for a single test:
 #   make test TEST_FILTER=MapTests
