@@ -32,10 +32,11 @@ public struct RemoteHandlers: Sendable {
     /// A registered method, with its parameter and element coding erased to JSON bodies.
     struct Method: Sendable {
         let kind: Kind
-        /// Builds the method's output for the parameters body and (channels) the input bodies.
+        /// Builds the method's output for the parameters body, the call's context and (channels)
+        /// the input bodies.
         let start:
-            @Sendable (_ parameters: [UInt8], _ input: Observable<[UInt8]>) throws(RemoteError) ->
-                Observable<[UInt8]>
+            @Sendable (_ parameters: [UInt8], _ context: CallContext, _ input: Observable<[UInt8]>)
+                throws(RemoteError) -> Observable<[UInt8]>
     }
 
     private(set) var methods: [String: Method] = [:]
@@ -53,10 +54,18 @@ public struct RemoteHandlers: Sendable {
     public mutating func request<Parameters: Decodable & Sendable, Response: Encodable & Sendable>(
         _ name: String, _ handler: @escaping @Sendable (Parameters) -> Single<Response>
     ) {
+        request(name) { (parameters: Parameters, _: CallContext) in handler(parameters) }
+    }
+
+    /// Registers a request/response method whose handler also sees the call's context (who
+    /// called).
+    public mutating func request<Parameters: Decodable & Sendable, Response: Encodable & Sendable>(
+        _ name: String, _ handler: @escaping @Sendable (Parameters, CallContext) -> Single<Response>
+    ) {
         let coder = self.coder
-        add(name, .request) { (body, _) throws(RemoteError) in
+        add(name, .request) { (body, context, _) throws(RemoteError) in
             let parameters = try coder.decode(Parameters.self, from: body)
-            return handler(parameters).asObservable().map { response in try coder.encode(response) }
+            return handler(parameters, context).asObservable().map { response in try coder.encode(response) }
         }
     }
 
@@ -64,10 +73,17 @@ public struct RemoteHandlers: Sendable {
     public mutating func stream<Parameters: Decodable & Sendable, Element: Encodable & Sendable>(
         _ name: String, _ handler: @escaping @Sendable (Parameters) -> Observable<Element>
     ) {
+        stream(name) { (parameters: Parameters, _: CallContext) in handler(parameters) }
+    }
+
+    /// Registers a stream method whose handler also sees the call's context.
+    public mutating func stream<Parameters: Decodable & Sendable, Element: Encodable & Sendable>(
+        _ name: String, _ handler: @escaping @Sendable (Parameters, CallContext) -> Observable<Element>
+    ) {
         let coder = self.coder
-        add(name, .stream) { (body, _) throws(RemoteError) in
+        add(name, .stream) { (body, context, _) throws(RemoteError) in
             let parameters = try coder.decode(Parameters.self, from: body)
-            return handler(parameters).map { element in try coder.encode(element) }
+            return handler(parameters, context).map { element in try coder.encode(element) }
         }
     }
 
@@ -79,18 +95,31 @@ public struct RemoteHandlers: Sendable {
         _ name: String,
         _ handler: @escaping @Sendable (Parameters, Observable<Input>) -> Observable<Output>
     ) {
+        channel(name) { (parameters: Parameters, input: Observable<Input>, _: CallContext) in
+            handler(parameters, input)
+        }
+    }
+
+    /// Registers a channel method whose handler also sees the call's context.
+    public mutating func channel<
+        Parameters: Decodable & Sendable, Input: Decodable & Sendable, Output: Encodable & Sendable
+    >(
+        _ name: String,
+        _ handler: @escaping @Sendable (Parameters, Observable<Input>, CallContext) -> Observable<Output>
+    ) {
         let coder = self.coder
-        add(name, .channel) { (body, input) throws(RemoteError) in
+        add(name, .channel) { (body, context, input) throws(RemoteError) in
             let parameters = try coder.decode(Parameters.self, from: body)
             let decodedInput = input.map { element in try coder.decode(Input.self, from: element) }
-            return handler(parameters, decodedInput).map { output in try coder.encode(output) }
+            return handler(parameters, decodedInput, context).map { output in try coder.encode(output) }
         }
     }
 
     private mutating func add(
         _ name: String, _ kind: Kind,
         _ start:
-            @escaping @Sendable ([UInt8], Observable<[UInt8]>) throws(RemoteError) -> Observable<[UInt8]>
+            @escaping @Sendable ([UInt8], CallContext, Observable<[UInt8]>) throws(RemoteError) ->
+                Observable<[UInt8]>
     ) {
         precondition(
             (1...ProtocolLimits.maxMethodLength).contains(name.utf8.count)
@@ -110,6 +139,21 @@ extension RemoteError {
     /// `internal` with its description.
     static func wrapping(_ error: any Error) -> RemoteError {
         (error as? RemoteError) ?? RemoteError(code: .internal, message: String(describing: error))
+    }
+}
+
+/// Who made a call: what a handler may use for per-client limits and logs.
+public struct CallContext: Sendable, Hashable {
+    /// The calling connection's ZeroMQ routing id, in hex (e.g. `00801bcf2a`): stable while the
+    /// client stays connected, new after it reconnects.
+    public let peer: String
+    /// The method called.
+    public let method: String
+
+    /// A context (servers make these; tests may too).
+    public init(peer: String, method: String) {
+        self.peer = peer
+        self.method = method
     }
 }
 

@@ -299,7 +299,8 @@ actor ServerCore {
         let input = frame.type == .open ? PublishSubject<[UInt8]>() : nil
         let output: Observable<[UInt8]>
         do {
-            output = try method.start(frame.body ?? [], input?.asObservable() ?? .never())
+            let context = CallContext(peer: Self.hex(peer), method: frame.method)
+            output = try method.start(frame.body ?? [], context, input?.asObservable() ?? .never())
         } catch {
             return refuse(error.code, error.message)
         }
@@ -433,6 +434,17 @@ actor ServerCore {
 
     private static func message(to peer: [UInt8], _ frame: Frame, _ codec: FrameCodec) -> [Message] {
         [Message(peer)] + codec.encode(frame).map(Message.init)
+    }
+
+    private static func hex(_ bytes: [UInt8]) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = []
+        text.reserveCapacity(bytes.count * 2)
+        for byte in bytes {
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0f)])
+        }
+        return String(decoding: text, as: UTF8.self)
     }
 
     private static func nextFrame(stream: UInt64, body: [UInt8]) -> Frame {
