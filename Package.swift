@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "RemoteProtocol", targets: ["RemoteProtocol"]),
         .library(name: "ZeroMQ", targets: ["ZeroMQ"]),
         .library(name: "RemoteStreams", targets: ["RemoteStreams"]),
+        .library(name: "ServiceKit", targets: ["ServiceKit"]),
     ],
     targets: [
         .target(name: "Reactive", swiftSettings: common),
@@ -51,6 +52,8 @@ let package = Package(
             swiftSettings: common
         ),
         .testTarget(name: "RemoteProtocolTests", dependencies: ["RemoteProtocol"], swiftSettings: common),
+        .target(name: "ServiceKit", dependencies: ["ZeroMQ"], swiftSettings: common),
+        .testTarget(name: "ServiceKitTests", dependencies: ["ServiceKit", "ZeroMQ"], swiftSettings: common),
     ],
     swiftLanguageModes: [.v6]
 )
