@@ -30,8 +30,9 @@ private enum TestOptions {
 private func parse(_ arguments: [String], _ environment: [String: String] = [:]) throws(ConfigurationError)
     -> Configuration
 {
-    guard case .run(let configuration) = try TestOptions.interface.parse(
-        arguments: arguments, environment: environment)
+    guard
+        case .run(let configuration) = try TestOptions.interface.parse(
+            arguments: arguments, environment: environment)
     else { preconditionFailure("expected a configuration") }
     return configuration
 }
@@ -104,12 +105,15 @@ struct ConfigurationTests {
 
     @Test("endpoints are checked for shape")
     func endpoints() {
-        for good in ["tcp://*:5555", "tcp://localhost:1", "tcp://[::1]:65535", "tcp://*:*", "ipc://x", "inproc://a"] {
+        for good in [
+            "tcp://*:5555", "tcp://localhost:1", "tcp://[::1]:65535", "tcp://*:*", "ipc://x", "inproc://a",
+        ] {
             #expect(Endpoint(good)?.description == good)
         }
-        for bad in ["", "tcp://", "tcp://host", "tcp://host:0", "tcp://host:70000", "tcp://:5", "udp://x:1",
-            "ipc://", "inproc://a b", "localhost:5555"]
-        {
+        for bad in [
+            "", "tcp://", "tcp://host", "tcp://host:0", "tcp://host:70000", "tcp://:5", "udp://x:1",
+            "ipc://", "inproc://a b", "localhost:5555",
+        ] {
             #expect(Endpoint(bad) == nil, "\(bad)")
         }
     }
@@ -145,21 +149,29 @@ struct ConfigurationTests {
             expected: "a duration such as 250ms, 5s, 2m or 24h")
         #expect(throws: fromEnvironment) { try parse([], ["TEST_TOKEN_EXPIRY": "soon"]) }
         #expect(fromEnvironment.description.contains("environment variable TEST_TOKEN_EXPIRY"))
-        #expect(throws: ConfigurationError.badValue(source: .flag("--mode"), value: "quick", expected: "one of fast, safe")) {
+        #expect(
+            throws: ConfigurationError.badValue(
+                source: .flag("--mode"), value: "quick", expected: "one of fast, safe")
+        ) {
             try parse(["--mode=quick"])
         }
     }
 
     @Test("a repeated flag and a positional argument are errors")
     func repeatedAndPositional() {
-        #expect(throws: ConfigurationError.repeatedFlag("--workers")) { try parse(["--workers=1", "--workers", "2"]) }
-        #expect(throws: ConfigurationError.repeatedFlag("--verbose")) { try parse(["--verbose", "--verbose"]) }
+        #expect(throws: ConfigurationError.repeatedFlag("--workers")) {
+            try parse(["--workers=1", "--workers", "2"])
+        }
+        #expect(throws: ConfigurationError.repeatedFlag("--verbose")) {
+            try parse(["--verbose", "--verbose"])
+        }
         #expect(throws: ConfigurationError.unexpectedArgument("serve")) { try parse(["serve"]) }
     }
 
     @Test("--help lists every option with its default and variable")
     func help() throws {
-        let resolution = TestOptions.interface.resolve(arguments: ["--workers", "bad", "--help"], environment: [:])
+        let resolution = TestOptions.interface.resolve(
+            arguments: ["--workers", "bad", "--help"], environment: [:])
         guard case .exit(0, let text, "") = resolution else {
             Issue.record("expected help, got \(resolution)")
             return
@@ -167,7 +179,8 @@ struct ConfigurationTests {
         #expect(text.hasPrefix("Usage: test-service [options]"))
         for fragment in [
             "--endpoint <endpoint>", "default: tcp://127.0.0.1:5555; env: TEST_ENDPOINT",
-            "--workers <n>", "default: 2; env: TEST_WORKERS", "--verbose\n", "default: false; env: TEST_VERBOSE",
+            "--workers <n>", "default: 2; env: TEST_WORKERS", "--verbose\n",
+            "default: false; env: TEST_VERBOSE",
             "default: 24h; env: TEST_TOKEN_EXPIRY", "default: 19MiB; env: TEST_MEMORY",
             "--mode <fast|safe>", "(default: safe)", "--help", "--version", "A service for tests.",
         ] {
@@ -177,8 +190,9 @@ struct ConfigurationTests {
 
     @Test("--version prints the version; usage errors exit 64 with the message on stderr")
     func resolution() {
-        guard case .exit(0, "test-service 1.2.3\n", "") = TestOptions.interface.resolve(
-            arguments: ["--version"], environment: [:])
+        guard
+            case .exit(0, "test-service 1.2.3\n", "") = TestOptions.interface.resolve(
+                arguments: ["--version"], environment: [:])
         else {
             Issue.record("expected the version")
             return
@@ -188,7 +202,8 @@ struct ConfigurationTests {
             Issue.record("expected a usage error, got \(resolution)")
             return
         }
-        #expect(message == "test-service: unknown option '--wrokers'; did you mean '--workers'? (see --help)\n")
+        #expect(
+            message == "test-service: unknown option '--wrokers'; did you mean '--workers'? (see --help)\n")
     }
 
     @Test("the standard options read their prefixed variables")
@@ -197,8 +212,9 @@ struct ConfigurationTests {
         let interface = CommandLineInterface(
             executable: "auth-service", version: "1", summary: "Auth.", options: standard.all)
         let environment = ["AUTH_LOG_LEVEL": "debug", "AUTH_STATE_DIR": "/tmp/s"]
-        guard case .run(let configuration) = try interface.parse(
-            arguments: ["--log-format=json", "--drain-timeout", "3s"], environment: environment)
+        guard
+            case .run(let configuration) = try interface.parse(
+                arguments: ["--log-format=json", "--drain-timeout", "3s"], environment: environment)
         else {
             Issue.record("expected a configuration")
             return

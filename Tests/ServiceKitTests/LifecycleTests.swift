@@ -101,7 +101,8 @@ struct LifecycleTests {
             signals: signals, drainTimeout: .seconds(10), run: {}, stop: {})
         #expect(finished == .finished && finished.exitCode == 0)
         let failed = await ServiceLifecycle.run(
-            signals: signals, drainTimeout: .seconds(10), run: { throw TestFailure(message: "boom") }, stop: {})
+            signals: signals, drainTimeout: .seconds(10), run: { throw TestFailure(message: "boom") },
+            stop: {})
         #expect(failed == .failed("boom") && failed.exitCode == 1)
     }
 

@@ -34,9 +34,10 @@ struct LoggerTests {
         let lines = Lines()
         logger(lines, format: .json).warning("slow", ["ms": 12, "peer": "a\"b"])
         let line = try #require(lines.all.first)
-        #expect(
-            line == #"{"ts":"2025-11-30T16:40:00.250Z","level":"warning","service":"auth","msg":"slow","ms":12,"#
-                + #""peer":"a\"b"}"#)
+        let expected =
+            #"{"ts":"2025-11-30T16:40:00.250Z","level":"warning","service":"auth","#
+            + #""msg":"slow","ms":12,"peer":"a\"b"}"#
+        #expect(line == expected)
         let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
         #expect(object?["peer"] as? String == "a\"b")
     }
@@ -45,10 +46,11 @@ struct LoggerTests {
     func levels() {
         let lines = Lines()
         let log = logger(lines, level: .notice)
-        log.info({ () -> String in
-            Issue.record("message built for a disabled level")
-            return "x"
-        }())
+        log.info(
+            { () -> String in
+                Issue.record("message built for a disabled level")
+                return "x"
+            }())
         log.debug("no")
         log.notice("yes")
         log.error("yes")
@@ -61,13 +63,17 @@ struct LoggerTests {
         let lines = Lines()
         let password = Redacted("hunter2")
         let log = logger(lines)
-        log.info("login \(password)", [
-            "password": "hunter2", "user_token": "abc", "api_key": 5, "clientSecret": "s",
-            "Authorization": "Bearer x", "given": LogValue(password),
-        ])
+        log.info(
+            "login \(password)",
+            [
+                "password": "hunter2", "user_token": "abc", "api_key": 5, "clientSecret": "s",
+                "Authorization": "Bearer x", "given": LogValue(password),
+            ])
         logger(lines, format: .json).info("x", ["token": "abc"])
         let text = lines.all.joined(separator: "\n")
-        for secret in ["hunter2", "abc", "Bearer", "=5", "=s "] { #expect(!text.contains(secret), "\(secret)") }
+        for secret in ["hunter2", "abc", "Bearer", "=5", "=s "] {
+            #expect(!text.contains(secret), "\(secret)")
+        }
         #expect(text.contains("msg=\"login <redacted>\""))
         #expect(text.contains("password=<redacted>"))
         #expect(text.contains("given=<redacted>"))
@@ -87,7 +93,8 @@ struct LoggerTests {
         logger(lines, format: .json).info(nasty, ["v": .string(nasty), "n": .double(.nan)])
         #expect(lines.all.count == 2)
         for line in lines.all {
-            #expect(!line.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F || $0.value == 0x2028 })
+            #expect(
+                !line.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F || $0.value == 0x2028 })
         }
         let logfmt = lines.all[0]
         #expect(logfmt.contains(#"msg="a \"b\"\nlevel=error\r\t\u0001\u007f\u2028\\ é""#))
@@ -111,7 +118,9 @@ struct LoggerTests {
         let log = logger(lines)
         await withTaskGroup(of: Void.self) { group in
             for task in 0..<8 {
-                group.addTask { for index in 0..<50 { log.info("event", ["task": .integer(task), "i": .integer(index)]) } }
+                group.addTask {
+                    for index in 0..<50 { log.info("event", ["task": .integer(task), "i": .integer(index)]) }
+                }
             }
         }
         #expect(lines.all.count == 400)

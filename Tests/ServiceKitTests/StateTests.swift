@@ -18,8 +18,9 @@ struct StateTests {
         #expect(resolve("/srv/auth", both) == "/srv/auth")
         #expect(resolve(nil, both) == "/x/state/reactive-login/auth")
         #expect(resolve("", both) == "/x/state/reactive-login/auth")
-        #expect(resolve(nil, ["XDG_STATE_HOME": "relative", "HOME": "/home/u"])
-            == "/home/u/.local/state/reactive-login/auth")
+        #expect(
+            resolve(nil, ["XDG_STATE_HOME": "relative", "HOME": "/home/u"])
+                == "/home/u/.local/state/reactive-login/auth")
         #expect(resolve(nil, ["HOME": "/home/u"]) == "/home/u/.local/state/reactive-login/auth")
         #expect(resolve(nil, ["HOME": ""]) == "./.state/auth")
         #expect(resolve(nil, [:]) == "./.state/auth")

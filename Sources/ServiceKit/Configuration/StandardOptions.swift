@@ -62,7 +62,8 @@ extension CommandLineInterface {
     /// and exits 0, or prints a usage error to stderr and exits 64; otherwise returns the values.
     public func parseOrExit() -> Configuration {
         let resolution = resolve(
-            arguments: Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment)
+            arguments: Array(CommandLine.arguments.dropFirst()),
+            environment: ProcessInfo.processInfo.environment)
         switch resolution {
         case .run(let configuration):
             return configuration

@@ -140,7 +140,8 @@ enum DurationText {
     }
 
     static func format(_ duration: Duration) -> String {
-        let milliseconds = duration.components.seconds * 1_000
+        let milliseconds =
+            duration.components.seconds * 1_000
             + duration.components.attoseconds / 1_000_000_000_000_000
         for (suffix, scale) in units.reversed() where milliseconds % scale == 0 && milliseconds != 0 {
             return "\(milliseconds / scale)\(suffix)"

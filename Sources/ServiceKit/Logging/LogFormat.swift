@@ -51,7 +51,8 @@ enum LogLine {
     static func logfmtKey(_ key: String) -> String {
         let cleaned = String(
             key.unicodeScalars.map { scalar -> Character in
-                let allowed = scalar.properties.isAlphabetic || ("0"..."9").contains(scalar)
+                let allowed =
+                    scalar.properties.isAlphabetic || ("0"..."9").contains(scalar)
                     || "_-./".unicodeScalars.contains(scalar)
                 return allowed && scalar.isASCII ? Character(scalar) : "_"
             })
@@ -106,7 +107,8 @@ enum LogLine {
             case "\n": result += "\\n"
             case "\r": result += "\\r"
             case "\t": result += "\\t"
-            case _ where scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+            case _
+            where scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
                 || scalar.value == 0x2028 || scalar.value == 0x2029:
                 let hex = String(scalar.value, radix: 16)
                 result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex

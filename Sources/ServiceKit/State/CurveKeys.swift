@@ -39,13 +39,15 @@ public enum CurveKeyFiles {
         guard status.st_mode & 0o077 == 0 else {
             throw ServiceKitError(
                 code: .keyFile, path: secretPath,
-                message: "secret key is readable by others (mode \(String(status.st_mode & 0o777, radix: 8)));"
+                message:
+                    "secret key is readable by others (mode \(String(status.st_mode & 0o777, radix: 8)));"
                     + " run chmod 600 on it")
         }
         let secretKey = try readKey(secretPath)
         let pair: CurveKeyPair
         do { pair = try CurveKeyPair(secretKey: secretKey) } catch {
-            throw ServiceKitError(code: .keyFile, path: secretPath, message: "not a CURVE secret key: \(error)")
+            throw ServiceKitError(
+                code: .keyFile, path: secretPath, message: "not a CURVE secret key: \(error)")
         }
         if access(publicPath, F_OK) == 0 {
             guard try readKey(publicPath) == pair.publicKey else {
@@ -71,7 +73,8 @@ public enum CurveKeyFiles {
 
     private static func generate(_ path: String) throws(ServiceKitError) -> CurveKeyPair {
         guard CurveKeyPair.isAvailable else {
-            throw ServiceKitError(code: .keyFile, path: path, message: "libzmq was built without CURVE support")
+            throw ServiceKitError(
+                code: .keyFile, path: path, message: "libzmq was built without CURVE support")
         }
         do { return try CurveKeyPair.generate() } catch {
             throw ServiceKitError(code: .keyFile, path: path, message: "key generation failed: \(error)")
@@ -115,7 +118,8 @@ func writeAtomically(_ path: String, _ line: String, mode: mode_t) throws(Servic
     let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
     guard descriptor >= 0 else { throw .system(.keyFile, "open", path: temporary) }
     let bytes = Array((line + "\n").utf8)
-    let ok = fchmod(descriptor, mode) == 0 && write(descriptor, bytes, bytes.count) == bytes.count
+    let ok =
+        fchmod(descriptor, mode) == 0 && write(descriptor, bytes, bytes.count) == bytes.count
         && fsync(descriptor) == 0
     let number = errno
     close(descriptor)
