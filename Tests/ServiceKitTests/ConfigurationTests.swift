@@ -157,6 +157,28 @@ struct ConfigurationTests {
         }
     }
 
+    @Test("an optional value defaults to none and still rejects bad text")
+    func optionalValues() throws {
+        let limit = Option(
+            "limit", environment: "TEST_LIMIT", default: nil, parser: .optional(.integer(in: 1...9)),
+            help: "An optional limit.")
+        let interface = CommandLineInterface(executable: "t", version: "1", summary: "T.", options: [limit])
+        func parse(_ arguments: [String]) throws -> Int? {
+            guard case .run(let configuration) = try interface.parse(arguments: arguments, environment: [:])
+            else { return nil }
+            return configuration[limit]
+        }
+        #expect(try parse([]) == nil)
+        #expect(try parse(["--limit", "3"]) == 3)
+        #expect(
+            throws: ConfigurationError.badValue(
+                source: .flag("--limit"), value: "x", expected: "an integer from 1 to 9")
+        ) {
+            try parse(["--limit=x"])
+        }
+        #expect(interface.helpText.contains("(default: none; env: TEST_LIMIT)"))
+    }
+
     @Test("a repeated flag and a positional argument are errors")
     func repeatedAndPositional() {
         #expect(throws: ConfigurationError.repeatedFlag("--workers")) {
@@ -166,6 +188,10 @@ struct ConfigurationTests {
             try parse(["--verbose", "--verbose"])
         }
         #expect(throws: ConfigurationError.unexpectedArgument("serve")) { try parse(["serve"]) }
+        #expect(throws: ConfigurationError.unexpectedArgument("--")) { try parse(["--"]) }
+        #expect(throws: ConfigurationError.unknownFlag("-workers", suggestion: "--workers")) {
+            try parse(["-workers", "3"])
+        }
     }
 
     @Test("--help lists every option with its default and variable")

@@ -80,6 +80,10 @@ public struct CommandLineInterface: Sendable {
             let argument = arguments[index]
             index += 1
             guard argument.hasPrefix("--"), argument.count > 2 else {
+                let name = String(argument.drop { $0 == "-" }.prefix { $0 != "=" })
+                if argument.hasPrefix("-"), !name.isEmpty {
+                    throw .unknownFlag(argument, suggestion: suggestion(for: name))
+                }
                 throw .unexpectedArgument(argument)
             }
             let body = argument.dropFirst(2)

@@ -116,7 +116,8 @@ extension ValueParser {
     where Value == Wrapped? {
         ValueParser(
             expected: parser.expected, placeholder: parser.placeholder,
-            parse: { parser.parse($0) }, format: { $0.map(parser.format) ?? "none" })
+            parse: { text in parser.parse(text).map { .some($0) } },
+            format: { $0.map(parser.format) ?? "none" })
     }
 }
 
