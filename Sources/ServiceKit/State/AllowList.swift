@@ -48,7 +48,8 @@ public struct AllowList: Sendable, Hashable {
         let path = directory.file("allowed_clients")
         if access(path, F_OK) != 0 {
             try writeAtomically(
-                path, "# Public keys (Z85) of the clients allowed to connect, one per line.", mode: 0o600)
+                path, "# Public keys (Z85) of the clients allowed to connect, one per line.", mode: 0o600,
+                code: .allowList)
         }
         return try parse(try readFile(path, code: .allowList), path: path)
     }

@@ -113,10 +113,12 @@ func readFile(_ path: String, code: ServiceKitError.Code) throws(ServiceKitError
 
 /// Writes `line` and a line break to a temporary file with `mode`, syncs it and renames it over
 /// `path`, so a crash leaves either the old file or the new one.
-func writeAtomically(_ path: String, _ line: String, mode: mode_t) throws(ServiceKitError) {
+func writeAtomically(_ path: String, _ line: String, mode: mode_t, code: ServiceKitError.Code = .keyFile)
+    throws(ServiceKitError)
+{
     let temporary = "\(path).tmp.\(getpid())"
     let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
-    guard descriptor >= 0 else { throw .system(.keyFile, "open", path: temporary) }
+    guard descriptor >= 0 else { throw .system(code, "open", path: temporary) }
     let bytes = Array((line + "\n").utf8)
     let ok =
         fchmod(descriptor, mode) == 0 && write(descriptor, bytes, bytes.count) == bytes.count
@@ -124,7 +126,8 @@ func writeAtomically(_ path: String, _ line: String, mode: mode_t) throws(Servic
     let number = errno
     close(descriptor)
     guard ok, rename(temporary, path) == 0 else {
-        let failure = ServiceKitError.system(.keyFile, "write", path: path, errno: ok ? errno : number)
+        let failure = ServiceKitError.system(
+            code, ok ? "rename" : "write", path: path, errno: ok ? errno : number)
         unlink(temporary)
         throw failure
     }
