@@ -20,6 +20,7 @@ let package = Package(
         .library(name: "RemoteStreams", targets: ["RemoteStreams"]),
         .library(name: "Sodium", targets: ["Sodium"]),
         .library(name: "AuthCore", targets: ["AuthCore"]),
+        .library(name: "ServiceKit", targets: ["ServiceKit"]),
     ],
     targets: [
         .target(name: "Reactive", swiftSettings: common),
@@ -58,6 +59,8 @@ let package = Package(
         .testTarget(name: "SodiumTests", dependencies: ["Sodium"], swiftSettings: common),
         .target(name: "AuthCore", dependencies: ["Sodium", "Reactive"], swiftSettings: common),
         .testTarget(name: "AuthCoreTests", dependencies: ["AuthCore", "Sodium"], swiftSettings: common),
+        .target(name: "ServiceKit", dependencies: ["ZeroMQ"], swiftSettings: common),
+        .testTarget(name: "ServiceKitTests", dependencies: ["ServiceKit", "ZeroMQ"], swiftSettings: common),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,76 @@
+import Foundation
+
+/// The options every service takes, with environment variables under one prefix
+/// (`AUTH` gives `AUTH_LOG_LEVEL`, `AUTH_LOG_FORMAT`, `AUTH_STATE_DIR`, `AUTH_DRAIN_TIMEOUT`).
+///
+/// ```swift
+/// let standard = StandardOptions(environmentPrefix: "AUTH")
+/// let interface = CommandLineInterface(
+///     executable: "auth-service", version: "1.0.0", summary: "Accounts and tokens.",
+///     options: [AuthOptions.endpoint] + standard.all)
+/// ```
+public struct StandardOptions: Sendable {
+    /// `--log-level`: the minimum level written (default `info`).
+    public let logLevel: Option<LogLevel>
+    /// `--log-format`: `logfmt` (default) or `json`.
+    public let logFormat: Option<LogFormat>
+    /// `--state-dir`: overrides the state directory's default location.
+    public let stateDirectory: Option<String?>
+    /// `--drain-timeout`: how long a graceful shutdown may take (default 10s).
+    public let drainTimeout: Option<Duration>
+
+    /// The standard options with variables named `<prefix>_LOG_LEVEL` and so on.
+    public init(environmentPrefix prefix: String) {
+        logLevel = Option(
+            "log-level", environment: "\(prefix)_LOG_LEVEL", default: .info, parser: .choice(),
+            help: "Minimum level of the events written to stderr.")
+        logFormat = Option(
+            "log-format", environment: "\(prefix)_LOG_FORMAT", default: .logfmt, parser: .choice(),
+            help: "Log line format: logfmt or JSON lines.")
+        stateDirectory = Option(
+            "state-dir", environment: "\(prefix)_STATE_DIR", default: nil, parser: .optional(.string),
+            help: "Directory for the pid file, keys and data (created with mode 0700).",
+            defaultDescription: "$XDG_STATE_HOME/reactive-login/<service>, else "
+                + "$HOME/.local/state/reactive-login/<service>, else ./.state/<service>")
+        drainTimeout = Option(
+            "drain-timeout", environment: "\(prefix)_DRAIN_TIMEOUT", default: .seconds(10),
+            parser: .duration, help: "How long in-flight work may take to finish after SIGTERM/SIGINT.")
+    }
+
+    /// All four, for a ``CommandLineInterface``'s option list.
+    public var all: [any AnyOption] { [logLevel, logFormat, stateDirectory, drainTimeout] }
+
+    /// A logger for `service` with the configured level and format.
+    public func logger(service: String, from configuration: Configuration, sink: LogSink = .standardError)
+        -> Logger
+    {
+        Logger(
+            service: service, level: configuration[logLevel], format: configuration[logFormat], sink: sink)
+    }
+
+    /// Resolves and creates the state directory for `service`.
+    public func stateDirectory(
+        service: String, from configuration: Configuration, environment: [String: String]
+    ) throws(ServiceKitError) -> StateDirectory {
+        try StateDirectory.prepare(
+            service: service, override: configuration[stateDirectory], environment: environment)
+    }
+}
+
+extension CommandLineInterface {
+    /// For `main.swift`: parses the process's arguments and environment; prints help or the version
+    /// and exits 0, or prints a usage error to stderr and exits 64; otherwise returns the values.
+    public func parseOrExit() -> Configuration {
+        let resolution = resolve(
+            arguments: Array(CommandLine.arguments.dropFirst()),
+            environment: ProcessInfo.processInfo.environment)
+        switch resolution {
+        case .run(let configuration):
+            return configuration
+        case .exit(let code, let standardOutput, let standardError):
+            FileHandle.standardOutput.write(Data(standardOutput.utf8))
+            FileHandle.standardError.write(Data(standardError.utf8))
+            exit(code)
+        }
+    }
+}

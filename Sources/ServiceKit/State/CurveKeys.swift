@@ -1,0 +1,134 @@
+public import ZeroMQ
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A service's CURVE key files in its state directory: generated on first start, loaded after.
+///
+/// A key pair is two files: the secret key (`curve.key`, mode 0600, 40 Z85 characters) and the
+/// public key (`curve.pub`, 40 Z85 characters), each followed by a line break. Tools use a second
+/// pair, `client.key`/`client.pub`, the same way.
+public enum CurveKeyFiles {
+    /// The service's own pair: `curve.key` and `curve.pub`.
+    public static func serverKeys(in directory: StateDirectory) throws(ServiceKitError) -> CurveKeyPair {
+        try loadOrCreate(secret: directory.file("curve.key"), public: directory.file("curve.pub"))
+    }
+
+    /// The pair tools use as a client: `client.key` and `client.pub`.
+    public static func clientKeys(in directory: StateDirectory) throws(ServiceKitError) -> CurveKeyPair {
+        try loadOrCreate(secret: directory.file("client.key"), public: directory.file("client.pub"))
+    }
+
+    /// Loads the pair from `secretPath` (deriving the public key) or, when that file does not
+    /// exist, generates a pair and writes both files.
+    ///
+    /// Fails, naming the file, when the secret file is readable by group or others, is not 40 Z85
+    /// characters, or when an existing public file does not match the secret key.
+    public static func loadOrCreate(secret secretPath: String, public publicPath: String)
+        throws(ServiceKitError) -> CurveKeyPair
+    {
+        guard access(secretPath, F_OK) == 0 else {
+            let pair = try generate(secretPath)
+            try writeAtomically(publicPath, try z85(pair.publicKey, secretPath), mode: 0o644)
+            try writeAtomically(secretPath, try z85(pair.secretKey, secretPath), mode: 0o600)
+            return pair
+        }
+        var status = stat()
+        guard stat(secretPath, &status) == 0 else { throw .system(.keyFile, "stat", path: secretPath) }
+        guard status.st_mode & 0o077 == 0 else {
+            throw ServiceKitError(
+                code: .keyFile, path: secretPath,
+                message:
+                    "secret key is readable by others (mode \(String(status.st_mode & 0o777, radix: 8)));"
+                    + " run chmod 600 on it")
+        }
+        let secretKey = try readKey(secretPath)
+        let pair: CurveKeyPair
+        do { pair = try CurveKeyPair(secretKey: secretKey) } catch {
+            throw ServiceKitError(
+                code: .keyFile, path: secretPath, message: "not a CURVE secret key: \(error)")
+        }
+        if access(publicPath, F_OK) == 0 {
+            guard try readKey(publicPath) == pair.publicKey else {
+                throw ServiceKitError(
+                    code: .keyFile, path: publicPath,
+                    message: "does not match the secret key in \(secretPath); delete it to have it rewritten")
+            }
+        } else {
+            try writeAtomically(publicPath, try z85(pair.publicKey, publicPath), mode: 0o644)
+        }
+        return pair
+    }
+
+    /// Reads one Z85 key (40 characters, surrounding whitespace ignored) from `path`.
+    static func readKey(_ path: String) throws(ServiceKitError) -> [UInt8] {
+        let text = try readFile(path, code: .keyFile).trimmingWhitespace()
+        guard text.utf8.count == 40, let key = try? Z85.decode(text) else {
+            throw ServiceKitError(
+                code: .keyFile, path: path, message: "expected one 40-character Z85 key on its own line")
+        }
+        return key
+    }
+
+    private static func generate(_ path: String) throws(ServiceKitError) -> CurveKeyPair {
+        guard CurveKeyPair.isAvailable else {
+            throw ServiceKitError(
+                code: .keyFile, path: path, message: "libzmq was built without CURVE support")
+        }
+        do { return try CurveKeyPair.generate() } catch {
+            throw ServiceKitError(code: .keyFile, path: path, message: "key generation failed: \(error)")
+        }
+    }
+
+    private static func z85(_ key: [UInt8], _ path: String) throws(ServiceKitError) -> String {
+        do { return try Z85.encode(key) } catch {
+            throw ServiceKitError(code: .keyFile, path: path, message: "Z85 encoding failed: \(error)")
+        }
+    }
+}
+
+/// Reads a whole (small) text file.
+func readFile(_ path: String, code: ServiceKitError.Code) throws(ServiceKitError) -> String {
+    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+    guard descriptor >= 0 else { throw .system(code, "open", path: path) }
+    defer { close(descriptor) }
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 4096)
+    while true {
+        let count = read(descriptor, &chunk, chunk.count)
+        if count > 0 {
+            bytes += chunk[..<count]
+        } else if count == 0 {
+            break
+        } else if errno != EINTR {
+            throw .system(code, "read", path: path)
+        }
+    }
+    guard let text = String(validating: bytes, as: UTF8.self) else {
+        throw ServiceKitError(code: code, path: path, message: "is not valid UTF-8 text")
+    }
+    return text
+}
+
+/// Writes `line` and a line break to a temporary file with `mode`, syncs it and renames it over
+/// `path`, so a crash leaves either the old file or the new one.
+func writeAtomically(_ path: String, _ line: String, mode: mode_t, code: ServiceKitError.Code = .keyFile)
+    throws(ServiceKitError)
+{
+    let temporary = "\(path).tmp.\(getpid())"
+    let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
+    guard descriptor >= 0 else { throw .system(code, "open", path: temporary) }
+    let bytes = Array((line + "\n").utf8)
+    let ok =
+        fchmod(descriptor, mode) == 0 && write(descriptor, bytes, bytes.count) == bytes.count
+        && fsync(descriptor) == 0
+    let number = errno
+    close(descriptor)
+    guard ok, rename(temporary, path) == 0 else {
+        let failure = ServiceKitError.system(
+            code, ok ? "rename" : "write", path: path, errno: ok ? errno : number)
+        unlink(temporary)
+        throw failure
+    }
+}

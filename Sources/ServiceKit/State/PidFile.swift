@@ -1,0 +1,79 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A pid file (`<service>.pid` in the state directory) that keeps two instances of a service from
+/// sharing one state directory.
+///
+/// ``acquire(in:service:pid:)`` writes this process's pid, refuses when the file names another live
+/// process, and replaces a stale one (a process that no longer exists, or this process's own pid).
+/// ``release()`` removes it on a clean exit.
+public struct PidFile: Sendable, Hashable {
+    /// The file's path.
+    public let path: String
+    /// The pid written in it.
+    public let pid: Int32
+
+    /// Creates the pid file for `service` naming `pid` (this process when nil), or throws
+    /// ``ServiceKitError/Code/alreadyRunning`` with the live pid.
+    public static func acquire(
+        in directory: StateDirectory, service: String, pid: Int32? = nil
+    ) throws(ServiceKitError) -> PidFile {
+        let pid = pid ?? getpid()
+        let path = directory.file("\(service).pid")
+        // Two rounds: a stale file is removed once, then creation must succeed exclusively.
+        for _ in 0..<2 {
+            let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+            if descriptor >= 0 {
+                defer { close(descriptor) }
+                let text = Array("\(pid)\n".utf8)
+                guard write(descriptor, text, text.count) == text.count else {
+                    let number = errno
+                    unlink(path)
+                    throw .system(.pidFile, "write", path: path, errno: number)
+                }
+                return PidFile(path: path, pid: pid)
+            }
+            guard errno == EEXIST else { throw .system(.pidFile, "open", path: path) }
+            if let other = readPid(path), other != pid, isAlive(other) {
+                throw ServiceKitError(
+                    code: .alreadyRunning, path: path,
+                    message: "another instance is running with pid \(other); stop it first, or give this "
+                        + "one its own --state-dir")
+            }
+            guard unlink(path) == 0 || errno == ENOENT else { throw .system(.pidFile, "unlink", path: path) }
+        }
+        throw ServiceKitError(
+            code: .pidFile, path: path, message: "another process keeps recreating the pid file")
+    }
+
+    /// Removes the file if it still names this pid (a clean exit).
+    public func release() {
+        if PidFile.readPid(path) == pid { unlink(path) }
+    }
+
+    /// The pid in the file, or nil when it is missing or not a positive number.
+    static func readPid(_ path: String) -> Int32? {
+        guard let file = fopen(path, "r") else { return nil }
+        defer { fclose(file) }
+        var buffer = [CChar](repeating: 0, count: 32)
+        guard fgets(&buffer, Int32(buffer.count), file) != nil else { return nil }
+        let text = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        guard let pid = Int32(text.trimmingWhitespace()), pid > 0 else { return nil }
+        return pid
+    }
+
+    /// True when a process with this pid exists (even one we may not signal).
+    static func isAlive(_ pid: Int32) -> Bool { kill(pid, 0) == 0 || errno == EPERM }
+}
+
+extension String {
+    /// The string without leading and trailing spaces, tabs and line breaks.
+    func trimmingWhitespace() -> String {
+        let scalars = unicodeScalars
+        guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
+            let last = scalars.lastIndex(where: { !$0.properties.isWhitespace })
+        else { return "" }
+        return String(scalars[first...last])
+    }
+}
