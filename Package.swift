@@ -51,6 +51,9 @@ let package = Package(
             swiftSettings: common
         ),
         .testTarget(name: "RemoteProtocolTests", dependencies: ["RemoteProtocol"], swiftSettings: common),
+        .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
+        .target(name: "SQLite", dependencies: ["CSQLite"], swiftSettings: common),
+        .testTarget(name: "SQLiteTests", dependencies: ["SQLite"], swiftSettings: common),
     ],
     swiftLanguageModes: [.v6]
 )
