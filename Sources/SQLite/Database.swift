@@ -261,6 +261,7 @@ public final class Database {
     /// Transactions do not nest: calling this inside another throws ``SQLiteError/Code/error``.
     /// Use ``TransactionKind/immediate`` for a transaction that writes, so it fails (after the busy
     /// timeout) at `BEGIN` rather than half way.
+    @discardableResult
     public func transaction<T>(_ kind: TransactionKind = .deferred, _ body: () throws -> T) throws -> T {
         try run("BEGIN \(kind.rawValue)")
         let result: T
