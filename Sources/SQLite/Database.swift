@@ -12,7 +12,8 @@ internal import CSQLite
 /// let database = try Database(.file(path))               // WAL, synchronous=FULL, foreign keys on
 /// try database.execute("CREATE TABLE IF NOT EXISTS note (id INTEGER PRIMARY KEY, body TEXT)")
 /// try database.run("INSERT INTO note (body) VALUES (?)", ["hello"])
-/// let rows = try database.query("SELECT id, body FROM note WHERE id = ?", [.integer(database.lastInsertRowID)])
+/// let id = database.lastInsertRowID
+/// let rows = try database.query("SELECT id, body FROM note WHERE id = ?", [.integer(id)])
 /// ```
 public final class Database {
     /// Where the database lives.
@@ -145,7 +146,8 @@ public final class Database {
             let mode = try query("PRAGMA journal_mode = \(options.journalMode.rawValue)").first?[0]
             guard mode == .text(options.journalMode.rawValue) else {
                 throw .detected(
-                    .error, "journal mode \(options.journalMode.rawValue) refused (it stayed \(mode ?? .null))",
+                    .error,
+                    "journal mode \(options.journalMode.rawValue) refused (it stayed \(mode ?? .null))",
                     function: "PRAGMA journal_mode")
             }
         }
@@ -237,12 +239,13 @@ public final class Database {
         return try body(statement)
     }
 
-    /// The rowid of the last successful `INSERT` on this connection (0 if none).
+    /// The rowid of the last successful `INSERT` on this connection (0 if none, or once closed).
     public var lastInsertRowID: Int64 {
         connection.handle.map { sqlite3_last_insert_rowid($0) } ?? 0
     }
 
-    /// The number of rows the last `INSERT`, `UPDATE` or `DELETE` on this connection changed.
+    /// The number of rows the last `INSERT`, `UPDATE` or `DELETE` on this connection changed (0 once
+    /// closed).
     public var changes: Int {
         connection.handle.map { Int(sqlite3_changes64($0)) } ?? 0
     }

@@ -60,10 +60,9 @@ public struct Migrator: Sendable {
     /// Creates a migrator. Versions must be positive, fit `PRAGMA user_version` (32 bits) and
     /// strictly increase (a programming error otherwise, which stops the program).
     public init(_ migrations: [Migration]) {
-        for (previous, next) in zip([Migration(version: 0, sql: "")] + migrations, migrations) {
-            precondition(next.version > previous.version, "migration versions must be positive and increase")
-        }
-        precondition(migrations.last.map { $0.version <= Int(Int32.max) } ?? true, "version past 32 bits")
+        let versions = migrations.map(\.version)
+        precondition(zip([0] + versions, versions).allSatisfy(<), "versions must be positive and increase")
+        precondition((versions.last ?? 0) <= Int(Int32.max), "versions must fit in 32 bits")
         self.migrations = migrations
     }
 

@@ -42,7 +42,8 @@ public struct Row: Sendable, Hashable {
         -> T
     {
         guard values.indices.contains(index) else {
-            throw .detected(.range, "no column \(index) in a row of \(values.count)", function: "column", sql: sql)
+            throw .detected(
+                .range, "no column \(index) in a row of \(values.count)", function: "column", sql: sql)
         }
         return try convert(values[index], to: type, column: columnNames[index], sql: sql)
     }

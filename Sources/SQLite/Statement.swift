@@ -10,7 +10,9 @@ final class Connection {
 
     /// The live handle, or ``SQLiteError/Code/misuse`` once closed.
     func open(_ function: StaticString, sql: String? = nil) throws(SQLiteError) -> OpaquePointer {
-        guard let handle else { throw .detected(.misuse, "the database is closed", function: function, sql: sql) }
+        guard let handle else {
+            throw .detected(.misuse, "the database is closed", function: function, sql: sql)
+        }
         return handle
     }
 
@@ -96,7 +98,9 @@ public final class Statement {
     }
 
     /// True when `text` compiles to a statement (not only white space and comments).
-    private static func holdsStatement(_ text: String, _ database: OpaquePointer) throws(SQLiteError) -> Bool {
+    private static func holdsStatement(_ text: String, _ database: OpaquePointer) throws(SQLiteError)
+        -> Bool
+    {
         guard text.contains(where: { !$0.isWhitespace }) else { return false }
         var statement: OpaquePointer?
         _ = try checkedCall("sqlite3_prepare_v2", database, sql: text) {
@@ -119,7 +123,9 @@ public final class Statement {
         let database = try connection.open("sqlite3_bind", sql: sql)
         switch value.sqliteValue {
         case .null:
-            _ = try checkedCall("sqlite3_bind_null", database, sql: sql) { sqlite3_bind_null(handle, position) }
+            _ = try checkedCall("sqlite3_bind_null", database, sql: sql) {
+                sqlite3_bind_null(handle, position)
+            }
         case .integer(let integer):
             _ = try checkedCall("sqlite3_bind_int64", database, sql: sql) {
                 sqlite3_bind_int64(handle, position, integer)
@@ -145,7 +151,9 @@ public final class Statement {
             _ = try checkedCall("sqlite3_bind_blob64", database, sql: sql) {
                 bytes.withUnsafeBytes { raw in
                     // A nil pointer would bind NULL, so an empty blob is a zero-length zeroblob.
-                    guard let base = raw.baseAddress else { return sqlite3_bind_zeroblob(handle, position, 0) }
+                    guard let base = raw.baseAddress else {
+                        return sqlite3_bind_zeroblob(handle, position, 0)
+                    }
                     return sqlite3_bind_blob64(handle, position, base, UInt64(raw.count), csqlite_transient())
                 }
             }
@@ -179,7 +187,8 @@ public final class Statement {
         let full = name.first.map { ":@$".contains($0) } == true ? name : ":" + name
         let index = sqlite3_bind_parameter_index(handle, full)
         guard index > 0 else {
-            throw .detected(.range, "no parameter named \(full)", function: "sqlite3_bind_parameter_index", sql: sql)
+            throw .detected(
+                .range, "no parameter named \(full)", function: "sqlite3_bind_parameter_index", sql: sql)
         }
         return Int(index)
     }
@@ -257,9 +266,12 @@ public final class Statement {
     ///
     /// - Throws: ``SQLiteError/Code/range`` for an index out of range, ``SQLiteError/Code/mismatch``
     ///   when the value does not convert (see ``SQLiteValueConvertible``).
-    public func get<T: SQLiteValueConvertible>(at index: Int, as type: T.Type = T.self) throws(SQLiteError) -> T {
+    public func get<T: SQLiteValueConvertible>(at index: Int, as type: T.Type = T.self) throws(SQLiteError)
+        -> T
+    {
         guard columnNames.indices.contains(index) else {
-            throw .detected(.range, "no column \(index) of \(columnNames.count)", function: "column", sql: sql)
+            throw .detected(
+                .range, "no column \(index) of \(columnNames.count)", function: "column", sql: sql)
         }
         return try convert(value(at: index), to: type, column: columnNames[index], sql: sql)
     }

@@ -9,7 +9,10 @@ struct DatabaseTests {
         try await withDatabasePath { path in
             let database = try Database(.file(path))
             #expect(database.isOpen)
-            #expect(try database.query("PRAGMA journal_mode") == [Row(columnNames: ["journal_mode"], values: ["wal"])])
+            #expect(
+                try database.query("PRAGMA journal_mode") == [
+                    Row(columnNames: ["journal_mode"], values: ["wal"])
+                ])
             #expect(try database.query("PRAGMA synchronous").first?.get(0) == 2)
             #expect(try database.query("PRAGMA foreign_keys").first?.get(0) == 1)
             #expect(try database.query("PRAGMA busy_timeout").first?.get(0) == 5000)
@@ -31,7 +34,8 @@ struct DatabaseTests {
     @Test("the rollback journal, foreign keys off and the busy timeout are applied when asked for")
     func otherOptions() async throws {
         try await withDatabasePath { path in
-            let options = Database.Options(journalMode: .delete, busyTimeout: .milliseconds(250), foreignKeys: false)
+            let options = Database.Options(
+                journalMode: .delete, busyTimeout: .milliseconds(250), foreignKeys: false)
             let database = try Database(.file(path), options: options)
             #expect(try database.query("PRAGMA journal_mode").first?.get(0) == "delete")
             #expect(try database.query("PRAGMA foreign_keys").first?.get(0) == 0)
@@ -75,6 +79,29 @@ struct DatabaseTests {
         let closed = #expect(throws: SQLiteError.self) { try statement.step() }
         #expect(closed?.code == .misuse)
         #expect(closed?.message == "the database is closed")
+    }
+
+    @Test("a statement may outlive its database; it is finalized when released")
+    func statementOutlivesDatabase() throws {
+        var database: Database? = try Database(.inMemory)
+        let statement = try database?.prepare("SELECT 1")
+        database = nil
+        #expect(throws: SQLiteError.self) { try statement?.step() }
+    }
+
+    @Test("the statement cache evicts and re-prepares without changing results, and can be off")
+    func statementCache() throws {
+        for capacity in [0, 1, 2] {
+            let database = try Database(.inMemory, options: .init(statementCacheCapacity: capacity))
+            for round in 0..<3 {
+                #expect(try database.query("SELECT ?", [.integer(Int64(round))]).first?.get(0) == round)
+                #expect(
+                    try database.query("SELECT ? + 1", [.integer(Int64(round))]).first?.get(0) == round + 1)
+                #expect(
+                    try database.query("SELECT :x * 2", [":x": .integer(Int64(round))]).first?.get(0) == round
+                        * 2)
+            }
+        }
     }
 
     @Test("a file that is not a database is refused at open")

@@ -83,7 +83,9 @@ struct MigratorTests {
         #expect(try database.query("SELECT * FROM account").isEmpty)
         #expect(!database.isInTransaction)
 
-        let badSQL = Migrator([Self.migrations[0], Migration(version: 2, sql: "CREATE TABLE ok (x); NONSENSE")])
+        let badSQL = Migrator([
+            Self.migrations[0], Migration(version: 2, sql: "CREATE TABLE ok (x); NONSENSE"),
+        ])
         #expect {
             try badSQL.migrate(database)
         } throws: { error in

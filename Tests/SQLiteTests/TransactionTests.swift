@@ -43,10 +43,14 @@ struct TransactionTests {
             return database.lastInsertRowID
         }
         #expect(!database.isInTransaction)
-        #expect(try database.query("SELECT username FROM account WHERE id = ?", [.integer(id)]).first?.get(0) == "carol")
+        #expect(
+            try database.query("SELECT username FROM account WHERE id = ?", [.integer(id)]).first?.get(0)
+                == "carol")
     }
 
-    @Test("a transaction whose body throws is rolled back and the error rethrown", arguments: Database.TransactionKind.allCases)
+    @Test(
+        "a transaction whose body throws is rolled back and the error rethrown",
+        arguments: Database.TransactionKind.allCases)
     func rollback(kind: Database.TransactionKind) throws {
         let database = try database()
         #expect(throws: Abandon.self) {
@@ -70,7 +74,10 @@ struct TransactionTests {
             }
         }
         #expect(error?.extendedCode == .constraintUnique)
-        #expect(try database.query("SELECT username FROM account").map { try $0.get(0, as: String.self) } == ["erin"])
+        #expect(
+            try database.query("SELECT username FROM account").map { try $0.get(0, as: String.self) } == [
+                "erin"
+            ])
         #expect(throws: SQLiteError.self) {
             try database.transaction { try database.transaction { () } }
         }

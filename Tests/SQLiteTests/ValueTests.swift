@@ -49,7 +49,9 @@ struct ValueTests {
     func emptiesAreNotNull() throws {
         let database = try database()
         try database.run("INSERT INTO t (v) VALUES (?), (?), (?)", ["", .blob([]), nil])
-        let types = try database.query("SELECT typeof(v) AS type FROM t ORDER BY id").map { try $0.get("type", as: String.self) }
+        let types = try database.query("SELECT typeof(v) AS type FROM t ORDER BY id").map {
+            try $0.get("type", as: String.self)
+        }
         #expect(types == ["text", "blob", "null"])
     }
 
