@@ -10,10 +10,16 @@ internal import CSQLite
 /// ```swift
 /// do {
 ///     try database.run("INSERT INTO account (username) VALUES (?)", [.text(name)])
-/// } catch let error as SQLiteError where error.extendedCode == .constraintUnique {
-///     // the username is taken
+/// } catch where error.extendedCode == .constraintUnique {
+///     return .taken
+/// } catch {
+///     throw error
 /// }
 /// ```
+///
+/// Keep the final `catch { throw error }` when the enclosing function has untyped `throws`: Swift
+/// 6.3.1 can crash (signal 11 in `MandatoryAllocBoxToStack`) compiling a non-exhaustive catch of a
+/// typed error there.
 public struct SQLiteError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A SQLite result code (`SQLITE_*`), primary or extended, with the C names as constants.
     public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {

@@ -67,9 +67,12 @@ public final class Statement {
         var statement: OpaquePointer?
         var rest = ""
         _ = try sql.utf8CString.withUnsafeBufferPointer { (text) throws(SQLiteError) -> Int32 in
+            guard let length = Int32(exactly: text.count) else {
+                throw .detected(.toobig, "SQL text longer than 2 GiB", function: "sqlite3_prepare_v2")
+            }
             var tail: UnsafePointer<CChar>?
             let result = try checkedCall("sqlite3_prepare_v2", database, sql: sql) {
-                sqlite3_prepare_v2(database, text.baseAddress, Int32(text.count), &statement, &tail)
+                sqlite3_prepare_v2(database, text.baseAddress, length, &statement, &tail)
             }
             // The tail points into `text`, NUL-terminated: what follows the first statement.
             rest = tail.map { String(cString: $0) } ?? ""

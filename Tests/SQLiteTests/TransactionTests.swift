@@ -34,6 +34,30 @@ struct TransactionTests {
         #expect(try database.query("SELECT count(*) FROM account").first?.get(0) == 2)
     }
 
+    /// Registers `name` the way the guide shows: false when the name is taken.
+    private func register(_ name: String, in database: Database) throws -> Bool {
+        for row in try database.query("SELECT username FROM account") { _ = row }
+        do {
+            try database.transaction(.immediate) {
+                try database.run("INSERT INTO account (username) VALUES (?)", [.text(name)])
+            }
+        } catch let error as SQLiteError where error.extendedCode == .constraintUnique {
+            return false
+        } catch {
+            throw error
+        }
+        return true
+    }
+
+    @Test("the guide's pattern tells a taken username apart from success")
+    func registrationPattern() throws {
+        let database = try database()
+        #expect(try register("grace", in: database))
+        #expect(try !register("grace", in: database))
+        database.close()
+        #expect(throws: SQLiteError.self) { try register("henry", in: database) }
+    }
+
     @Test("a transaction commits what its body did and returns its result")
     func commit() throws {
         let database = try database()
