@@ -104,13 +104,35 @@ struct DatabaseTests {
         }
     }
 
-    @Test("a file that is not a database is refused at open")
+    @Test("a file that is not a database, or a path that cannot be created, is refused at open")
     func notADatabase() async throws {
         try await withDatabasePath { path in
             try Data(repeating: 0x41, count: 4096).write(to: URL(fileURLWithPath: path))
             let error = #expect(throws: SQLiteError.self) { _ = try Database(.file(path)) }
             #expect(error?.code == .notadb)
+            let missing = #expect(throws: SQLiteError.self) { _ = try Database(.file(path + "-no/such.db")) }
+            #expect(missing?.code == .cantopen)
+            #expect(missing?.function == "sqlite3_open_v2")
+            let readOnly = #expect(throws: SQLiteError.self) {
+                _ = try Database(.file(path + "-absent"), options: .init(readOnly: true))
+            }
+            #expect(readOnly?.code == .cantopen)
+            #expect(!FileManager.default.fileExists(atPath: path + "-absent"))
         }
+    }
+
+    @Test("foreign keys are enforced by default")
+    func foreignKeys() throws {
+        let database = try Database(.inMemory)
+        try database.execute(
+            """
+            CREATE TABLE account (id INTEGER PRIMARY KEY);
+            CREATE TABLE token (hash BLOB PRIMARY KEY, account_id INTEGER NOT NULL REFERENCES account (id));
+            """)
+        let error = #expect(throws: SQLiteError.self) {
+            try database.run("INSERT INTO token (hash, account_id) VALUES (?, ?)", [.blob([1]), 99])
+        }
+        #expect(error?.extendedCode == .constraintForeignkey)
     }
 
     @Test("data survives closing and reopening")
