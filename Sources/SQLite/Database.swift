@@ -70,9 +70,8 @@ public final class Database {
         /// Opens the file read-only, never creating it (default false); the journal mode is then
         /// left as the file has it.
         public var readOnly: Bool
-        /// How many prepared statements ``Database/query(_:_:)-(_,[SQLiteValue])`` and
-        /// ``Database/run(_:_:)-(_,[SQLiteValue])`` keep for reuse, keyed by SQL text (default 32;
-        /// zero turns the cache off).
+        /// How many prepared statements `query` and `run` keep for reuse, keyed by SQL text, the least
+        /// recently used evicted first (default 32; zero turns the cache off).
         public var statementCacheCapacity: Int
 
         /// Creates options; every default is the durable, strict choice.
@@ -140,7 +139,10 @@ public final class Database {
     private func configure(inMemory: Bool) throws(SQLiteError) {
         let database = try connection.open("sqlite3_busy_timeout")
         let (seconds, attoseconds) = options.busyTimeout.components
-        let milliseconds = Int32(clamping: max(0, seconds * 1000 + attoseconds / 1_000_000_000_000_000))
+        // Clamped before multiplying: any timeout past Int32.max milliseconds means "that long".
+        let clampedSeconds = min(max(seconds, 0), Int64(Int32.max))
+        let milliseconds = Int32(
+            clamping: max(0, clampedSeconds * 1000 + attoseconds / 1_000_000_000_000_000))
         _ = try checkedCall("sqlite3_busy_timeout", database) { sqlite3_busy_timeout(database, milliseconds) }
         if !inMemory && !options.readOnly {
             let mode = try query("PRAGMA journal_mode = \(options.journalMode.rawValue)").first?[0]

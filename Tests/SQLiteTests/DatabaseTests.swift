@@ -43,6 +43,17 @@ struct DatabaseTests {
         }
     }
 
+    @Test(
+        "busy timeouts are clamped to what SQLite takes",
+        arguments: [
+            (Duration.zero, 0), (.milliseconds(-5), 0), (.microseconds(1500), 1),
+            (.seconds(Int64.max), Int(Int32.max)),
+        ])
+    func busyTimeoutClamped(timeout: Duration, milliseconds: Int) throws {
+        let database = try Database(.inMemory, options: .init(busyTimeout: timeout))
+        #expect(try database.query("PRAGMA busy_timeout").first?.get(0) == milliseconds)
+    }
+
     @Test("an in-memory database works and keeps its own journal mode")
     func inMemory() throws {
         let database = try Database(.inMemory)
