@@ -61,6 +61,9 @@ let package = Package(
         .testTarget(name: "AuthCoreTests", dependencies: ["AuthCore", "Sodium"], swiftSettings: common),
         .target(name: "ServiceKit", dependencies: ["ZeroMQ"], swiftSettings: common),
         .testTarget(name: "ServiceKitTests", dependencies: ["ServiceKit", "ZeroMQ"], swiftSettings: common),
+        .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
+        .target(name: "SQLite", dependencies: ["CSQLite"], swiftSettings: common),
+        .testTarget(name: "SQLiteTests", dependencies: ["SQLite"], swiftSettings: common),
     ],
     swiftLanguageModes: [.v6]
 )
