@@ -38,6 +38,8 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, Expressi
     public static let timeout = ErrorCode("timeout")
     /// The server is at its in-flight limit; retry later.
     public static let overloaded = ErrorCode("overloaded")
+    /// This caller made too many requests of this kind; retry later (the message says when).
+    public static let rateLimited = ErrorCode("rate_limited")
     /// Missing or invalid credentials (a session token, a CURVE key).
     public static let unauthenticated = ErrorCode("unauthenticated")
     /// The service (or one it depends on) cannot be reached.
@@ -47,8 +49,8 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, Expressi
 
     /// Every code docs/PROTOCOL.md defines, in its order.
     public static let documented: [ErrorCode] = [
-        .badRequest, .tooLarge, .unknownMethod, .notFound, .timeout, .overloaded, .unauthenticated,
-        .unavailable, .internal,
+        .badRequest, .tooLarge, .unknownMethod, .notFound, .timeout, .overloaded, .rateLimited,
+        .unauthenticated, .unavailable, .internal,
     ]
 
     /// Whether docs/PROTOCOL.md defines this code (an unknown code is handled like `internal`).

@@ -13,16 +13,16 @@ struct RemoteErrorTests {
         #expect(
             ErrorCode.documented.map(\.rawValue) == [
                 "bad_request", "too_large", "unknown_method", "not_found", "timeout", "overloaded",
-                "unauthenticated", "unavailable", "internal",
+                "rate_limited", "unauthenticated", "unavailable", "internal",
             ])
-        let custom: ErrorCode = "rate_limited"
+        let custom: ErrorCode = "quota_exceeded"
         #expect(!custom.isKnown && ErrorCode.timeout.isKnown)
     }
 
     @Test func anUnknownCodeIsKept() throws {
-        let body = Array(#"{"code":"rate_limited","message":"slow down"}"#.utf8)
+        let body = Array(#"{"code":"quota_exceeded","message":"slow down"}"#.utf8)
         let frame = try FrameCodec().decode([GoldenVector.named("error").parts[0], body])
-        #expect(frame.remoteError == RemoteError(code: "rate_limited", message: "slow down"))
+        #expect(frame.remoteError == RemoteError(code: "quota_exceeded", message: "slow down"))
     }
 
     @Test func theErrorBodyIsExactAndEscaped() throws {

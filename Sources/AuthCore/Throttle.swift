@@ -1,0 +1,236 @@
+/// How hard the auth service pushes back on guessing (docs/services/auth.md, "Throttling").
+public struct ThrottlePolicy: Sendable, Hashable {
+    /// Failed logins one client may make on one account before delays start.
+    public var freeFailures: Int
+    /// The first delay; each further failure doubles it.
+    public var baseDelay: Duration
+    /// The longest delay.
+    public var maximumDelay: Duration
+    /// Failed logins of one client on one account that lock that client out of it.
+    public var lockAfter: Int
+    /// How long such a lock lasts.
+    public var lockDuration: Duration
+    /// A client's failures on an account are forgotten after this long without a new one.
+    public var failureMemory: Duration
+    /// Failed logins one client may make per minute, over all accounts (password spraying).
+    public var clientFailuresPerMinute: Int
+    /// `auth.exists` requests one client may make per second, on average.
+    public var existsPerSecond: Int
+    /// `auth.exists` requests one client may make in a burst.
+    public var existsBurst: Int
+    /// The most clients and account/client pairs remembered; past it, the oldest are forgotten.
+    public var maximumTracked: Int
+
+    /// The defaults.
+    public init(
+        freeFailures: Int = 3, baseDelay: Duration = .seconds(1), maximumDelay: Duration = .seconds(60),
+        lockAfter: Int = 10, lockDuration: Duration = .seconds(15 * 60),
+        failureMemory: Duration = .seconds(60 * 60), clientFailuresPerMinute: Int = 30,
+        existsPerSecond: Int = 50, existsBurst: Int = 100, maximumTracked: Int = 100_000
+    ) {
+        self.freeFailures = freeFailures
+        self.baseDelay = baseDelay
+        self.maximumDelay = maximumDelay
+        self.lockAfter = lockAfter
+        self.lockDuration = lockDuration
+        self.failureMemory = failureMemory
+        self.clientFailuresPerMinute = clientFailuresPerMinute
+        self.existsPerSecond = existsPerSecond
+        self.existsBurst = existsBurst
+        self.maximumTracked = maximumTracked
+    }
+}
+
+/// The throttling state of the auth service: a pure state machine over an injected clock, so every
+/// rule is unit-tested without waiting.
+///
+/// - **Per account, per client.** A client's failed logins on one account are free up to
+///   ``ThrottlePolicy/freeFailures``; after that each attempt must wait a delay that doubles from
+///   ``ThrottlePolicy/baseDelay`` to ``ThrottlePolicy/maximumDelay`` after the last failure, and
+///   after ``ThrottlePolicy/lockAfter`` failures the client is locked out of that account for
+///   ``ThrottlePolicy/lockDuration``. Success clears the pair.
+///
+///   Keying by the pair is what keeps the lock from being a weapon: an attacker locks *their own*
+///   client out of the account, never the real user, who comes from another client. (Through the
+///   gateway, the client is the gateway's end client, which it names in the request.)
+/// - **Per client, over all accounts.** At most ``ThrottlePolicy/clientFailuresPerMinute`` failed
+///   logins a minute (a token bucket), which stops one client spraying a password over many
+///   accounts.
+/// - **`auth.exists`, per client.** A token bucket of ``ThrottlePolicy/existsBurst`` refilled at
+///   ``ThrottlePolicy/existsPerSecond``.
+///
+/// Memory is bounded: past ``ThrottlePolicy/maximumTracked`` entries, entries back at rest are
+/// dropped first, then the least recently seen.
+public struct ThrottleState: Sendable {
+    /// Whether a login attempt may go ahead.
+    public enum Admission: Sendable, Hashable {
+        /// Go ahead: look the account up and verify.
+        case allowed
+        /// Refused without verifying: retry after the duration; `locked` when the client is locked
+        /// out of the account rather than delayed.
+        case throttled(retryAfter: Duration, locked: Bool)
+    }
+
+    struct Pair: Hashable, Sendable {
+        let account: String
+        let client: String
+    }
+
+    struct PairState: Sendable {
+        var failures = 0
+        var lastFailure: ContinuousClock.Instant
+        var lockedUntil: ContinuousClock.Instant?
+    }
+
+    struct Bucket: Sendable {
+        var tokens: Double
+        var updated: ContinuousClock.Instant
+
+        /// Refills at `rate` tokens per second up to `capacity`, then takes one if there is one.
+        mutating func take(at now: ContinuousClock.Instant, rate: Double, capacity: Double) -> Bool {
+            refill(at: now, rate: rate, capacity: capacity)
+            guard tokens >= 1 else { return false }
+            tokens -= 1
+            return true
+        }
+
+        mutating func refill(at now: ContinuousClock.Instant, rate: Double, capacity: Double) {
+            let elapsed = Self.seconds(now - updated)
+            tokens = min(capacity, tokens + max(0, elapsed) * rate)
+            updated = now
+        }
+
+        /// Seconds until one token is back.
+        func wait(rate: Double) -> Duration {
+            guard tokens < 1, rate > 0 else { return .zero }
+            return .milliseconds(Int(((1 - tokens) / rate * 1_000).rounded(.up)))
+        }
+
+        static func seconds(_ duration: Duration) -> Double {
+            let (seconds, attoseconds) = duration.components
+            return Double(seconds) + Double(attoseconds) / 1e18
+        }
+    }
+
+    /// The policy.
+    public let policy: ThrottlePolicy
+    private(set) var pairs: [Pair: PairState] = [:]
+    private(set) var clientFailures: [String: Bucket] = [:]
+    private(set) var existsRequests: [String: Bucket] = [:]
+
+    /// A state with nothing remembered.
+    public init(policy: ThrottlePolicy = ThrottlePolicy()) {
+        self.policy = policy
+    }
+
+    private var failureRate: Double { Double(policy.clientFailuresPerMinute) / 60 }
+
+    /// Whether `client` may try to log in to `account` at `now`.
+    public mutating func admitLogin(account: String, client: String, now: ContinuousClock.Instant) -> Admission {
+        if let state = pairs[Pair(account: account, client: client)] {
+            if let until = state.lockedUntil, now < until {
+                return .throttled(retryAfter: until - now, locked: true)
+            }
+            if let delay = delay(after: state.failures), state.lastFailure + delay > now,
+                now - state.lastFailure < policy.failureMemory
+            {
+                return .throttled(retryAfter: state.lastFailure + delay - now, locked: false)
+            }
+        }
+        if var bucket = clientFailures[client] {
+            bucket.refill(at: now, rate: failureRate, capacity: Double(policy.clientFailuresPerMinute))
+            clientFailures[client] = bucket
+            if bucket.tokens < 1 {
+                return .throttled(retryAfter: bucket.wait(rate: failureRate), locked: false)
+            }
+        }
+        return .allowed
+    }
+
+    /// Records a failed login; returns true when it locked the client out of the account.
+    @discardableResult
+    public mutating func recordFailure(account: String, client: String, now: ContinuousClock.Instant) -> Bool {
+        let key = Pair(account: account, client: client)
+        var state = pairs[key] ?? PairState(lastFailure: now)
+        if now - state.lastFailure >= policy.failureMemory || state.lockedUntil.map({ now >= $0 }) == true {
+            state = PairState(lastFailure: now)  // forgotten, or a lock served: start again
+        }
+        state.failures += 1
+        state.lastFailure = now
+        var lockedNow = false
+        if state.failures >= policy.lockAfter {
+            state.lockedUntil = now + policy.lockDuration
+            lockedNow = true
+        }
+        pairs[key] = state
+        var bucket =
+            clientFailures[client]
+            ?? Bucket(tokens: Double(policy.clientFailuresPerMinute), updated: now)
+        _ = bucket.take(at: now, rate: failureRate, capacity: Double(policy.clientFailuresPerMinute))
+        clientFailures[client] = bucket
+        bound(now: now)
+        return lockedNow
+    }
+
+    /// Records a successful login: the client's failures on the account are cleared.
+    public mutating func recordSuccess(account: String, client: String) {
+        pairs[Pair(account: account, client: client)] = nil
+    }
+
+    /// Whether `client` may make one more `auth.exists` request at `now` (and counts it); nil when
+    /// allowed, else how long to wait.
+    public mutating func admitExists(client: String, now: ContinuousClock.Instant) -> Duration? {
+        let rate = Double(policy.existsPerSecond)
+        var bucket = existsRequests[client] ?? Bucket(tokens: Double(policy.existsBurst), updated: now)
+        let allowed = bucket.take(at: now, rate: rate, capacity: Double(policy.existsBurst))
+        existsRequests[client] = bucket
+        bound(now: now)
+        return allowed ? nil : max(bucket.wait(rate: rate), .milliseconds(1))
+    }
+
+    /// The delay after `failures` failures, or nil while they are free.
+    func delay(after failures: Int) -> Duration? {
+        guard failures >= policy.freeFailures else { return nil }
+        let doublings = min(failures - policy.freeFailures, 30)
+        let delay = policy.baseDelay * (1 << doublings)
+        return min(delay, policy.maximumDelay)
+    }
+
+    /// The number of entries remembered (pairs, failure buckets, exists buckets).
+    public var trackedCount: Int { pairs.count + clientFailures.count + existsRequests.count }
+
+    /// Keeps memory bounded: entries at rest go first, then the least recently seen.
+    private mutating func bound(now: ContinuousClock.Instant) {
+        guard trackedCount > policy.maximumTracked else { return }
+        let failureCapacity = Double(policy.clientFailuresPerMinute)
+        let existsCapacity = Double(policy.existsBurst)
+        let failureRate = self.failureRate
+        let existsRate = Double(policy.existsPerSecond)
+        pairs = pairs.filter { _, state in
+            if let until = state.lockedUntil { return now < until }
+            return now - state.lastFailure < policy.failureMemory
+        }
+        clientFailures = clientFailures.filter { _, bucket in
+            var bucket = bucket
+            bucket.refill(at: now, rate: failureRate, capacity: failureCapacity)
+            return bucket.tokens < failureCapacity
+        }
+        existsRequests = existsRequests.filter { _, bucket in
+            var bucket = bucket
+            bucket.refill(at: now, rate: existsRate, capacity: existsCapacity)
+            return bucket.tokens < existsCapacity
+        }
+        guard trackedCount > policy.maximumTracked else { return }
+        // Still too many live entries (a flood of distinct names): keep the most recent half.
+        let keep = policy.maximumTracked / 2
+        pairs = Dictionary(
+            uniqueKeysWithValues: pairs.sorted { $0.value.lastFailure > $1.value.lastFailure }.prefix(keep / 2)
+                .map { ($0.key, $0.value) })
+        clientFailures = Dictionary(
+            uniqueKeysWithValues: clientFailures.sorted { $0.value.updated > $1.value.updated }.prefix(keep / 4)
+                .map { ($0.key, $0.value) })
+        existsRequests = Dictionary(
+            uniqueKeysWithValues: existsRequests.sorted { $0.value.updated > $1.value.updated }.prefix(keep / 4)
+                .map { ($0.key, $0.value) })
+    }
+}

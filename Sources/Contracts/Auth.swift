@@ -1,0 +1,220 @@
+/// The auth service's methods and their bodies (docs/services/auth.md), shared by the service, the
+/// gateway, the validation service and the load generator.
+///
+/// Field names on the wire are snake_case, as in the original demos (`status_code`, `user_token`).
+/// Messages are codes (``MessageCode``) the gateway renders in the client's locale.
+public enum AuthMethod {
+    /// `auth.register` ``RegisterRequest`` → ``RegisterResponse``.
+    public static let register = "auth.register"
+    /// `auth.login` ``LoginRequest`` → ``LoginResponse``.
+    public static let login = "auth.login"
+    /// `auth.exists` ``ExistsRequest`` → ``ExistsResponse``.
+    public static let exists = "auth.exists"
+    /// `auth.verify` ``VerifyRequest`` → ``VerifyResponse``, or `ERROR unauthenticated`.
+    public static let verify = "auth.verify"
+    /// `auth.logout` ``LogoutRequest`` → ``LogoutResponse``.
+    public static let logout = "auth.logout"
+    /// `auth.events` (stream) `{}` → ``AccountEvent``*.
+    public static let events = "auth.events"
+}
+
+/// `auth.register`'s parameters.
+public struct RegisterRequest: Codable, Sendable, Hashable {
+    /// The username as typed; the service normalizes it (NFC) before checking and storing it.
+    public var username: String
+    /// The password.
+    public var password: String
+    /// The end client the request is made for (the gateway passes its client's identity), for
+    /// per-client limits; nil means the connection's own identity.
+    public var client: String?
+
+    /// Parameters for registering `username` with `password`.
+    public init(username: String, password: String, client: String? = nil) {
+        self.username = username
+        self.password = password
+        self.client = client
+    }
+}
+
+/// `auth.register`'s answer: `status_code` 201 with `register.ok`, or 409 with `username.exists`.
+/// Input that breaks the registration rules is `ERROR bad_request` instead.
+public struct RegisterResponse: Codable, Sendable, Hashable {
+    /// 201 registered, 409 the username is taken.
+    public var statusCode: Int
+    /// `register.ok` or `username.exists`.
+    public var message: MessageCode
+    /// The account's name as stored (normalized).
+    public var username: String
+
+    /// An answer.
+    public init(statusCode: Int, message: MessageCode, username: String) {
+        self.statusCode = statusCode
+        self.message = message
+        self.username = username
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case statusCode = "status_code", message, username
+    }
+}
+
+/// `auth.login`'s parameters.
+public struct LoginRequest: Codable, Sendable, Hashable {
+    /// The username as typed (normalized by the service).
+    public var username: String
+    /// The password.
+    public var password: String
+    /// The end client the request is made for, for throttling (see ``RegisterRequest/client``).
+    public var client: String?
+
+    /// Parameters for logging in as `username`.
+    public init(username: String, password: String, client: String? = nil) {
+        self.username = username
+        self.password = password
+        self.client = client
+    }
+}
+
+/// `auth.login`'s answer, in the demos' shape: `{status_code, message, user: {name, user_token}}`.
+///
+/// - 200 `login.ok` with the user and a fresh session token;
+/// - 401 `login.wrongPassword` for an unknown user and a wrong password alike (never which);
+/// - 429 `login.throttled` with `retry_after` seconds, when too many logins failed.
+public struct LoginResponse: Codable, Sendable, Hashable {
+    /// 200, 401 or 429.
+    public var statusCode: Int
+    /// The outcome as a message code.
+    public var message: MessageCode
+    /// The user and token on success.
+    public var user: User?
+    /// Seconds to wait before trying again (429 only).
+    public var retryAfter: Int?
+
+    /// A logged-in user.
+    public struct User: Codable, Sendable, Hashable {
+        /// The account's name.
+        public var name: String
+        /// The session token (256 random bits, base64url).
+        public var userToken: String
+
+        /// A user with a token.
+        public init(name: String, userToken: String) {
+            self.name = name
+            self.userToken = userToken
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case name, userToken = "user_token"
+        }
+    }
+
+    /// An answer.
+    public init(statusCode: Int, message: MessageCode, user: User? = nil, retryAfter: Int? = nil) {
+        self.statusCode = statusCode
+        self.message = message
+        self.user = user
+        self.retryAfter = retryAfter
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case statusCode = "status_code", message, user, retryAfter = "retry_after"
+    }
+}
+
+/// `auth.exists`'s parameters.
+public struct ExistsRequest: Codable, Sendable, Hashable {
+    /// The username as typed (normalized by the service).
+    public var username: String
+    /// The end client the request is made for, for rate limiting (see ``RegisterRequest/client``).
+    public var client: String?
+
+    /// Parameters asking whether `username` is taken.
+    public init(username: String, client: String? = nil) {
+        self.username = username
+        self.client = client
+    }
+}
+
+/// `auth.exists`'s answer.
+public struct ExistsResponse: Codable, Sendable, Hashable {
+    /// Whether an account has this (normalized) name.
+    public var exists: Bool
+
+    /// An answer.
+    public init(exists: Bool) { self.exists = exists }
+}
+
+/// `auth.verify`'s parameters.
+public struct VerifyRequest: Codable, Sendable, Hashable {
+    /// A session token from `auth.login`.
+    public var token: String
+
+    /// Parameters verifying `token`.
+    public init(token: String) { self.token = token }
+}
+
+/// `auth.verify`'s answer for a valid token (an invalid, expired or revoked one is
+/// `ERROR unauthenticated`).
+public struct VerifyResponse: Codable, Sendable, Hashable {
+    /// The token's user.
+    public var name: String
+    /// When the token expires, in seconds since 1970.
+    public var expiresAt: Int64
+
+    /// An answer.
+    public init(name: String, expiresAt: Int64) {
+        self.name = name
+        self.expiresAt = expiresAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case name, expiresAt = "expires_at"
+    }
+}
+
+/// `auth.logout`'s parameters.
+public struct LogoutRequest: Codable, Sendable, Hashable {
+    /// The session token to revoke.
+    public var token: String
+
+    /// Parameters revoking `token`.
+    public init(token: String) { self.token = token }
+}
+
+/// `auth.logout`'s answer (acknowledged once the revocation is committed).
+public struct LogoutResponse: Codable, Sendable, Hashable {
+    /// Whether a live token was revoked (false: it was unknown, expired or already revoked).
+    public var revoked: Bool
+
+    /// An answer.
+    public init(revoked: Bool) { self.revoked = revoked }
+}
+
+/// An account event on `auth.events`, for monitoring. Never carries a password or a token.
+public struct AccountEvent: Codable, Sendable, Hashable {
+    /// What happened.
+    public enum Kind: String, Codable, Sendable, Hashable {
+        case registered
+        case loggedIn = "logged_in"
+        case failed
+        case locked
+        case loggedOut = "logged_out"
+    }
+
+    /// What happened.
+    public var kind: Kind
+    /// The (normalized) username concerned; for `failed`, the name that was tried.
+    public var username: String
+    /// The end client, when known.
+    public var client: String?
+    /// When, in milliseconds since 1970.
+    public var at: Int64
+
+    /// An event.
+    public init(kind: Kind, username: String, client: String?, at: Int64) {
+        self.kind = kind
+        self.username = username
+        self.client = client
+        self.at = at
+    }
+}

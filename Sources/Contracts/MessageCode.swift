@@ -1,0 +1,50 @@
+/// A message code: what a service means, for the gateway to render in the client's locale
+/// (DESIGN.md §6). Services never send rendered text.
+public struct MessageCode: RawRepresentable, Codable, Sendable, Hashable, CustomStringConvertible,
+    ExpressibleByStringLiteral
+{
+    /// The code, e.g. `login.ok`.
+    public let rawValue: String
+
+    /// The code `rawValue`.
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    /// The code `value`.
+    public init(stringLiteral value: String) { self.rawValue = value }
+
+    public var description: String { rawValue }
+
+    public init(from decoder: any Decoder) throws {
+        rawValue = try decoder.singleValueContainer().decode(String.self)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+}
+
+extension MessageCode {
+    /// Login succeeded.
+    public static let loginOK: MessageCode = "login.ok"
+    /// Login failed: wrong username or password (never which).
+    public static let loginWrongPassword: MessageCode = "login.wrongPassword"
+    /// Too many failed logins: wait `retry_after` seconds.
+    public static let loginThrottled: MessageCode = "login.throttled"
+    /// Registration succeeded.
+    public static let registerOK: MessageCode = "register.ok"
+    /// The username is taken.
+    public static let usernameExists: MessageCode = "username.exists"
+    /// The username is shorter than the minimum (`{n}`).
+    public static let usernameShort: MessageCode = "username.short"
+    /// The username is longer than the maximum (`{n}`).
+    public static let usernameLong: MessageCode = "username.long"
+    /// The username contains control characters.
+    public static let usernameInvalid: MessageCode = "username.invalid"
+    /// The password is shorter than the minimum (`{n}`).
+    public static let passwordMin: MessageCode = "password.min"
+    /// The password is longer than the maximum (`{n}` bytes).
+    public static let passwordLong: MessageCode = "password.long"
+    /// Too many requests from this client: wait `retry_after` seconds.
+    public static let rateLimited: MessageCode = "rate.limited"
+}
