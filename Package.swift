@@ -20,6 +20,7 @@ let package = Package(
         .library(name: "RemoteStreams", targets: ["RemoteStreams"]),
         .library(name: "Sodium", targets: ["Sodium"]),
         .library(name: "AuthCore", targets: ["AuthCore"]),
+        .library(name: "Contracts", targets: ["Contracts"]),
         .library(name: "ServiceKit", targets: ["ServiceKit"]),
     ],
     targets: [
@@ -57,8 +58,15 @@ let package = Package(
         .systemLibrary(name: "CSodium", providers: [.apt(["libsodium-dev"])]),
         .target(name: "Sodium", dependencies: ["CSodium"], swiftSettings: common),
         .testTarget(name: "SodiumTests", dependencies: ["Sodium"], swiftSettings: common),
-        .target(name: "AuthCore", dependencies: ["Sodium", "Reactive"], swiftSettings: common),
-        .testTarget(name: "AuthCoreTests", dependencies: ["AuthCore", "Sodium"], swiftSettings: common),
+        .target(name: "Contracts", swiftSettings: common),
+        .target(
+            name: "AuthCore",
+            dependencies: ["Sodium", "SQLite", "Reactive", "Contracts", "RemoteProtocol", "RemoteStreams"],
+            swiftSettings: common),
+        .testTarget(
+            name: "AuthCoreTests",
+            dependencies: ["AuthCore", "Sodium", "Contracts", "Reactive", "ReactiveTestKit", "RemoteProtocol"],
+            swiftSettings: common),
         .target(name: "ServiceKit", dependencies: ["ZeroMQ"], swiftSettings: common),
         .testTarget(name: "ServiceKitTests", dependencies: ["ServiceKit", "ZeroMQ"], swiftSettings: common),
         .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
