@@ -115,6 +115,14 @@ public final class RemoteServer: Sendable {
         get async { await scheduler.run { core in core.snapshot } }
     }
 
+    /// Drains the server for a graceful stop: new streams are refused with `ERROR unavailable`,
+    /// open subscriptions and channels are ended the same way, and this returns once every request
+    /// in flight has been answered. Call ``stop()`` afterwards (or when a deadline passes).
+    public func drain() async {
+        let loop = self.loop
+        await core.drain(loop: loop)
+    }
+
     /// Stops serving: disposes every open stream, then closes the socket.
     public func stop() async {
         await scheduler.run { core in core.disposeAll() }
@@ -169,9 +177,11 @@ actor ServerCore {
     final class OpenStream: Sendable {
         let subscription = SingleAssignmentDisposable()
         let input: PublishSubject<[UInt8]>?
+        let kind: RemoteHandlers.Kind
 
-        init(input: PublishSubject<[UInt8]>?) {
+        init(input: PublishSubject<[UInt8]>?, kind: RemoteHandlers.Kind) {
             self.input = input
+            self.kind = kind
         }
 
         func dispose() {
@@ -197,6 +207,9 @@ actor ServerCore {
     private var streamsPerPeer: [[UInt8]: Int] = [:]
     private var lastHeard: [[UInt8]: ContinuousClock.Instant] = [:]
     private var ticker: (any Disposable)?
+    /// Set by ``drain(loop:)``: new streams are refused, and these wait for the open ones to end.
+    private var draining = false
+    private var drainWaiters: [CheckedContinuation<Void, Never>] = []
     private var deadlines = DeadlineQueue<Deadline>()
     private var lastSweep = ContinuousClock.now
     private var counters = RemoteCounters()
@@ -279,6 +292,9 @@ actor ServerCore {
         func refuse(_ code: ErrorCode, _ message: String) {
             sendError(RemoteError(code: code, message: message), stream: key.stream, to: peer, loop: loop)
         }
+        guard !draining else {
+            return refuse(.unavailable, "the server is shutting down; retry on another replica")
+        }
         guard streams[key] == nil else {
             return refuse(.badRequest, "stream \(key.stream) is already open")
         }
@@ -304,7 +320,7 @@ actor ServerCore {
         } catch {
             return refuse(error.code, error.message)
         }
-        let stream = OpenStream(input: input)
+        let stream = OpenStream(input: input, kind: method.kind)
         streams[key] = stream
         streamsPerPeer[peer, default: 0] += 1
         counters.openStreams = streams.count
@@ -365,7 +381,30 @@ actor ServerCore {
         let remaining = streamsPerPeer[key.peer, default: 1] - 1
         streamsPerPeer[key.peer] = remaining > 0 ? remaining : nil
         counters.openStreams = streams.count
+        if draining, streams.isEmpty { resumeDrainWaiters() }
         return stream
+    }
+
+    /// Stops taking new streams, ends the open subscriptions and channels (`ERROR unavailable`:
+    /// they would never finish by themselves), and returns once the requests in flight have been
+    /// answered.
+    func drain(loop: SocketLoop) async {
+        draining = true
+        for (key, stream) in streams where stream.kind != .request {
+            guard close(key) != nil else { continue }
+            stream.dispose()
+            sendError(
+                RemoteError(code: .unavailable, message: "the server is shutting down"), stream: key.stream,
+                to: key.peer, loop: loop)
+        }
+        guard !streams.isEmpty else { return }
+        await withCheckedContinuation { drainWaiters.append($0) }
+    }
+
+    private func resumeDrainWaiters() {
+        let waiters = drainWaiters
+        drainWaiters = []
+        for waiter in waiters { waiter.resume() }
     }
 
     // MARK: Lost clients
@@ -408,6 +447,7 @@ actor ServerCore {
     func disposeAll() {
         ticker?.dispose()
         for key in streams.keys { close(key)?.dispose() }
+        resumeDrainWaiters()
     }
 
     // MARK: Sending

@@ -446,3 +446,39 @@ struct RemoteStreamsOversizeTests {
         await fixture.stop()
     }
 }
+
+@Suite(.timeLimit(.minutes(1)))
+struct RemoteStreamsDrainTests {
+    @Test func drainingRefusesNewCallsEndsStreamsAndWaitsForRequestsInFlight() async throws {
+        let release = PublishSubject<Int>()
+        let started = DispatchSemaphore(value: 0)
+        var handlers = RemoteHandlers()
+        handlers.request("slow.answer") { (_: NoParameters) in
+            release.take(1).asSingle().do(onSubscribed: { started.signal() })
+        }
+        handlers.stream("endless.ticks") { (_: NoParameters) in
+            Observable<Int>.never().do(onSubscribed: { started.signal() })
+        }
+        let fixture = try Fixture(handlers: handlers)
+        let inFlight = Task { try await fixture.client.request("slow.answer", NoParameters(), as: Int.self).value }
+        #expect(await arrived(started))
+        let ticks = Task { await collect(fixture.client.stream("endless.ticks", NoParameters(), as: Int.self)) }
+        #expect(await arrived(started))
+
+        let drained = Task { await fixture.server.drain() }
+        // The subscription is ended at once, with `unavailable`.
+        let (elements, streamError) = await ticks.value
+        #expect(elements.isEmpty)
+        #expect((streamError as? RemoteError)?.code == .unavailable)
+        // A new call is refused while the request in flight is still waited for.
+        let refused = await #expect(throws: RemoteError.self) {
+            _ = try await fixture.client.request("slow.answer", NoParameters(), as: Int.self).value
+        }
+        #expect(refused?.code == .unavailable)
+        release.onNext(42)
+        #expect(try await inFlight.value == 42)
+        await drained.value
+        #expect(await fixture.server.counters.openStreams == 0)
+        await fixture.stop()
+    }
+}
