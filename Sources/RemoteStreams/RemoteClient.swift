@@ -89,13 +89,10 @@ public final class RemoteClient: Sendable {
     private let codec: FrameCodec
     private let coder: JSONBodyCoder
     private let loop: SocketLoop
-    /// The thread of the periodic work: deadline checks and pings.
-    private let timer: SerialScheduler
     private let state = Mutex(State())
-    private let ticks = CompositeDisposable()
 
     /// How often the client looks for calls past their deadline.
-    static let tick = RxTimeInterval.milliseconds(10)
+    static let tick = Duration.milliseconds(10)
 
     /// Connects one DEALER per endpoint and starts the client's threads.
     public init(context: Context, configuration: Configuration, coder: JSONBodyCoder = .shared) throws {
@@ -123,7 +120,6 @@ public final class RemoteClient: Sendable {
             sockets.append(dealer)
         }
         sockets += monitors
-        timer = SerialScheduler(name: configuration.name + ".timer")
         let inbox = Inbox()
         loop = try SocketLoop(
             context: context, sockets: sockets, configuration: .init(name: configuration.name)
@@ -131,20 +127,14 @@ public final class RemoteClient: Sendable {
             inbox.client?.receive(batch)
         }
         inbox.client = self
-        let pingPeriod = RxTimeInterval.milliseconds(configuration.pingInterval.wholeMilliseconds)
-        _ = ticks.insert(
-            timer.schedulePeriodic((), startAfter: pingPeriod, period: pingPeriod) { [weak self] _ in
-                self?.ping()
-            })
-        _ = ticks.insert(
-            timer.schedulePeriodic((), startAfter: Self.tick, period: Self.tick) { [weak self] _ in
-                self?.checkDeadlines()
-            })
+        // Both run on the loop's thread, where answers are delivered: a call never sees an answer
+        // and its expiry at once.
+        loop.schedule(every: configuration.pingInterval) { inbox.client?.ping() }
+        loop.schedule(every: Self.tick) { inbox.client?.expireDue() }
     }
 
     /// Stops the client: fails the calls still open with `unavailable`, then closes the sockets.
     public func stop() async {
-        ticks.dispose()
         // On the loop's thread, so that no answer is being delivered to a call meanwhile.
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let queued = loop.execute { [self] in
@@ -157,7 +147,6 @@ public final class RemoteClient: Sendable {
             }
         }
         await loop.stop()
-        timer.dispose()
     }
 
     private func failAll() {
@@ -301,14 +290,6 @@ public final class RemoteClient: Sendable {
         guard let call = state.withLock({ $0.pending.removeValue(forKey: stream) }) else { return }
         call.input.dispose()
         send(Frame.opened(.cancel, stream: stream, body: nil), to: call.replica)
-    }
-
-    /// On the timer's thread: if a deadline has passed, expire the calls on the loop's thread (where
-    /// answers are delivered, so a call never gets an answer and its expiry at once).
-    private func checkDeadlines() {
-        let now = ContinuousClock.now
-        let due = state.withLock { state in state.deadlines.nextDue.map { $0 <= now } ?? false }
-        if due { loop.execute { [weak self] in self?.expireDue() } }
     }
 
     /// On the loop's thread: fails the calls past their deadline with `timeout` (the replica is

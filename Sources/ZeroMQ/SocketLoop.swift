@@ -75,6 +75,10 @@ public final class SocketLoop: Sendable {
         var outgoing: [(socket: Int, parts: [Message])] = []
         /// Work queued with ``execute(_:)``, not yet taken by the loop thread.
         var work: [@Sendable () -> Void] = []
+        /// Timer changes not yet taken by the loop thread: new timers, and ids to cancel.
+        var timerChanges: [TimerChange] = []
+        /// The next timer id.
+        var nextTimer = 0
         /// A wake-up byte is in flight (at most one is ever queued, so sending it never blocks).
         var wakePending = false
         /// ``stop()`` was called.
@@ -91,6 +95,24 @@ public final class SocketLoop: Sendable {
         var waiters: [CheckedContinuation<Void, Never>] = []
         /// Counters.
         var statistics = Statistics()
+    }
+
+    /// A periodic timer run by the loop thread.
+    private struct LoopTimer {
+        let id: Int
+        let interval: Duration
+        var next: ContinuousClock.Instant
+        let work: @Sendable () -> Void
+    }
+
+    private enum TimerChange {
+        case add(LoopTimer)
+        case cancel(Int)
+    }
+
+    /// A timer of the loop, to cancel it with ``cancelTimer(_:)``.
+    public struct TimerID: Hashable, Sendable {
+        let rawValue: Int
     }
 
     private let shared: Mutex<Shared>
@@ -185,6 +207,31 @@ public final class SocketLoop: Sendable {
         }
     }
 
+    /// Runs `work` on the loop's thread every `interval` (first after one interval), between
+    /// batches, until ``cancelTimer(_:)``; messages it sends go out in that turn. The loop sleeps in
+    /// `poll` until the soonest timer is due, so timers cost no thread of their own and are never
+    /// held up by a busy cooperative pool. A turn that runs late skips the missed ticks.
+    @discardableResult
+    public func schedule(every interval: Duration, _ work: @escaping @Sendable () -> Void) -> TimerID {
+        precondition(interval > .zero, "a loop timer needs a positive interval")
+        return shared.withLock { shared in
+            let id = shared.nextTimer
+            shared.nextTimer += 1
+            shared.timerChanges.append(
+                .add(LoopTimer(id: id, interval: interval, next: .now + interval, work: work)))
+            if !shared.inHandler { Self.wake(&shared) }
+            return TimerID(rawValue: id)
+        }
+    }
+
+    /// Stops a timer; it does not run after this returns, unless it is running right now.
+    public func cancelTimer(_ timer: TimerID) {
+        shared.withLock { shared in
+            shared.timerChanges.append(.cancel(timer.rawValue))
+            if !shared.inHandler { Self.wake(&shared) }
+        }
+    }
+
     /// The counters so far.
     public var statistics: Statistics { shared.withLock { $0.statistics } }
 
@@ -216,6 +263,13 @@ public final class SocketLoop: Sendable {
             shared.stopping = true
             Self.wake(&shared)
         }
+    }
+
+    /// `duration` in whole milliseconds, rounded up (a poll timeout that wakes early would spin).
+    private static func milliseconds(_ duration: Duration) -> Int {
+        let (seconds, attoseconds) = duration.components
+        let milliseconds = seconds * 1_000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
+        return Int(clamping: milliseconds)
     }
 
     /// Sends the wake-up byte unless one is already in flight. Called under the mutex.
@@ -252,9 +306,24 @@ public final class SocketLoop: Sendable {
         // turn (the copy still shared the old one).
         var taken: [(socket: Int, parts: [Message])] = []
         var work: [@Sendable () -> Void] = []
+        var timers: [LoopTimer] = []
+        var timerChanges: [TimerChange] = []
+        func applyTimerChanges() {
+            for change in timerChanges {
+                switch change {
+                case .add(let timer): timers.append(timer)
+                case .cancel(let id): timers.removeAll { $0.id == id }
+                }
+            }
+            timerChanges.removeAll(keepingCapacity: true)
+        }
 
         while !stopping {
             let ready: [Poller.Ready]
+            if let soonest = timers.map(\.next).min() {
+                let wait = max(0, Self.milliseconds(soonest - .now))
+                pollTimeout = pollTimeout < 0 ? wait : min(pollTimeout, wait)
+            }
             do {
                 ready = try poller.poll(timeout: pollTimeout)
             } catch {
@@ -271,7 +340,9 @@ public final class SocketLoop: Sendable {
                         swap(&taken, &shared.outgoing)
                         work.append(contentsOf: shared.work)
                         shared.work.removeAll(keepingCapacity: true)
+                        swap(&timerChanges, &shared.timerChanges)
                     }
+                    applyTimerChanges()
                     for message in taken { pending[message.socket].append(message.parts) }
                     taken.removeAll(keepingCapacity: true)
                     continue
@@ -287,7 +358,9 @@ public final class SocketLoop: Sendable {
                 }
             }
             let batchSize = batch.count
-            let busy = batchSize > 0 || !work.isEmpty || executor != nil
+            let now = ContinuousClock.now
+            let timersDue = timers.contains { $0.next <= now }
+            let busy = batchSize > 0 || !work.isEmpty || executor != nil || timersDue
             if busy {
                 // Sends from the handler, the work and the jobs need not wake the loop: it takes
                 // them right after.
@@ -300,6 +373,13 @@ public final class SocketLoop: Sendable {
             if batchSize > 0 { handler(batch, self) }
             for item in work { item() }
             work.removeAll(keepingCapacity: true)
+            if timersDue {
+                for index in timers.indices where timers[index].next <= now {
+                    timers[index].work()
+                    timers[index].next += timers[index].interval
+                    if timers[index].next <= now { timers[index].next = now + timers[index].interval }
+                }
+            }
             // The executor's jobs (an actor fed by the handler runs here, on this thread), a few
             // rounds at most so that sockets are polled again soon; what is left wakes the next turn.
             if let executor {
@@ -317,7 +397,9 @@ public final class SocketLoop: Sendable {
                     shared.inHandler = false
                     swap(&taken, &shared.outgoing)
                     swap(&work, &shared.work)
+                    swap(&timerChanges, &shared.timerChanges)
                 }
+                applyTimerChanges()
                 for message in taken { pending[message.socket].append(message.parts) }
                 taken.removeAll(keepingCapacity: true)
                 // Work or a job queued while `inHandler` was still set did not wake the loop.

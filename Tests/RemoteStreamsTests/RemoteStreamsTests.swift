@@ -171,7 +171,7 @@ struct RemoteStreamsTests {
             .value
             Issue.record("a call past its deadline succeeded")
         } catch let error as RemoteError {
-            #expect(error.code == .timeout)
+            #expect(error.code == .timeout, "\(error)")
         }
         await fixture.stop()
     }

@@ -34,6 +34,15 @@ final class Collector: Sendable {
     }
 }
 
+/// Waits for a signal, up to 10 s, off the cooperative pool.
+func arrived(_ semaphore: DispatchSemaphore) async -> Bool {
+    await withCheckedContinuation { continuation in
+        DispatchQueue.global().async {
+            continuation.resume(returning: semaphore.wait(timeout: .now() + 10) == .success)
+        }
+    }
+}
+
 /// Which work ran, in order, and on which thread.
 final class WorkLog: Sendable {
     private let state = Mutex<[(index: Int, thread: String)]>([])
@@ -212,6 +221,41 @@ struct SocketLoopTests {
         #expect(runs.entries.map(\.index) == Array(0..<100))
         #expect(runs.entries.allSatisfy { $0.thread == "exec" })
         #expect(refusedAfterStop)
+        context.terminate()
+    }
+
+    @Test("timers run on the loop's thread, repeatedly, until cancelled")
+    func timers() async throws {
+        let context = try Context()
+        let fast = WorkLog()
+        let slow = WorkLog()
+        let snapshot = Mutex<Int?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        let loop = try await onThread { () -> SocketLoop in
+            let pair = try Socket(context, .pair, linger: 0)
+            try pair.bind(inprocEndpoint())
+            return try SocketLoop(context: context, sockets: [pair], configuration: .init(name: "timers")) { _ in }
+        }
+        let fastTimer = Mutex<SocketLoop.TimerID?>(nil)
+        fastTimer.withLock { timer in
+            timer = loop.schedule(every: .milliseconds(2)) {
+                fast.record(fast.entries.count)
+                if fast.entries.count == 5, let id = fastTimer.withLock({ $0 }) {
+                    loop.cancelTimer(id)
+                    loop.execute { snapshot.withLock { $0 = fast.entries.count } }
+                    // Two more ticks of another timer, then look again.
+                    loop.schedule(every: .milliseconds(15)) {
+                        slow.record(slow.entries.count)
+                        if slow.entries.count == 2 { done.signal() }
+                    }
+                }
+            }
+        }
+        #expect(await arrived(done))
+        #expect(fast.entries.count == 5)
+        #expect(snapshot.withLock { $0 } == 5)
+        #expect((fast.entries + slow.entries).allSatisfy { $0.thread == "timers" })
+        await loop.stop()
         context.terminate()
     }
 
