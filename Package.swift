@@ -67,7 +67,15 @@ let package = Package(
             name: "AuthCoreTests",
             dependencies: ["AuthCore", "Sodium", "Contracts", "Reactive", "ReactiveTestKit", "RemoteProtocol"],
             swiftSettings: common),
-        .target(name: "ServiceKit", dependencies: ["ZeroMQ"], swiftSettings: common),
+        .executableTarget(
+            name: "auth-service",
+            dependencies: [
+                "AuthCore", "ServiceKit", "RemoteStreams", "ZeroMQ", "Contracts", "SQLite", "Sodium", "Reactive",
+            ],
+            swiftSettings: common),
+        .target(
+            name: "ServiceKit", dependencies: ["ZeroMQ", "Reactive", "RemoteStreams", "Contracts"],
+            swiftSettings: common),
         .testTarget(name: "ServiceKitTests", dependencies: ["ServiceKit", "ZeroMQ"], swiftSettings: common),
         .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         .target(name: "SQLite", dependencies: ["CSQLite"], swiftSettings: common),

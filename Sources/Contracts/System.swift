@@ -1,0 +1,66 @@
+/// The methods every service answers (docs/services/operations.md).
+public enum SystemMethod {
+    /// `sys.health` `{}` → ``HealthReport``.
+    public static let health = "sys.health"
+    /// `sys.stats` `{}` → ``StatsReport``.
+    public static let stats = "sys.stats"
+}
+
+/// Whether a service is ready, and if not, why.
+public struct HealthReport: Codable, Sendable, Hashable {
+    /// The service's phase.
+    public enum Status: String, Codable, Sendable, Hashable {
+        /// Starting: not serving yet.
+        case starting
+        /// Serving.
+        case ready
+        /// Serving, with a problem (a dependency down, a queue full): see the reasons.
+        case degraded
+        /// Shutting down: finishing what is in flight, taking nothing new.
+        case draining
+    }
+
+    /// The service's name (`auth`, `validation`, …).
+    public var service: String
+    /// Its version.
+    public var version: String
+    /// Its phase.
+    public var status: Status
+    /// True when it takes work (`ready` or `degraded`).
+    public var ready: Bool
+    /// What is wrong, if anything (empty when all is well).
+    public var reasons: [String]
+
+    /// A report.
+    public init(service: String, version: String, status: Status, reasons: [String]) {
+        self.service = service
+        self.version = version
+        self.status = status
+        self.ready = status == .ready || status == .degraded
+        self.reasons = reasons
+    }
+}
+
+/// A service's counters, by group (e.g. `transport`, `auth`, `store`).
+public struct StatsReport: Codable, Sendable, Hashable {
+    /// The service's name.
+    public var service: String
+    /// Its version.
+    public var version: String
+    /// Seconds since it started.
+    public var uptimeSeconds: Int64
+    /// Counter groups: group name → counter name → value.
+    public var counters: [String: [String: Int]]
+
+    /// A report.
+    public init(service: String, version: String, uptimeSeconds: Int64, counters: [String: [String: Int]]) {
+        self.service = service
+        self.version = version
+        self.uptimeSeconds = uptimeSeconds
+        self.counters = counters
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case service, version, uptimeSeconds = "uptime_seconds", counters
+    }
+}

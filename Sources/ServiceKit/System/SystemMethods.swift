@@ -1,0 +1,111 @@
+public import Contracts
+import Foundation
+import Reactive
+public import RemoteStreams
+import Synchronization
+import ZeroMQ
+
+/// A service's health as it changes: what `sys.health` reports and `--check` reads.
+public final class HealthState: Sendable {
+    private let state = Mutex<(status: HealthReport.Status, reasons: [String])>((.starting, []))
+    /// The service's name.
+    public let service: String
+    /// Its version.
+    public let version: String
+    /// When the service started.
+    public let started = ContinuousClock.now
+
+    /// The health of `service` at `version`, `starting`.
+    public init(service: String, version: String) {
+        self.service = service
+        self.version = version
+    }
+
+    /// Sets the phase and the reasons (empty when all is well).
+    public func set(_ status: HealthReport.Status, reasons: [String] = []) {
+        state.withLock { $0 = (status, reasons) }
+    }
+
+    /// The report now.
+    public var report: HealthReport {
+        let (status, reasons) = state.withLock { $0 }
+        return HealthReport(service: service, version: version, status: status, reasons: reasons)
+    }
+
+    /// Seconds since the service started.
+    public var uptimeSeconds: Int64 { (ContinuousClock.now - started).components.seconds }
+}
+
+extension RemoteHandlers {
+    /// Registers `sys.health` and `sys.stats`: the health in `health`, and the counters `stats`
+    /// gathers (a group per component; RemoteServer's own are added as `transport` by the caller).
+    public mutating func addSystemMethods(
+        health: HealthState, stats: @escaping @Sendable () async -> [String: [String: Int]]
+    ) {
+        request(SystemMethod.health) { (_: NoParameters) in Single.just(health.report) }
+        request(SystemMethod.stats) { (_: NoParameters) in
+            Single.create { done in
+                let task = Task {
+                    let counters = await stats()
+                    done(
+                        .success(
+                            StatsReport(
+                                service: health.service, version: health.version,
+                                uptimeSeconds: health.uptimeSeconds, counters: counters)))
+                }
+                return Disposables.create { task.cancel() }
+            }
+        }
+    }
+}
+
+extension RemoteCounters {
+    /// The counters as a `sys.stats` group: `open_streams`, `frames_in`, `frames_out`,
+    /// `dropped_frames` and `errors.<code>`.
+    public var statsGroup: [String: Int] {
+        var group = [
+            "open_streams": openStreams, "frames_in": framesIn, "frames_out": framesOut,
+            "dropped_frames": droppedFrames,
+        ]
+        for (code, count) in errorsByCode { group["errors.\(code)"] = count }
+        return group
+    }
+}
+
+/// `--check`: asks a running instance for its health, for make, systemd and Kubernetes probes.
+public enum HealthCheck {
+    /// What a check found.
+    public struct Outcome: Sendable {
+        /// 0 ready, 1 answering but not ready, 2 not answering (down, wrong key, timeout).
+        public let exitCode: Int32
+        /// One line for a person.
+        public let message: String
+    }
+
+    /// Calls `sys.health` at `endpoint` and waits up to `timeout`.
+    public static func run(endpoint: String, curve: RemoteClient.Curve?, timeout: Duration) async -> Outcome {
+        let context: Context
+        let client: RemoteClient
+        do {
+            context = try Context()
+            client = try RemoteClient(
+                context: context,
+                configuration: .init(endpoints: [endpoint], deadline: timeout, name: "health-check", curve: curve))
+        } catch {
+            return Outcome(exitCode: 2, message: "cannot check \(endpoint): \(error)")
+        }
+        defer { context.terminate() }
+        let outcome: Outcome
+        do {
+            let report = try await client.request(SystemMethod.health, NoParameters(), as: HealthReport.self).value
+            let reasons = report.reasons.isEmpty ? "" : " (" + report.reasons.joined(separator: "; ") + ")"
+            outcome = Outcome(
+                exitCode: report.ready ? 0 : 1,
+                message: "\(report.service) \(report.version) at \(endpoint): \(report.status.rawValue)\(reasons)")
+        } catch {
+            outcome = Outcome(exitCode: 2, message: "\(endpoint) did not answer: \(error)")
+        }
+        await client.stop()
+        return outcome
+    }
+}

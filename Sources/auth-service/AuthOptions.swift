@@ -1,0 +1,129 @@
+import AuthCore
+import SQLite
+import ServiceKit
+import Sodium
+
+/// The hash costs `--hash-cost` chooses from.
+enum HashCost: String, CaseIterable, Sendable {
+    /// argon2id m=19 MiB, t=2, p=1: OWASP's first choice (the default).
+    case owasp
+    /// m=64 MiB, t=3.
+    case strong
+    /// The cheapest libsodium accepts: for tests and load tests of everything but hashing.
+    case test
+
+    var cost: Argon2id.Cost {
+        switch self {
+        case .owasp: .owasp
+        case .strong: .strong
+        case .test: .test
+        }
+    }
+}
+
+/// `--synchronous`.
+enum SynchronousSetting: String, CaseIterable, Sendable {
+    case off, normal, full, extra
+
+    var value: Database.Synchronous {
+        switch self {
+        case .off: .off
+        case .normal: .normal
+        case .full: .full
+        case .extra: .extra
+        }
+    }
+}
+
+/// `--curve`.
+enum CurveSetting: String, CaseIterable, Sendable {
+    /// CURVE with the state directory's keys and allow-list (the default).
+    case on
+    /// Plain connections: for loopback development and tests only.
+    case off
+}
+
+/// Every option of `auth-service`, with its variable and default.
+enum AuthOptions {
+    static let standard = StandardOptions(environmentPrefix: "AUTH")
+    static let defaults = ThrottlePolicy()
+    static let rules = AuthRules()
+
+    static let endpoint = Option(
+        "endpoint", environment: "AUTH_ENDPOINT", default: Endpoint(tcpHost: "127.0.0.1", port: 5562),
+        parser: .endpoint, help: "Where the service listens (tcp://host:port or ipc://path).")
+    static let curve = Option(
+        "curve", environment: "AUTH_CURVE", default: CurveSetting.on, parser: .choice(),
+        help: "Require CURVE: clients must know the service's key (curve.pub in the state directory) and be "
+            + "listed in its allowed_clients file.")
+    static let database = Option(
+        "database", environment: "AUTH_DATABASE", default: String?.none, parser: .optional(.string),
+        help: "The SQLite database file.", defaultDescription: "auth.sqlite in the state directory")
+    static let synchronous = Option(
+        "synchronous", environment: "AUTH_SYNCHRONOUS", default: SynchronousSetting.full, parser: .choice(),
+        help: "SQLite's synchronous setting: full makes every acknowledged write survive a power cut.")
+    static let hashCost = Option(
+        "hash-cost", environment: "AUTH_HASH_COST", default: HashCost.owasp, parser: .choice(),
+        help: "argon2id cost of new password hashes: owasp (m=19MiB,t=2), strong (m=64MiB,t=3), or test "
+            + "(cheapest; never in production).")
+    static let hashWorkers = Option(
+        "hash-workers", environment: "AUTH_HASH_WORKERS", default: PasswordHashingPool.defaultWorkers,
+        parser: .integer(in: 1...256), help: "Threads hashing passwords (each holds the cost's memory).",
+        defaultDescription: "the number of cores")
+    static let hashQueue = Option(
+        "hash-queue", environment: "AUTH_HASH_QUEUE", default: 64, parser: .integer(in: 0...100_000),
+        help: "Password checks that may wait for a hashing thread; past it, logins get `overloaded` at once.")
+    static let tokenLifetime = Option(
+        "token-lifetime", environment: "AUTH_TOKEN_LIFETIME", default: Duration.seconds(24 * 3_600),
+        parser: .duration, help: "How long a session token lives.")
+    static let minimumUsername = Option(
+        "min-username", environment: "AUTH_MIN_USERNAME", default: rules.minimumUsernameLength,
+        parser: .integer(in: 1...64), help: "Fewest characters in a username.")
+    static let minimumPassword = Option(
+        "min-password", environment: "AUTH_MIN_PASSWORD", default: rules.minimumPasswordLength,
+        parser: .integer(in: 1...1_024), help: "Fewest characters in a password.")
+    static let freeFailures = Option(
+        "login-free-failures", environment: "AUTH_LOGIN_FREE_FAILURES", default: defaults.freeFailures,
+        parser: .integer(in: 0...1_000), help: "Failed logins of one client on one account before delays start.")
+    static let maximumDelay = Option(
+        "login-max-delay", environment: "AUTH_LOGIN_MAX_DELAY", default: defaults.maximumDelay,
+        parser: .duration, help: "The longest delay between failed logins (it doubles from 1s).")
+    static let lockAfter = Option(
+        "login-lock-after", environment: "AUTH_LOGIN_LOCK_AFTER", default: defaults.lockAfter,
+        parser: .integer(in: 1...10_000), help: "Failed logins that lock one client out of one account.")
+    static let lockDuration = Option(
+        "login-lock-duration", environment: "AUTH_LOGIN_LOCK_DURATION", default: defaults.lockDuration,
+        parser: .duration, help: "How long such a lock lasts.")
+    static let clientFailures = Option(
+        "client-failures-per-minute", environment: "AUTH_CLIENT_FAILURES_PER_MINUTE",
+        default: defaults.clientFailuresPerMinute, parser: .integer(in: 1...1_000_000),
+        help: "Failed logins one client may make per minute over all accounts.")
+    static let existsPerSecond = Option(
+        "exists-per-second", environment: "AUTH_EXISTS_PER_SECOND", default: defaults.existsPerSecond,
+        parser: .integer(in: 1...10_000_000), help: "auth.exists requests one client may make per second.")
+    static let existsBurst = Option(
+        "exists-burst", environment: "AUTH_EXISTS_BURST", default: defaults.existsBurst,
+        parser: .integer(in: 1...10_000_000), help: "auth.exists requests one client may make in a burst.")
+    static let maximumStreams = Option(
+        "max-streams", environment: "AUTH_MAX_STREAMS", default: 8_192, parser: .integer(in: 1...1_000_000),
+        help: "Calls in flight at once over all clients; past it, `overloaded` at once.")
+    static let maximumStreamsPerClient = Option(
+        "max-streams-per-client", environment: "AUTH_MAX_STREAMS_PER_CLIENT", default: 1_024,
+        parser: .integer(in: 1...1_000_000), help: "Calls one connection may have in flight at once.")
+    static let check = Option(
+        "check", environment: nil, default: false, parser: .boolean,
+        help: "Ask the running instance at --endpoint for its health and exit: 0 ready, 1 not ready, "
+            + "2 not answering.")
+
+    static let all: [any AnyOption] =
+        [
+            endpoint, curve, database, synchronous, hashCost, hashWorkers, hashQueue, tokenLifetime,
+            minimumUsername, minimumPassword, freeFailures, maximumDelay, lockAfter, lockDuration,
+            clientFailures, existsPerSecond, existsBurst, maximumStreams, maximumStreamsPerClient, check,
+        ] + standard.all
+
+    static let interface = CommandLineInterface(
+        executable: "auth-service", version: "0.4.0",
+        summary: "Accounts, passwords and session tokens for the reactive login system (docs/services/auth.md).",
+        options: all)
+}

@@ -1,0 +1,162 @@
+import AuthCore
+import Contracts
+import Foundation
+import Reactive
+import RemoteStreams
+import SQLite
+import ServiceKit
+import Sodium
+import Synchronization
+import ZeroMQ
+
+/// The running auth service: the store, the hashing pool, the logic and the server, started in
+/// order and stopped in reverse (drain, then close) on SIGTERM.
+final class AuthProcess: Service {
+    let health: HealthState
+    private let context: Context
+    private let server: RemoteServer
+    private let store: SQLiteAccountStore
+    private let pool: PasswordHashingPool
+    private let service: AuthService
+    private let logger: Logger
+    private let stopped = Mutex<(done: Bool, waiter: CheckedContinuation<Void, Never>?)>((false, nil))
+    private let purge: Task<Void, Never>
+
+    init(configuration: Configuration, state: StateDirectory, logger: Logger) async throws {
+        typealias O = AuthOptions
+        self.logger = logger
+        health = HealthState(service: "auth", version: O.interface.version)
+        let databasePath = configuration[O.database] ?? state.file("auth.sqlite")
+        store = try await SQLiteAccountStore(
+            configuration: .init(path: databasePath, synchronous: configuration[O.synchronous].value),
+            report: { message in logger.error("storage", ["problem": .string(message)]) })
+        pool = PasswordHashingPool(workers: configuration[O.hashWorkers], queueCapacity: configuration[O.hashQueue])
+        let policy = ThrottlePolicy(
+            freeFailures: configuration[O.freeFailures], maximumDelay: configuration[O.maximumDelay],
+            lockAfter: configuration[O.lockAfter], lockDuration: configuration[O.lockDuration],
+            clientFailuresPerMinute: configuration[O.clientFailures],
+            existsPerSecond: configuration[O.existsPerSecond], existsBurst: configuration[O.existsBurst])
+        let rules = AuthRules(
+            minimumUsernameLength: configuration[O.minimumUsername],
+            minimumPasswordLength: configuration[O.minimumPassword])
+        service = AuthService(
+            store: store, hashing: pool,
+            configuration: AuthConfiguration(
+                rules: rules, throttle: policy, cost: configuration[O.hashCost].cost,
+                tokenLifetime: configuration[O.tokenLifetime]))
+
+        var curve: RemoteServer.Curve?
+        if configuration[O.curve] == .on {
+            let keys = try CurveKeyFiles.serverKeys(in: state)
+            let allowed = try AllowList.loadOrCreate(in: state)
+            // The service's own client key (what --check uses) is always allowed.
+            let own = try CurveKeyFiles.clientKeys(in: state)
+            curve = RemoteServer.Curve(
+                keys: keys, allowList: CurveAllowList(allowed.keys.union([own.publicKey])))
+        }
+        context = try Context()
+        var handlers = RemoteHandlers()
+        service.register(into: &handlers)
+        let health = self.health
+        let server = ServerBox()
+        let service = self.service
+        let store = self.store
+        let pool = self.pool
+        handlers.addSystemMethods(health: health) {
+            var groups: [String: [String: Int]] = ["auth": service.counters.statsGroup]
+            groups["store"] = store.counters.statsGroup
+            groups["hashing"] = pool.counters.statsGroup
+            if let transport = await server.server?.counters { groups["transport"] = transport.statsGroup }
+            return groups
+        }
+        self.server = try RemoteServer(
+            context: context,
+            configuration: .init(
+                endpoints: [configuration[O.endpoint].description],
+                maxStreamsPerClient: configuration[O.maximumStreamsPerClient],
+                maxStreamsTotal: configuration[O.maximumStreams], name: "auth-server", curve: curve),
+            handlers: handlers)
+        server.server = self.server
+        // Expired sessions are deleted hourly (they are refused from the moment they expire).
+        purge = Task {
+            while (try? await Task.sleep(for: .seconds(3_600))) != nil {
+                if let count = try? await service.removeExpiredSessions().value, count > 0 {
+                    logger.info("expired sessions removed", ["count": .integer(count)])
+                }
+            }
+        }
+        logger.notice(
+            "listening",
+            [
+                "endpoint": .string(self.server.endpoints.joined(separator: ",")),
+                "curve": .string(configuration[O.curve].rawValue), "database": .string(databasePath),
+                "hash_cost": .string(configuration[O.hashCost].rawValue),
+                "hash_workers": .integer(configuration[O.hashWorkers]),
+            ])
+    }
+
+    func run() async throws {
+        health.set(.ready)
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now = stopped.withLock { state -> Bool in
+                if state.done { return true }
+                state.waiter = continuation
+                return false
+            }
+            if now { continuation.resume() }
+        }
+    }
+
+    /// Drains: new calls are refused, calls in flight finish (their writes commit), then everything
+    /// closes.
+    func stop() async {
+        health.set(.draining)
+        logger.notice("draining")
+        purge.cancel()
+        await server.drain()
+        await server.stop()
+        await store.close()
+        await pool.shutdown()
+        context.terminate()
+        logger.notice("stopped")
+        let waiter = stopped.withLock { state in
+            state.done = true
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume()
+    }
+}
+
+/// Lets the stats closure reach the server created after it.
+private final class ServerBox: Sendable {
+    private let reference = Mutex<RemoteServer?>(nil)
+    var server: RemoteServer? {
+        get { reference.withLock { $0 } }
+        set { reference.withLock { $0 = newValue } }
+    }
+}
+
+extension AuthService.Counters {
+    var statsGroup: [String: Int] {
+        [
+            "registered": registered, "registrations_taken": registrationsTaken, "logins": logins,
+            "failed_logins": failedLogins, "throttled_logins": throttledLogins, "locks": locks,
+            "exists_answered": existsAnswered, "exists_rate_limited": existsRateLimited, "verified": verified,
+            "unauthenticated": unauthenticated, "logouts": logouts, "bad_requests": badRequests,
+            "overloaded": overloaded,
+        ]
+    }
+}
+
+extension SQLiteAccountStore.Counters {
+    var statsGroup: [String: Int] {
+        ["commits": commits, "writes": writes, "largest_group": largestGroup, "failures": failures]
+    }
+}
+
+extension PasswordHashingPool.Counters {
+    var statsGroup: [String: Int] {
+        ["queued": queued, "running": running, "completed": completed, "rejected": rejected]
+    }
+}
