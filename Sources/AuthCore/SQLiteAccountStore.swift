@@ -86,8 +86,10 @@ public final class SQLiteAccountStore: AccountStore {
                 """)
     ])
 
-    private let writer: DatabaseThread<Write>
-    private let reader: DatabaseThread<Read>
+    /// The writer thread (internal so tests can see what is queued).
+    let writer: DatabaseThread<Write>
+    /// The reader thread.
+    let reader: DatabaseThread<Read>
     private let counters_ = CounterBox()
     /// Where storage errors are reported (the message is logged, never sent to clients).
     private let report: @Sendable (String) -> Void
