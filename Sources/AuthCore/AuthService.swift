@@ -167,8 +167,14 @@ public final class AuthService: Sendable {
         }
     }
 
-    /// `auth.login`: throttling first, then the same work for every name (see the type's doc).
+    /// `auth.login`: throttling first, then the same work for every name (see the type's doc). The
+    /// attempt is admitted when the answer is subscribed to, so a single never subscribed to
+    /// holds nothing in the throttle.
     public func login(_ request: LoginRequest, client: String) -> Single<LoginResponse> {
+        Single.deferred { [self] in attemptLogin(request, client: client) }
+    }
+
+    private func attemptLogin(_ request: LoginRequest, client: String) -> Single<LoginResponse> {
         let username = AuthRules.normalize(request.username)
         let admission = throttle.withLock { $0.admitLogin(account: username, client: client, now: clock.now()) }
         if case .throttled(let retryAfter, _) = admission {
@@ -183,13 +189,21 @@ public final class AuthService: Sendable {
         let cost = configuration.cost
         let lifetime = Int64(configuration.tokenLifetime.components.seconds)
         return asyncSingle { [self] in
-            let account = try await store.account(named: username).value
             let verified: StoredAccount?
-            if let account, plausible, try await hashing.verify(password: password, against: account.passwordHash) {
-                verified = account
-            } else {
-                if account == nil || !plausible { try await hashing.verifyDummy(password: password, cost: cost) }
-                verified = nil
+            do {
+                let account = try await store.account(named: username).value
+                if let account, plausible,
+                    try await hashing.verify(password: password, against: account.passwordHash)
+                {
+                    verified = account
+                } else {
+                    if account == nil || !plausible { try await hashing.verifyDummy(password: password, cost: cost) }
+                    verified = nil
+                }
+            } catch {
+                // No verdict (overload, storage, cancelled): the attempt counts neither way.
+                throttle.withLock { $0.recordAbandoned(account: username, client: client) }
+                throw error
             }
             guard let account = verified else {
                 let locked = throttle.withLock {

@@ -251,6 +251,32 @@ struct AuthServiceTests {
         await fixture.pool.shutdown()
     }
 
+    @Test("many wrong passwords sent at once get only the free attempts; the rest are throttled")
+    func parallelGuesses() async throws {
+        let throttle = ThrottlePolicy(freeFailures: 2, baseDelay: .seconds(5), lockAfter: 100)
+        let fixture = ServiceFixture(throttle: throttle)
+        try await fixture.register("someone", "secret1")
+        let jobs = fixture.completedJobs
+        let answers = Outcomes<LoginResponse>()
+        for index in 0..<8 {
+            answers.subscribe(index, fixture.service.login(LoginRequest(username: "someone", password: "guess\(index)"), client: "c"))
+        }
+        let codes = await answers.wait(for: 8).values.map { try? $0.get().statusCode }
+        #expect(codes.filter { $0 == 401 }.count == 2)
+        #expect(codes.filter { $0 == 429 }.count == 6)
+        #expect(fixture.completedJobs == jobs + 2)
+        await fixture.pool.shutdown()
+    }
+
+    @Test("a login single never subscribed to does not count")
+    func lazyLogin() async throws {
+        let fixture = ServiceFixture(throttle: ThrottlePolicy(freeFailures: 1))
+        for _ in 0..<5 { _ = fixture.service.login(LoginRequest(username: "someone", password: "secret1"), client: "c") }
+        #expect(try await fixture.login("someone", "secret1").statusCode == 401)
+        #expect(fixture.service.counters.throttledLogins == 0)
+        await fixture.pool.shutdown()
+    }
+
     @Test("exists: true and false (normalized), then rate_limited past the burst")
     func exists() async throws {
         let throttle = ThrottlePolicy(existsPerSecond: 1, existsBurst: 3)
@@ -311,7 +337,7 @@ struct AuthServiceTests {
 
     @Test("a full hashing pool answers overloaded at once")
     func overloaded() async throws {
-        let fixture = ServiceFixture(workers: 1, queueCapacity: 0)
+        let fixture = ServiceFixture(throttle: ThrottlePolicy(freeFailures: 1), workers: 1, queueCapacity: 0)
         let gate = DispatchSemaphore(value: 0)
         let (started, startedContinuation) = AsyncStream.makeStream(of: Void.self)
         let pool = fixture.pool
@@ -335,6 +361,8 @@ struct AuthServiceTests {
 
         gate.signal()
         #expect(try await blocker.value == 0)
+        // The overloaded attempt was abandoned, not left in flight: the next one is admitted.
+        #expect(try await fixture.login("someone", "x").statusCode == 401)
         await fixture.pool.shutdown()
     }
 

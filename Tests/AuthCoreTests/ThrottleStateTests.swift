@@ -78,8 +78,9 @@ struct ThrottleStateTests {
         _ = fail(&state, times: 5, at: 0)
         #expect(state.admitLogin(account: "alice", client: "c", now: at(0)) != .allowed)
         state.recordSuccess(account: "alice", client: "c")
-        #expect(state.admitLogin(account: "alice", client: "c", now: at(0)) == .allowed)
         #expect(state.pairs.isEmpty)
+        #expect(state.admitLogin(account: "alice", client: "c", now: at(0)) == .allowed)
+        state.recordSuccess(account: "alice", client: "c")
         _ = fail(&state, times: 2, at: 0)
         #expect(state.admitLogin(account: "alice", client: "c", now: at(0)) == .allowed)
     }
@@ -157,5 +158,46 @@ struct ThrottleStateTests {
             #expect(state.trackedCount <= 6)
         }
         #expect(state.admitLogin(account: "alice", client: "attacker", now: at(60)) == .throttled(retryAfter: .seconds(3_540), locked: true))
+    }
+
+    @Test("attempts in flight count as failures: parallel guesses get only the free ones")
+    func inFlight() {
+        var state = ThrottleState(policy: Self.policy)
+        for _ in 0..<3 { #expect(state.admitLogin(account: "alice", client: "c", now: at(0)) == .allowed) }
+        #expect(state.admitLogin(account: "alice", client: "c", now: at(0)) == .throttled(retryAfter: .seconds(1), locked: false))
+        #expect(state.admitLogin(account: "alice", client: "other", now: at(0)) == .allowed)
+        _ = fail(&state, times: 3, at: 0.5)
+        #expect(state.pairs[.init(account: "alice", client: "c")]?.inFlight == 0)
+        #expect(state.admitLogin(account: "alice", client: "c", now: at(1)) == .throttled(retryAfter: .milliseconds(500), locked: false))
+        #expect(state.admitLogin(account: "alice", client: "c", now: at(1.5)) == .allowed)
+        state.recordSuccess(account: "alice", client: "c")
+        #expect(state.pairs[.init(account: "alice", client: "c")] == nil)
+    }
+
+    @Test("abandoned attempts release their place and their token")
+    func abandoned() {
+        let policy = ThrottlePolicy(freeFailures: 2, clientFailuresPerMinute: 3)
+        var state = ThrottleState(policy: policy)
+        for _ in 0..<2 { #expect(state.admitLogin(account: "alice", client: "c", now: at(0)) == .allowed) }
+        #expect(state.admitLogin(account: "alice", client: "c", now: at(0)) != .allowed)
+        for _ in 0..<2 { state.recordAbandoned(account: "alice", client: "c") }
+        #expect(state.pairs.isEmpty)
+        #expect(state.clientFailures["c"]?.tokens == 3)
+        for _ in 0..<2 { #expect(state.admitLogin(account: "alice", client: "c", now: at(0)) == .allowed) }
+        state.recordAbandoned(account: "nobody", client: "unknown")  // harmless
+    }
+
+    @Test("a client's in-flight attempts over many accounts hold its failure tokens; success gives one back")
+    func parallelSpraying() {
+        let policy = ThrottlePolicy(clientFailuresPerMinute: 3)
+        var state = ThrottleState(policy: policy)
+        for account in 0..<3 {
+            #expect(state.admitLogin(account: "user\(account)", client: "c", now: at(0)) == .allowed)
+        }
+        #expect(state.admitLogin(account: "user3", client: "c", now: at(0)) != .allowed)
+        state.recordSuccess(account: "user0", client: "c")
+        #expect(state.admitLogin(account: "user3", client: "c", now: at(0)) == .allowed)
+        state.recordFailure(account: "user1", client: "c", now: at(0))
+        #expect(state.admitLogin(account: "user4", client: "c", now: at(0)) != .allowed)
     }
 }
