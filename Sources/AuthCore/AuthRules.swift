@@ -88,6 +88,12 @@ public struct AuthRules: Sendable, Hashable {
         password.utf8.count <= maximumPasswordBytes
     }
 
+    /// The name a login attempt is looked up under (NFC), or nil when the text is too long to be
+    /// any account's name (it is then not worth normalizing, looking up or remembering).
+    func loginName(_ username: String) -> String? {
+        username.utf8.count > 3 * maximumUsernameBytes ? nil : Self.normalize(username)
+    }
+
     private static func isForbidden(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.properties.generalCategory {
         case .control, .format, .lineSeparator, .paragraphSeparator, .surrogate, .privateUse, .unassigned:

@@ -175,7 +175,12 @@ public final class AuthService: Sendable {
     }
 
     private func attemptLogin(_ request: LoginRequest, client: String) -> Single<LoginResponse> {
-        let username = AuthRules.normalize(request.username)
+        // A name too long to be an account's (megabytes, say) is throttled and reported as its first
+        // 64 scalars and an ellipsis, not kept whole; it is not looked up, only verified against the
+        // dummy hash like any unknown name.
+        let loginName = configuration.rules.loginName(request.username)
+        let username =
+            loginName ?? String(String.UnicodeScalarView(request.username.unicodeScalars.prefix(64))) + "…"
         let admission = throttle.withLock { $0.admitLogin(account: username, client: client, now: clock.now()) }
         if case .throttled(let retryAfter, _) = admission {
             count { $0.throttledLogins += 1 }
@@ -191,7 +196,7 @@ public final class AuthService: Sendable {
         return asyncSingle { [self] in
             let verified: StoredAccount?
             do {
-                let account = try await store.account(named: username).value
+                let account = loginName == nil ? nil : try await store.account(named: username).value
                 if let account, plausible,
                     try await hashing.verify(password: password, against: account.passwordHash)
                 {

@@ -105,6 +105,10 @@ struct AuthRulesTests {
         #expect(rules.checkPassword(String(repeating: "a", count: 10 << 20)) == .init(code: .passwordLong, limit: 1_024))
         #expect(usernameViolation(megabyte) == .init(code: .usernameLong, limit: 64))
         #expect(!rules.isPlausibleLogin(password: megabyte))
+        #expect(rules.loginName(megabyte) == nil)
+        #expect(rules.loginName("cafe\u{301}-user") == "caf\u{E9}-user")
+        #expect(rules.loginName(String(repeating: "a", count: 3_072)) != nil)  // 3 × 1,024 bytes
+        #expect(rules.loginName(String(repeating: "a", count: 3_073)) == nil)
     }
 
     @Test("a few characters carrying huge runs of combining marks are refused as too long")

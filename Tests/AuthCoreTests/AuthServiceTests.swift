@@ -230,6 +230,24 @@ struct AuthServiceTests {
         await fixture.pool.shutdown()
     }
 
+    @Test("a login with a megabyte name is a plain 401 after one hash job, remembered by a short name")
+    func hugeLoginName() async throws {
+        let fixture = ServiceFixture(throttle: ThrottlePolicy(freeFailures: 1))
+        let seen = Mutex<[AccountEvent]>([])
+        let subscription = fixture.service.events.subscribe(onNext: { event in seen.withLock { $0.append(event) } })
+        defer { subscription.dispose() }
+        _ = try await fixture.pool.dummyHash(for: .test)
+        let jobs = fixture.completedJobs
+        let huge = String(repeating: "n", count: 10 << 20)
+        #expect(try await fixture.login(huge, "secret1") == LoginResponse(statusCode: 401, message: .loginWrongPassword))
+        #expect(fixture.completedJobs == jobs + 1)
+        let event = try #require(seen.withLock { $0.first })
+        #expect(event.username == String(repeating: "n", count: 64) + "…")
+        // Throttled under that short name: the next attempt waits.
+        #expect(try await fixture.login(huge, "secret1").statusCode == 429)
+        await fixture.pool.shutdown()
+    }
+
     @Test("a throttled login answers 429 with retry_after, without touching the pool")
     func throttledLogin() async throws {
         let throttle = ThrottlePolicy(freeFailures: 2, baseDelay: .seconds(5), lockAfter: 100)
