@@ -103,7 +103,7 @@ public final class SQLiteAccountStore: AccountStore {
         let options = Database.Options(journalMode: .wal, synchronous: configuration.synchronous)
         let counters = counters_
         let maximumGroup = configuration.maximumGroup
-        writer = try await DatabaseThread(
+        let writer = try await DatabaseThread<Write>(
             name: "auth-store-writer", capacity: configuration.writeQueueCapacity,
             open: {
                 let database = try Database(.file(path), options: options)
@@ -118,12 +118,18 @@ public final class SQLiteAccountStore: AccountStore {
                     start = end
                 }
             })
-        reader = try await DatabaseThread(
-            name: "auth-store-reader", capacity: configuration.readQueueCapacity,
-            open: { try Database(.file(path), options: options) },
-            process: { reads, database in
-                for read in reads { read(database) }
-            })
+        self.writer = writer
+        do {
+            reader = try await DatabaseThread(
+                name: "auth-store-reader", capacity: configuration.readQueueCapacity,
+                open: { try Database(.file(path), options: options) },
+                process: { reads, database in
+                    for read in reads { read(database) }
+                })
+        } catch {
+            await writer.stop()  // else its thread and connection would outlive the failed init
+            throw error
+        }
     }
 
     /// Stops the threads after the queued work (the writes are committed first).

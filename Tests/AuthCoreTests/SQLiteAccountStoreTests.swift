@@ -130,6 +130,16 @@ struct SQLiteAccountStoreTests {
         await store.close()
     }
 
+    @Test("a database that cannot be opened fails the initializer")
+    func unopenable() async throws {
+        let file = try TemporaryDatabase()
+        defer { file.remove() }
+        let path = file.directory.appendingPathComponent("missing/auth.sqlite").path
+        await #expect(throws: SQLiteError.self) {
+            _ = try await SQLiteAccountStore(configuration: .init(path: path))
+        }
+    }
+
     @Test("data survives close and reopen; the schema is at version 1 and not migrated again")
     func reopen() async throws {
         let file = try TemporaryDatabase()
