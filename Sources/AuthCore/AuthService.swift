@@ -202,7 +202,9 @@ public final class AuthService: Sendable {
                 {
                     verified = account
                 } else {
-                    if account == nil || !plausible { try await hashing.verifyDummy(password: password, cost: cost) }
+                    if account == nil || !plausible {
+                        try await hashing.verifyDummy(password: password, cost: cost)
+                    }
                     verified = nil
                 }
             } catch {

@@ -52,10 +52,14 @@ struct AuthRulesTests {
         ])
     func graphemes(character: String) {
         #expect(character.count == 1)
-        #expect(usernameViolation(String(repeating: character, count: 5)) == .init(code: .usernameShort, limit: 6))
+        #expect(
+            usernameViolation(String(repeating: character, count: 5)) == .init(code: .usernameShort, limit: 6)
+        )
         #expect(usernameViolation(String(repeating: character, count: 6)) == nil)
         #expect(usernameViolation(String(repeating: character, count: 64)) == nil)
-        #expect(usernameViolation(String(repeating: character, count: 65)) == .init(code: .usernameLong, limit: 64))
+        #expect(
+            usernameViolation(String(repeating: character, count: 65))
+                == .init(code: .usernameLong, limit: 64))
     }
 
     @Test(
@@ -102,7 +106,9 @@ struct AuthRulesTests {
     @Test("huge strings are refused quickly")
     func huge() {
         let megabyte = String(repeating: "a", count: 1 << 20)
-        #expect(rules.checkPassword(String(repeating: "a", count: 10 << 20)) == .init(code: .passwordLong, limit: 1_024))
+        #expect(
+            rules.checkPassword(String(repeating: "a", count: 10 << 20))
+                == .init(code: .passwordLong, limit: 1_024))
         #expect(usernameViolation(megabyte) == .init(code: .usernameLong, limit: 64))
         #expect(!rules.isPlausibleLogin(password: megabyte))
         #expect(rules.loginName(megabyte) == nil)
@@ -116,10 +122,12 @@ struct AuthRulesTests {
         // Six user-perceived characters, but 64 KiB of text: no name needs that many bytes.
         let heavy = "a" + String(repeating: "\u{316}", count: 5_000)
         #expect(heavy.count == 1)
-        #expect(usernameViolation(String(repeating: heavy, count: 6)) == .init(code: .usernameLong, limit: 64))
+        #expect(
+            usernameViolation(String(repeating: heavy, count: 6)) == .init(code: .usernameLong, limit: 64))
         // Just past the byte limit once normalized (1,206 bytes), and just under it (1,014 bytes).
         let lighter = "a" + String(repeating: "\u{316}", count: 100)
-        #expect(usernameViolation(String(repeating: lighter, count: 6)) == .init(code: .usernameLong, limit: 64))
+        #expect(
+            usernameViolation(String(repeating: lighter, count: 6)) == .init(code: .usernameLong, limit: 64))
         let light = "a" + String(repeating: "\u{316}", count: 84)
         #expect(usernameViolation(String(repeating: light, count: 6)) == nil)
     }

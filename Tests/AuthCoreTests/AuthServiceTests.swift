@@ -43,7 +43,8 @@ struct ServiceFixture {
     let service: AuthService
 
     init(
-        throttle: ThrottlePolicy = ThrottlePolicy(), tokenLifetime: Duration = .seconds(3_600), workers: Int = 2,
+        throttle: ThrottlePolicy = ThrottlePolicy(), tokenLifetime: Duration = .seconds(3_600),
+        workers: Int = 2,
         queueCapacity: Int = 16
     ) {
         pool = PasswordHashingPool(workers: workers, queueCapacity: queueCapacity)
@@ -55,8 +56,10 @@ struct ServiceFixture {
 
     /// Registers `username` and expects a 201.
     func register(_ username: String, _ password: String) async throws {
-        let answer = try await service.register(RegisterRequest(username: username, password: password), client: "c")
-            .value
+        let answer = try await service.register(
+            RegisterRequest(username: username, password: password), client: "c"
+        )
+        .value
         #expect(answer.statusCode == 201)
     }
 
@@ -98,7 +101,8 @@ struct AuthServiceTests {
         let again = try await fixture.service.register(
             RegisterRequest(username: "caf\u{E9}-user", password: "other-secret"), client: "c"
         ).value
-        #expect(again == RegisterResponse(statusCode: 409, message: .usernameExists, username: "caf\u{E9}-user"))
+        #expect(
+            again == RegisterResponse(statusCode: 409, message: .usernameExists, username: "caf\u{E9}-user"))
         #expect(fixture.store.accountCount == 1)
         let stored = try #require(try await fixture.store.account(named: "caf\u{E9}-user").value)
         #expect(stored.passwordHash.hasPrefix("$argon2id$"))
@@ -133,7 +137,8 @@ struct AuthServiceTests {
 
     /// Registers and expects a `bad_request` naming `code`, with nothing hashed or stored.
     private func expectRefusal(
-        username: String, password: String, code: MessageCode, sourceLocation: SourceLocation = #_sourceLocation
+        username: String, password: String, code: MessageCode,
+        sourceLocation: SourceLocation = #_sourceLocation
     ) async throws {
         let fixture = ServiceFixture()
         let error = await remoteError(
@@ -157,16 +162,21 @@ struct AuthServiceTests {
         #expect(user.name == "caf\u{E9}-user")
         #expect(user.userToken.utf8.count == 43)
         let verified = try await fixture.service.verify(VerifyRequest(token: user.userToken)).value
-        #expect(verified == VerifyResponse(name: "caf\u{E9}-user", expiresAt: fixture.clock.wallSeconds + 600))
+        #expect(
+            verified == VerifyResponse(name: "caf\u{E9}-user", expiresAt: fixture.clock.wallSeconds + 600))
 
         let second = try #require(try await fixture.login("caf\u{E9}-user", "secret1").user)
         #expect(second.userToken != user.userToken)
 
         #expect(try await fixture.service.logout(LogoutRequest(token: user.userToken)).value.revoked)
         #expect(!(try await fixture.service.logout(LogoutRequest(token: user.userToken)).value.revoked))
-        #expect(await remoteError(fixture.service.verify(VerifyRequest(token: user.userToken)))?.code == .unauthenticated)
+        #expect(
+            await remoteError(fixture.service.verify(VerifyRequest(token: user.userToken)))?.code
+                == .unauthenticated)
         // The other session is untouched.
-        #expect(try await fixture.service.verify(VerifyRequest(token: second.userToken)).value.name == "caf\u{E9}-user")
+        #expect(
+            try await fixture.service.verify(VerifyRequest(token: second.userToken)).value.name
+                == "caf\u{E9}-user")
         #expect(fixture.service.counters.logins == 2)
         #expect(fixture.service.counters.logouts == 1)
         await fixture.pool.shutdown()
@@ -177,14 +187,19 @@ struct AuthServiceTests {
         let fixture = ServiceFixture(tokenLifetime: .seconds(60))
         try await fixture.register("someone", "secret1")
         let token = try #require(try await fixture.login("someone", "secret1").user?.userToken)
-        for garbage in ["", "not a token", String(repeating: "A", count: 42), Token.generate().text, token + "A"] {
-            #expect(await remoteError(fixture.service.verify(VerifyRequest(token: garbage)))?.code == .unauthenticated)
+        for garbage in [
+            "", "not a token", String(repeating: "A", count: 42), Token.generate().text, token + "A",
+        ] {
+            #expect(
+                await remoteError(fixture.service.verify(VerifyRequest(token: garbage)))?.code
+                    == .unauthenticated)
             #expect(!(try await fixture.service.logout(LogoutRequest(token: garbage)).value.revoked))
         }
         fixture.clock.advance(.seconds(59))
         #expect(try await fixture.service.verify(VerifyRequest(token: token)).value.name == "someone")
         fixture.clock.advance(.seconds(1))  // expires_at is not > now any more
-        #expect(await remoteError(fixture.service.verify(VerifyRequest(token: token)))?.code == .unauthenticated)
+        #expect(
+            await remoteError(fixture.service.verify(VerifyRequest(token: token)))?.code == .unauthenticated)
         #expect(!(try await fixture.service.logout(LogoutRequest(token: token)).value.revoked))
         #expect(fixture.store.sessionCount == 0)
         #expect(fixture.service.counters.unauthenticated == 6)
@@ -234,12 +249,16 @@ struct AuthServiceTests {
     func hugeLoginName() async throws {
         let fixture = ServiceFixture(throttle: ThrottlePolicy(freeFailures: 1))
         let seen = Mutex<[AccountEvent]>([])
-        let subscription = fixture.service.events.subscribe(onNext: { event in seen.withLock { $0.append(event) } })
+        let subscription = fixture.service.events.subscribe(onNext: { event in
+            seen.withLock { $0.append(event) }
+        })
         defer { subscription.dispose() }
         _ = try await fixture.pool.dummyHash(for: .test)
         let jobs = fixture.completedJobs
         let huge = String(repeating: "n", count: 10 << 20)
-        #expect(try await fixture.login(huge, "secret1") == LoginResponse(statusCode: 401, message: .loginWrongPassword))
+        #expect(
+            try await fixture.login(huge, "secret1")
+                == LoginResponse(statusCode: 401, message: .loginWrongPassword))
         #expect(fixture.completedJobs == jobs + 1)
         let event = try #require(seen.withLock { $0.first })
         #expect(event.username == String(repeating: "n", count: 64) + "…")
@@ -277,7 +296,10 @@ struct AuthServiceTests {
         let jobs = fixture.completedJobs
         let answers = Outcomes<LoginResponse>()
         for index in 0..<8 {
-            answers.subscribe(index, fixture.service.login(LoginRequest(username: "someone", password: "guess\(index)"), client: "c"))
+            answers.subscribe(
+                index,
+                fixture.service.login(
+                    LoginRequest(username: "someone", password: "guess\(index)"), client: "c"))
         }
         let codes = await answers.wait(for: 8).values.map { try? $0.get().statusCode }
         #expect(codes.filter { $0 == 401 }.count == 2)
@@ -289,7 +311,9 @@ struct AuthServiceTests {
     @Test("a login single never subscribed to does not count")
     func lazyLogin() async throws {
         let fixture = ServiceFixture(throttle: ThrottlePolicy(freeFailures: 1))
-        for _ in 0..<5 { _ = fixture.service.login(LoginRequest(username: "someone", password: "secret1"), client: "c") }
+        for _ in 0..<5 {
+            _ = fixture.service.login(LoginRequest(username: "someone", password: "secret1"), client: "c")
+        }
         #expect(try await fixture.login("someone", "secret1").statusCode == 401)
         #expect(fixture.service.counters.throttledLogins == 0)
         await fixture.pool.shutdown()
@@ -300,15 +324,25 @@ struct AuthServiceTests {
         let throttle = ThrottlePolicy(existsPerSecond: 1, existsBurst: 3)
         let fixture = ServiceFixture(throttle: throttle)
         try await fixture.register("caf\u{E9}-user", "secret1")
-        #expect(try await fixture.service.exists(ExistsRequest(username: "cafe\u{301}-user"), client: "c").value.exists)
-        #expect(!(try await fixture.service.exists(ExistsRequest(username: "nobody"), client: "c").value.exists))
-        #expect(!(try await fixture.service.exists(ExistsRequest(username: "CAF\u{C9}-USER"), client: "c").value.exists))
-        let limited = await remoteError(fixture.service.exists(ExistsRequest(username: "nobody"), client: "c"))
+        #expect(
+            try await fixture.service.exists(ExistsRequest(username: "cafe\u{301}-user"), client: "c").value
+                .exists)
+        #expect(
+            !(try await fixture.service.exists(ExistsRequest(username: "nobody"), client: "c").value.exists))
+        #expect(
+            !(try await fixture.service.exists(ExistsRequest(username: "CAF\u{C9}-USER"), client: "c").value
+                .exists))
+        let limited = await remoteError(
+            fixture.service.exists(ExistsRequest(username: "nobody"), client: "c"))
         #expect(limited?.code == .rateLimited)
         #expect(limited?.message.contains("1000 ms") == true)
-        #expect(try await fixture.service.exists(ExistsRequest(username: "nobody"), client: "other").value.exists == false)
+        #expect(
+            try await fixture.service.exists(ExistsRequest(username: "nobody"), client: "other").value.exists
+                == false)
         fixture.clock.advance(.seconds(1))
-        #expect(try await fixture.service.exists(ExistsRequest(username: "nobody"), client: "c").value.exists == false)
+        #expect(
+            try await fixture.service.exists(ExistsRequest(username: "nobody"), client: "c").value.exists
+                == false)
         #expect(fixture.service.counters.existsAnswered == 5)
         #expect(fixture.service.counters.existsRateLimited == 1)
         await fixture.pool.shutdown()
@@ -319,11 +353,14 @@ struct AuthServiceTests {
         let throttle = ThrottlePolicy(freeFailures: 100, lockAfter: 1)
         let fixture = ServiceFixture(throttle: throttle)
         let seen = Mutex<[AccountEvent]>([])
-        let subscription = fixture.service.events.subscribe(onNext: { event in seen.withLock { $0.append(event) } })
+        let subscription = fixture.service.events.subscribe(onNext: { event in
+            seen.withLock { $0.append(event) }
+        })
         defer { subscription.dispose() }
 
         try await fixture.register("someone", "first-secret")
-        let token = try #require(try await fixture.login("someone", "first-secret", client: "web").user?.userToken)
+        let token = try #require(
+            try await fixture.login("someone", "first-secret", client: "web").user?.userToken)
         _ = try await fixture.login("someone", "second-secret", client: "evil")
         _ = try await fixture.service.logout(LogoutRequest(token: token)).value
 
@@ -343,10 +380,14 @@ struct AuthServiceTests {
     @Test("two concurrent registrations of one name: exactly one 201")
     func concurrentRegistrations() async throws {
         let fixture = ServiceFixture()
-        async let one = fixture.service.register(RegisterRequest(username: "contested", password: "secret-1"), client: "a")
-            .value
-        async let two = fixture.service.register(RegisterRequest(username: "contested", password: "secret-2"), client: "b")
-            .value
+        async let one = fixture.service.register(
+            RegisterRequest(username: "contested", password: "secret-1"), client: "a"
+        )
+        .value
+        async let two = fixture.service.register(
+            RegisterRequest(username: "contested", password: "secret-2"), client: "b"
+        )
+        .value
         let codes = try await [one.statusCode, two.statusCode].sorted()
         #expect(codes == [201, 409])
         #expect(fixture.store.accountCount == 1)
@@ -372,7 +413,8 @@ struct AuthServiceTests {
         let register = await remoteError(
             fixture.service.register(RegisterRequest(username: "someone", password: "secret1"), client: "c"))
         #expect(register?.code == .overloaded)
-        let login = await remoteError(fixture.service.login(LoginRequest(username: "someone", password: "x"), client: "c"))
+        let login = await remoteError(
+            fixture.service.login(LoginRequest(username: "someone", password: "x"), client: "c"))
         #expect(login?.code == .overloaded)
         #expect(fixture.service.counters.overloaded == 2)
         #expect(fixture.store.accountCount == 0)
@@ -391,11 +433,13 @@ struct AuthServiceTests {
         fixture.store.hold()
         let delivered = Mutex<[String]>([])
         let disposed = Mutex(false)
-        let subscription = fixture.service.login(LoginRequest(username: "someone", password: "secret1"), client: "c")
-            .subscribe(
-                onSuccess: { _ in delivered.withLock { $0.append("success") } },
-                onFailure: { error in delivered.withLock { $0.append("failure: \(error)") } },
-                onDisposed: { disposed.withLock { $0 = true } })
+        let subscription = fixture.service.login(
+            LoginRequest(username: "someone", password: "secret1"), client: "c"
+        )
+        .subscribe(
+            onSuccess: { _ in delivered.withLock { $0.append("success") } },
+            onFailure: { error in delivered.withLock { $0.append("failure: \(error)") } },
+            onDisposed: { disposed.withLock { $0 = true } })
         let deadline = ContinuousClock.now + .seconds(10)
         while fixture.store.heldCount == 0, ContinuousClock.now < deadline { await Task.yield() }
         #expect(fixture.store.heldCount == 1)

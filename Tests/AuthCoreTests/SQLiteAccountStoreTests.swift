@@ -79,10 +79,18 @@ struct SQLiteAccountStoreTests {
         let file = try TemporaryDatabase()
         defer { file.remove() }
         let store = try await file.open()
-        #expect(try await store.createAccount(username: "alice1", passwordHash: "$h1", createdAt: 10).value == .created(id: 1))
-        #expect(try await store.createAccount(username: "alice1", passwordHash: "$h2", createdAt: 11).value == .taken)
-        #expect(try await store.createAccount(username: "bob123", passwordHash: "$h3", createdAt: 12).value == .created(id: 2))
-        #expect(try await store.account(named: "alice1").value == StoredAccount(id: 1, username: "alice1", passwordHash: "$h1"))
+        #expect(
+            try await store.createAccount(username: "alice1", passwordHash: "$h1", createdAt: 10).value
+                == .created(id: 1))
+        #expect(
+            try await store.createAccount(username: "alice1", passwordHash: "$h2", createdAt: 11).value
+                == .taken)
+        #expect(
+            try await store.createAccount(username: "bob123", passwordHash: "$h3", createdAt: 12).value
+                == .created(id: 2))
+        #expect(
+            try await store.account(named: "alice1").value
+                == StoredAccount(id: 1, username: "alice1", passwordHash: "$h1"))
         #expect(try await store.account(named: "ALICE1").value == nil)
         #expect(try await store.account(named: "nobody").value == nil)
         #expect(try await store.exists(username: "bob123").value)
@@ -95,11 +103,16 @@ struct SQLiteAccountStoreTests {
         let file = try TemporaryDatabase()
         defer { file.remove() }
         let store = try await file.open()
-        guard case .created(let id) = try await store.createAccount(username: "alice1", passwordHash: "$h", createdAt: 0)
+        guard
+            case .created(let id) = try await store.createAccount(
+                username: "alice1", passwordHash: "$h", createdAt: 0
+            )
             .value
         else { throw RemoteError(code: .internal, message: "not created") }
         try await store.addSession(digest: digest, accountID: id, expiresAt: 100).value
-        #expect(try await store.session(digest: digest, now: 99).value == StoredSession(username: "alice1", expiresAt: 100))
+        #expect(
+            try await store.session(digest: digest, now: 99).value
+                == StoredSession(username: "alice1", expiresAt: 100))
         #expect(try await store.session(digest: digest, now: 100).value == nil)
         #expect(try await store.session(digest: [1, 2, 3], now: 0).value == nil)
         #expect(try await store.revokeSession(digest: digest, now: 50).value)
@@ -126,7 +139,9 @@ struct SQLiteAccountStoreTests {
             try await store.addSession(digest: digest, accountID: 42, expiresAt: 100).value
         }
         #expect(reports.withLock { $0.count } == 1)
-        #expect(try await store.createAccount(username: "alice1", passwordHash: "$h", createdAt: 0).value == .created(id: 1))
+        #expect(
+            try await store.createAccount(username: "alice1", passwordHash: "$h", createdAt: 0).value
+                == .created(id: 1))
         await store.close()
     }
 
@@ -152,7 +167,9 @@ struct SQLiteAccountStoreTests {
         store = try await file.open()
         #expect(try await store.account(named: "alice1").value?.passwordHash == "$h")
         #expect(try await store.session(digest: digest, now: 0).value?.username == "alice1")
-        #expect(try await store.createAccount(username: "alice1", passwordHash: "$x", createdAt: 1).value == .taken)
+        #expect(
+            try await store.createAccount(username: "alice1", passwordHash: "$x", createdAt: 1).value
+                == .taken)
         await store.close()
 
         #expect(SQLiteAccountStore.migrator.latestVersion == 1)
@@ -173,16 +190,18 @@ struct SQLiteAccountStoreTests {
         try blocker.execute("BEGIN IMMEDIATE")
         let outcomes = Outcomes<AccountCreation>()
         for index in 0..<200 {
-            outcomes.subscribe(index, store.createAccount(username: "user\(index)", passwordHash: "$h", createdAt: 0))
+            outcomes.subscribe(
+                index, store.createAccount(username: "user\(index)", passwordHash: "$h", createdAt: 0))
         }
         try blocker.execute("COMMIT")
         blocker.close()
 
         let results = await outcomes.wait(for: 200)
-        let ids = Set(results.values.compactMap { result -> Int64? in
-            if case .success(.created(let id)) = result { return id }
-            return nil
-        })
+        let ids = Set(
+            results.values.compactMap { result -> Int64? in
+                if case .success(.created(let id)) = result { return id }
+                return nil
+            })
         #expect(ids.count == 200)
         let counters = store.counters
         #expect(counters.writes == 200)
@@ -260,7 +279,8 @@ struct SQLiteAccountStoreTests {
         var store = try await file.open()
         let outcomes = Outcomes<AccountCreation>()
         for index in 0..<50 {
-            outcomes.subscribe(index, store.createAccount(username: "user\(index)xx", passwordHash: "$h", createdAt: 0))
+            outcomes.subscribe(
+                index, store.createAccount(username: "user\(index)xx", passwordHash: "$h", createdAt: 0))
         }
         await store.close()
         let results = outcomes.now  // every write was answered before close returned

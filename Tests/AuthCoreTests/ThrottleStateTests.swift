@@ -22,7 +22,9 @@ struct ThrottleStateTests {
         -> Bool
     {
         var locked = false
-        for _ in 0..<times { locked = state.recordFailure(account: "alice", client: client, now: at(seconds)) }
+        for _ in 0..<times {
+            locked = state.recordFailure(account: "alice", client: client, now: at(seconds))
+        }
         return locked
     }
 
@@ -32,8 +34,12 @@ struct ThrottleStateTests {
         #expect(!fail(&state, times: 2, at: 0))
         #expect(state.admitLogin(account: "alice", client: "c", now: at(0)) == .allowed)
         #expect(!fail(&state, times: 1, at: 0))  // third failure: delays start
-        #expect(state.admitLogin(account: "alice", client: "c", now: at(0)) == .throttled(retryAfter: .seconds(1), locked: false))
-        #expect(state.admitLogin(account: "alice", client: "c", now: at(0.25)) == .throttled(retryAfter: .milliseconds(750), locked: false))
+        #expect(
+            state.admitLogin(account: "alice", client: "c", now: at(0))
+                == .throttled(retryAfter: .seconds(1), locked: false))
+        #expect(
+            state.admitLogin(account: "alice", client: "c", now: at(0.25))
+                == .throttled(retryAfter: .milliseconds(750), locked: false))
         #expect(state.admitLogin(account: "alice", client: "c", now: at(1)) == .allowed)
         #expect(state.delay(after: 2) == nil)
         #expect(state.delay(after: 3) == .seconds(1))
@@ -43,7 +49,9 @@ struct ThrottleStateTests {
         #expect(state.delay(after: 7) == .seconds(8))  // capped
         #expect(state.delay(after: 1_000) == .seconds(8))  // no overflow however many
         _ = fail(&state, times: 1, at: 1)  // 4 failures
-        #expect(state.admitLogin(account: "alice", client: "c", now: at(2.5)) == .throttled(retryAfter: .milliseconds(500), locked: false))
+        #expect(
+            state.admitLogin(account: "alice", client: "c", now: at(2.5))
+                == .throttled(retryAfter: .milliseconds(500), locked: false))
         #expect(state.admitLogin(account: "alice", client: "c", now: at(3)) == .allowed)
     }
 
@@ -52,8 +60,12 @@ struct ThrottleStateTests {
         var state = ThrottleState(policy: Self.policy)
         #expect(!fail(&state, times: 6, at: 0))
         #expect(fail(&state, times: 1, at: 10))  // the 7th locks
-        #expect(state.admitLogin(account: "alice", client: "c", now: at(10)) == .throttled(retryAfter: .seconds(60), locked: true))
-        #expect(state.admitLogin(account: "alice", client: "c", now: at(69)) == .throttled(retryAfter: .seconds(1), locked: true))
+        #expect(
+            state.admitLogin(account: "alice", client: "c", now: at(10))
+                == .throttled(retryAfter: .seconds(60), locked: true))
+        #expect(
+            state.admitLogin(account: "alice", client: "c", now: at(69))
+                == .throttled(retryAfter: .seconds(1), locked: true))
         #expect(state.admitLogin(account: "alice", client: "c", now: at(70)) == .allowed)
         // A failure after the lock is served counts from one: free again, no instant re-lock.
         #expect(!fail(&state, times: 1, at: 70))
@@ -65,7 +77,9 @@ struct ThrottleStateTests {
     func lockIsPerClient() {
         var state = ThrottleState(policy: Self.policy)
         #expect(fail(&state, times: 7, at: 0, client: "attacker"))
-        #expect(state.admitLogin(account: "alice", client: "attacker", now: at(1)) == .throttled(retryAfter: .seconds(59), locked: true))
+        #expect(
+            state.admitLogin(account: "alice", client: "attacker", now: at(1))
+                == .throttled(retryAfter: .seconds(59), locked: true))
         #expect(state.admitLogin(account: "alice", client: "real-user", now: at(1)) == .allowed)
         #expect(state.admitLogin(account: "bob", client: "attacker", now: at(1)) == .allowed)
         state.recordSuccess(account: "alice", client: "real-user")
@@ -104,8 +118,9 @@ struct ThrottleStateTests {
             #expect(state.admitLogin(account: "user\(account)", client: "sprayer", now: at(0)) == .allowed)
             state.recordFailure(account: "user\(account)", client: "sprayer", now: at(0))
         }
-        guard case .throttled(let retryAfter, let locked) =
-            state.admitLogin(account: "user5", client: "sprayer", now: at(0))
+        guard
+            case .throttled(let retryAfter, let locked) =
+                state.admitLogin(account: "user5", client: "sprayer", now: at(0))
         else {
             Issue.record("the sixth failure in a minute should be throttled")
             return
@@ -148,7 +163,8 @@ struct ThrottleStateTests {
     @Test("entries at rest are pruned before a live lock")
     func restingEntriesGoFirst() {
         let policy = ThrottlePolicy(
-            lockAfter: 1, lockDuration: .seconds(3_600), existsPerSecond: 2, existsBurst: 4, maximumTracked: 6)
+            lockAfter: 1, lockDuration: .seconds(3_600), existsPerSecond: 2, existsBurst: 4, maximumTracked: 6
+        )
         var state = ThrottleState(policy: policy)
         let locked = state.recordFailure(account: "alice", client: "attacker", now: at(0))
         #expect(locked)
@@ -157,18 +173,24 @@ struct ThrottleStateTests {
             _ = state.admitExists(client: "client\(index)", now: at(Double(index + 1)))
             #expect(state.trackedCount <= 6)
         }
-        #expect(state.admitLogin(account: "alice", client: "attacker", now: at(60)) == .throttled(retryAfter: .seconds(3_540), locked: true))
+        #expect(
+            state.admitLogin(account: "alice", client: "attacker", now: at(60))
+                == .throttled(retryAfter: .seconds(3_540), locked: true))
     }
 
     @Test("attempts in flight count as failures: parallel guesses get only the free ones")
     func inFlight() {
         var state = ThrottleState(policy: Self.policy)
         for _ in 0..<3 { #expect(state.admitLogin(account: "alice", client: "c", now: at(0)) == .allowed) }
-        #expect(state.admitLogin(account: "alice", client: "c", now: at(0)) == .throttled(retryAfter: .seconds(1), locked: false))
+        #expect(
+            state.admitLogin(account: "alice", client: "c", now: at(0))
+                == .throttled(retryAfter: .seconds(1), locked: false))
         #expect(state.admitLogin(account: "alice", client: "other", now: at(0)) == .allowed)
         _ = fail(&state, times: 3, at: 0.5)
         #expect(state.pairs[.init(account: "alice", client: "c")]?.inFlight == 0)
-        #expect(state.admitLogin(account: "alice", client: "c", now: at(1)) == .throttled(retryAfter: .milliseconds(500), locked: false))
+        #expect(
+            state.admitLogin(account: "alice", client: "c", now: at(1))
+                == .throttled(retryAfter: .milliseconds(500), locked: false))
         #expect(state.admitLogin(account: "alice", client: "c", now: at(1.5)) == .allowed)
         state.recordSuccess(account: "alice", client: "c")
         #expect(state.pairs[.init(account: "alice", client: "c")] == nil)
