@@ -6,7 +6,8 @@ import Foundation
 ///
 /// - Usernames are normalized to Unicode NFC before anything else (so `é` typed precomposed or
 ///   decomposed is one name), must have 6 to 64 user-perceived characters, and contain no control,
-///   format or line/paragraph-separator characters. Names are case-sensitive.
+///   format or line/paragraph-separator characters. Names are case-sensitive. They also have at
+///   most 1,024 UTF-8 bytes: a few characters could otherwise carry megabytes of combining marks.
 /// - Passwords have at least 6 user-perceived characters and at most 1,024 UTF-8 bytes (argon2id
 ///   takes any length, but a bound keeps a 10 MB password from costing anything).
 public struct AuthRules: Sendable, Hashable {
@@ -14,6 +15,8 @@ public struct AuthRules: Sendable, Hashable {
     public var minimumUsernameLength: Int
     /// Most characters in a username.
     public var maximumUsernameLength: Int
+    /// Most UTF-8 bytes in a normalized username (refused as too long past it).
+    public var maximumUsernameBytes: Int
     /// Fewest characters in a password.
     public var minimumPasswordLength: Int
     /// Most UTF-8 bytes in a password.
@@ -21,11 +24,12 @@ public struct AuthRules: Sendable, Hashable {
 
     /// The rules, with the defaults of the issue.
     public init(
-        minimumUsernameLength: Int = 6, maximumUsernameLength: Int = 64, minimumPasswordLength: Int = 6,
-        maximumPasswordBytes: Int = 1_024
+        minimumUsernameLength: Int = 6, maximumUsernameLength: Int = 64, maximumUsernameBytes: Int = 1_024,
+        minimumPasswordLength: Int = 6, maximumPasswordBytes: Int = 1_024
     ) {
         self.minimumUsernameLength = minimumUsernameLength
         self.maximumUsernameLength = maximumUsernameLength
+        self.maximumUsernameBytes = maximumUsernameBytes
         self.minimumPasswordLength = minimumPasswordLength
         self.maximumPasswordBytes = maximumPasswordBytes
     }
@@ -49,17 +53,20 @@ public struct AuthRules: Sendable, Hashable {
 
     /// The normalized username if it may be registered.
     public func checkUsername(_ username: String) -> Result<String, Violation> {
+        let tooLong = Violation(code: .usernameLong, limit: maximumUsernameLength)
+        // NFC at most triples a text's length, so past that it is too long even normalized; and a
+        // megabyte is not worth normalizing.
+        if username.utf8.count > 3 * maximumUsernameBytes { return .failure(tooLong) }
         let normalized = Self.normalize(username)
         if normalized.unicodeScalars.contains(where: Self.isForbidden) {
             return .failure(Violation(code: .usernameInvalid, limit: nil))
         }
+        if normalized.utf8.count > maximumUsernameBytes { return .failure(tooLong) }
         let length = normalized.count
         if length < minimumUsernameLength {
             return .failure(Violation(code: .usernameShort, limit: minimumUsernameLength))
         }
-        if length > maximumUsernameLength {
-            return .failure(Violation(code: .usernameLong, limit: maximumUsernameLength))
-        }
+        if length > maximumUsernameLength { return .failure(tooLong) }
         return .success(normalized)
     }
 
@@ -79,6 +86,12 @@ public struct AuthRules: Sendable, Hashable {
     /// ones, without hashing a megabyte.
     func isPlausibleLogin(password: String) -> Bool {
         password.utf8.count <= maximumPasswordBytes
+    }
+
+    /// The name a login attempt is looked up under (NFC), or nil when the text is too long to be
+    /// any account's name (it is then not worth normalizing, looking up or remembering).
+    func loginName(_ username: String) -> String? {
+        username.utf8.count > 3 * maximumUsernameBytes ? nil : Self.normalize(username)
     }
 
     private static func isForbidden(_ scalar: Unicode.Scalar) -> Bool {

@@ -167,9 +167,20 @@ public final class AuthService: Sendable {
         }
     }
 
-    /// `auth.login`: throttling first, then the same work for every name (see the type's doc).
+    /// `auth.login`: throttling first, then the same work for every name (see the type's doc). The
+    /// attempt is admitted when the answer is subscribed to, so a single never subscribed to
+    /// holds nothing in the throttle.
     public func login(_ request: LoginRequest, client: String) -> Single<LoginResponse> {
-        let username = AuthRules.normalize(request.username)
+        Single.deferred { [self] in attemptLogin(request, client: client) }
+    }
+
+    private func attemptLogin(_ request: LoginRequest, client: String) -> Single<LoginResponse> {
+        // A name too long to be an account's (megabytes, say) is throttled and reported as its first
+        // 64 scalars and an ellipsis, not kept whole; it is not looked up, only verified against the
+        // dummy hash like any unknown name.
+        let loginName = configuration.rules.loginName(request.username)
+        let username =
+            loginName ?? String(String.UnicodeScalarView(request.username.unicodeScalars.prefix(64))) + "…"
         let admission = throttle.withLock { $0.admitLogin(account: username, client: client, now: clock.now()) }
         if case .throttled(let retryAfter, _) = admission {
             count { $0.throttledLogins += 1 }
@@ -183,13 +194,23 @@ public final class AuthService: Sendable {
         let cost = configuration.cost
         let lifetime = Int64(configuration.tokenLifetime.components.seconds)
         return asyncSingle { [self] in
-            let account = try await store.account(named: username).value
             let verified: StoredAccount?
-            if let account, plausible, try await hashing.verify(password: password, against: account.passwordHash) {
-                verified = account
-            } else {
-                if account == nil || !plausible { try await hashing.verifyDummy(password: password, cost: cost) }
-                verified = nil
+            do {
+                let account = loginName == nil ? nil : try await store.account(named: username).value
+                if let account, plausible,
+                    try await hashing.verify(password: password, against: account.passwordHash)
+                {
+                    verified = account
+                } else {
+                    if account == nil || !plausible {
+                        try await hashing.verifyDummy(password: password, cost: cost)
+                    }
+                    verified = nil
+                }
+            } catch {
+                // No verdict (overload, storage, cancelled): the attempt counts neither way.
+                throttle.withLock { $0.recordAbandoned(account: username, client: client) }
+                throw error
             }
             guard let account = verified else {
                 let locked = throttle.withLock {

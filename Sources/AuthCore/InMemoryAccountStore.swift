@@ -31,6 +31,9 @@ public final class InMemoryAccountStore: AccountStore {
         for answer in held { answer() }
     }
 
+    /// The number of answers held now (waiting for ``release()``).
+    public var heldCount: Int { state.withLock { $0.held.count } }
+
     /// The number of accounts.
     public var accountCount: Int { state.withLock { $0.accounts.count } }
 

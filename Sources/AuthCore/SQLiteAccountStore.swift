@@ -86,8 +86,10 @@ public final class SQLiteAccountStore: AccountStore {
                 """)
     ])
 
-    private let writer: DatabaseThread<Write>
-    private let reader: DatabaseThread<Read>
+    /// The writer thread (internal so tests can see what is queued).
+    let writer: DatabaseThread<Write>
+    /// The reader thread.
+    let reader: DatabaseThread<Read>
     private let counters_ = CounterBox()
     /// Where storage errors are reported (the message is logged, never sent to clients).
     private let report: @Sendable (String) -> Void
@@ -101,7 +103,7 @@ public final class SQLiteAccountStore: AccountStore {
         let options = Database.Options(journalMode: .wal, synchronous: configuration.synchronous)
         let counters = counters_
         let maximumGroup = configuration.maximumGroup
-        writer = try await DatabaseThread(
+        let writer = try await DatabaseThread<Write>(
             name: "auth-store-writer", capacity: configuration.writeQueueCapacity,
             open: {
                 let database = try Database(.file(path), options: options)
@@ -116,12 +118,18 @@ public final class SQLiteAccountStore: AccountStore {
                     start = end
                 }
             })
-        reader = try await DatabaseThread(
-            name: "auth-store-reader", capacity: configuration.readQueueCapacity,
-            open: { try Database(.file(path), options: options) },
-            process: { reads, database in
-                for read in reads { read(database) }
-            })
+        self.writer = writer
+        do {
+            reader = try await DatabaseThread(
+                name: "auth-store-reader", capacity: configuration.readQueueCapacity,
+                open: { try Database(.file(path), options: options) },
+                process: { reads, database in
+                    for read in reads { read(database) }
+                })
+        } catch {
+            await writer.stop()  // else its thread and connection would outlive the failed init
+            throw error
+        }
     }
 
     /// Stops the threads after the queued work (the writes are committed first).

@@ -50,12 +50,16 @@ public struct ThrottlePolicy: Sendable, Hashable {
 ///   after ``ThrottlePolicy/lockAfter`` failures the client is locked out of that account for
 ///   ``ThrottlePolicy/lockDuration``. Success clears the pair.
 ///
+///   An admitted attempt is *in flight* until it is recorded as a failure, a success or abandoned,
+///   and counts as a failure until then: a client that sends many attempts at once gets the free
+///   ones and is delayed for the rest, as if it had sent them one after another.
+///
 ///   Keying by the pair is what keeps the lock from being a weapon: an attacker locks *their own*
 ///   client out of the account, never the real user, who comes from another client. (Through the
 ///   gateway, the client is the gateway's end client, which it names in the request.)
 /// - **Per client, over all accounts.** At most ``ThrottlePolicy/clientFailuresPerMinute`` failed
 ///   logins a minute (a token bucket), which stops one client spraying a password over many
-///   accounts.
+///   accounts. Admission takes the token; a success or an abandoned attempt gives it back.
 /// - **`auth.exists`, per client.** A token bucket of ``ThrottlePolicy/existsBurst`` refilled at
 ///   ``ThrottlePolicy/existsPerSecond``.
 ///
@@ -80,6 +84,8 @@ public struct ThrottleState: Sendable {
         var failures = 0
         var lastFailure: ContinuousClock.Instant
         var lockedUntil: ContinuousClock.Instant?
+        /// Admitted attempts not yet recorded (failure, success or abandoned).
+        var inFlight = 0
     }
 
     struct Bucket: Sendable {
@@ -125,9 +131,13 @@ public struct ThrottleState: Sendable {
 
     private var failureRate: Double { Double(policy.clientFailuresPerMinute) / 60 }
 
-    /// Whether `client` may try to log in to `account` at `now`.
+    /// Whether `client` may try to log in to `account` at `now`. An allowed attempt is in flight
+    /// (it counts as a failure and holds one of the client's failure tokens) until it is recorded
+    /// with ``recordFailure(account:client:now:)``, ``recordSuccess(account:client:)`` or
+    /// ``recordAbandoned(account:client:)``; every allowed attempt must be recorded once.
     public mutating func admitLogin(account: String, client: String, now: ContinuousClock.Instant) -> Admission {
-        if let state = pairs[Pair(account: account, client: client)] {
+        let key = Pair(account: account, client: client)
+        if let state = pairs[key] {
             if let until = state.lockedUntil, now < until {
                 return .throttled(retryAfter: until - now, locked: true)
             }
@@ -136,25 +146,32 @@ public struct ThrottleState: Sendable {
             {
                 return .throttled(retryAfter: state.lastFailure + delay - now, locked: false)
             }
-        }
-        if var bucket = clientFailures[client] {
-            bucket.refill(at: now, rate: failureRate, capacity: Double(policy.clientFailuresPerMinute))
-            clientFailures[client] = bucket
-            if bucket.tokens < 1 {
-                return .throttled(retryAfter: bucket.wait(rate: failureRate), locked: false)
+            // Attempts in flight may all fail: past the free ones, wait for them to be recorded.
+            if state.inFlight > 0, let delay = delay(after: liveFailures(state, now: now) + state.inFlight) {
+                return .throttled(retryAfter: delay, locked: false)
             }
         }
+        let capacity = Double(policy.clientFailuresPerMinute)
+        var bucket = clientFailures[client] ?? Bucket(tokens: capacity, updated: now)
+        let admitted = bucket.take(at: now, rate: failureRate, capacity: capacity)
+        clientFailures[client] = bucket
+        guard admitted else { return .throttled(retryAfter: bucket.wait(rate: failureRate), locked: false) }
+        pairs[key, default: PairState(lastFailure: now)].inFlight += 1
+        bound(now: now)
         return .allowed
     }
 
-    /// Records a failed login; returns true when it locked the client out of the account.
+    /// Records a failed login (its client's failure token was taken when it was admitted); returns
+    /// true when it locked the client out of the account.
     @discardableResult
     public mutating func recordFailure(account: String, client: String, now: ContinuousClock.Instant) -> Bool {
         let key = Pair(account: account, client: client)
         var state = pairs[key] ?? PairState(lastFailure: now)
-        if now - state.lastFailure >= policy.failureMemory || state.lockedUntil.map({ now >= $0 }) == true {
+        let inFlight = max(0, state.inFlight - 1)
+        if liveFailures(state, now: now) == 0 {
             state = PairState(lastFailure: now)  // forgotten, or a lock served: start again
         }
+        state.inFlight = inFlight
         state.failures += 1
         state.lastFailure = now
         var lockedNow = false
@@ -163,18 +180,39 @@ public struct ThrottleState: Sendable {
             lockedNow = true
         }
         pairs[key] = state
-        var bucket =
-            clientFailures[client]
-            ?? Bucket(tokens: Double(policy.clientFailuresPerMinute), updated: now)
-        _ = bucket.take(at: now, rate: failureRate, capacity: Double(policy.clientFailuresPerMinute))
-        clientFailures[client] = bucket
         bound(now: now)
         return lockedNow
     }
 
-    /// Records a successful login: the client's failures on the account are cleared.
+    /// Records a successful login: the client's failures on the account are cleared, and its
+    /// failure token is given back.
     public mutating func recordSuccess(account: String, client: String) {
         pairs[Pair(account: account, client: client)] = nil
+        giveBackToken(client)
+    }
+
+    /// Records an admitted attempt that ended without an answer (overload, a storage error, the
+    /// caller went away): it is no longer in flight, and its failure token is given back.
+    public mutating func recordAbandoned(account: String, client: String) {
+        let key = Pair(account: account, client: client)
+        if var state = pairs[key] {
+            state.inFlight = max(0, state.inFlight - 1)
+            pairs[key] = state.failures == 0 && state.inFlight == 0 ? nil : state
+        }
+        giveBackToken(client)
+    }
+
+    private mutating func giveBackToken(_ client: String) {
+        guard var bucket = clientFailures[client] else { return }
+        bucket.tokens = min(Double(policy.clientFailuresPerMinute), bucket.tokens + 1)
+        clientFailures[client] = bucket
+    }
+
+    /// The failures of `state` that still count at `now`: none once forgotten or once a lock is served.
+    private func liveFailures(_ state: PairState, now: ContinuousClock.Instant) -> Int {
+        let forgotten = now - state.lastFailure >= policy.failureMemory
+        let served = state.lockedUntil.map { now >= $0 } == true
+        return forgotten || served ? 0 : state.failures
     }
 
     /// Whether `client` may make one more `auth.exists` request at `now` (and counts it); nil when
@@ -207,6 +245,7 @@ public struct ThrottleState: Sendable {
         let failureRate = self.failureRate
         let existsRate = Double(policy.existsPerSecond)
         pairs = pairs.filter { _, state in
+            if state.inFlight > 0 { return true }
             if let until = state.lockedUntil { return now < until }
             return now - state.lastFailure < policy.failureMemory
         }
