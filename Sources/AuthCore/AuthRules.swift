@@ -51,6 +51,13 @@ public struct AuthRules: Sendable, Hashable {
         username.precomposedStringWithCanonicalMapping
     }
 
+    /// `password` in NFC, the form it is hashed in, so that a password typed with a precomposed
+    /// `é` on one keyboard and a decomposed one on another is the same password (NIST SP 800-63B
+    /// asks for normalization too).
+    public static func normalizePassword(_ password: String) -> String {
+        password.precomposedStringWithCanonicalMapping
+    }
+
     /// The normalized username if it may be registered.
     public func checkUsername(_ username: String) -> Result<String, Violation> {
         let tooLong = Violation(code: .usernameLong, limit: maximumUsernameLength)

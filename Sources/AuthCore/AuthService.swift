@@ -148,7 +148,7 @@ public final class AuthService: Sendable {
         case .success(let normalized): username = normalized
         }
         if let violation = rules.checkPassword(request.password) { return refuse(violation) }
-        let password = Array(request.password.utf8)
+        let password = Array(AuthRules.normalizePassword(request.password).utf8)
         let cost = configuration.cost
         return asyncSingle { [self] in
             let hash = try await hashing.hash(password: password, cost: cost)
@@ -190,7 +190,7 @@ public final class AuthService: Sendable {
         // A password over the limit cannot be right: verify an empty one against the dummy hash so
         // that it costs the same, without hashing megabytes.
         let plausible = configuration.rules.isPlausibleLogin(password: request.password)
-        let password = plausible ? Array(request.password.utf8) : []
+        let password = plausible ? Array(AuthRules.normalizePassword(request.password).utf8) : []
         let cost = configuration.cost
         let lifetime = Int64(configuration.tokenLifetime.components.seconds)
         return asyncSingle { [self] in

@@ -45,6 +45,8 @@ final class AuthProcess: Service {
                 rules: rules, throttle: policy, cost: configuration[O.hashCost].cost,
                 tokenLifetime: configuration[O.tokenLifetime]))
 
+        // Made now, so the first login of an unknown user costs no more than a wrong password.
+        _ = try await pool.dummyHash(for: configuration[O.hashCost].cost)
         var curve: RemoteServer.Curve?
         if configuration[O.curve] == .on {
             let keys = try CurveKeyFiles.serverKeys(in: state)

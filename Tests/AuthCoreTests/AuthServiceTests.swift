@@ -182,6 +182,15 @@ struct AuthServiceTests {
         await fixture.pool.shutdown()
     }
 
+    @Test("passwords are compared in NFC: a decomposed é logs in to a precomposed registration")
+    func passwordsAreNormalized() async throws {
+        let fixture = ServiceFixture()
+        try await fixture.register("normalized", "p\u{E9}ssw0rd")
+        #expect(try await fixture.login("normalized", "pe\u{301}ssw0rd").statusCode == 200)
+        #expect(try await fixture.login("normalized", "pessw0rd").statusCode == 401)
+        await fixture.pool.shutdown()
+    }
+
     @Test("verify refuses garbage, unknown, expired and revoked tokens as unauthenticated")
     func verifyRefusals() async throws {
         let fixture = ServiceFixture(tokenLifetime: .seconds(60))
