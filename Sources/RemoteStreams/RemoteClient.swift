@@ -68,7 +68,7 @@ public final class RemoteClient: Sendable {
     }
 
     private struct Pending: Sendable {
-        let observer: AnyObserver<[UInt8]>
+        let deliver: @Sendable (Event<[UInt8]>) -> Void
         let replica: Int
         let input: SingleAssignmentDisposable
     }
@@ -156,7 +156,7 @@ public final class RemoteClient: Sendable {
         }
         for (_, call) in open {
             call.input.dispose()
-            call.observer.onError(RemoteError(code: .unavailable, message: "the client stopped"))
+            call.deliver(.error(RemoteError(code: .unavailable, message: "the client stopped")))
         }
     }
 
@@ -177,9 +177,25 @@ public final class RemoteClient: Sendable {
         deadline: Duration? = nil
     ) -> Single<Response> {
         let coder = self.coder
-        return call(.request, method, parameters, input: nil, deadline: deadline)
-            .map { body in try coder.decode(Response.self, from: body) }
-            .asSingle()
+        // One sink between the caller and the wire: the answer is decoded where it arrives and
+        // delivered with the COMPLETE that follows it (delivering it earlier would dispose the call
+        // while it is still open, and send a needless CANCEL).
+        return Single.create { [self] done in
+            let answer = Mutex<SingleEvent<Response>?>(nil)
+            return open(.request, method, parameters, input: nil, deadline: deadline) { event in
+                switch event {
+                case .next(let body):
+                    let decoded = Result { () throws(RemoteError) in try coder.decode(Response.self, from: body) }
+                    answer.withLock { $0 = $0 ?? decoded.mapError { $0 } }
+                case .error(let error):
+                    done(.failure(error))
+                case .completed:
+                    done(
+                        answer.withLock { $0 }
+                            ?? .failure(RemoteError(code: .internal, message: "\(method) completed without an answer")))
+                }
+            }
+        }
     }
 
     /// Subscribes to a stream method.
@@ -188,8 +204,11 @@ public final class RemoteClient: Sendable {
         deadline: Duration? = nil
     ) -> Observable<Element> {
         let coder = self.coder
-        return call(.subscribe, method, parameters, input: nil, deadline: deadline)
-            .map { body in try coder.decode(Element.self, from: body) }
+        return Observable.create { [self] observer in
+            open(.subscribe, method, parameters, input: nil, deadline: deadline) { event in
+                Self.deliver(event, decodedAs: Element.self, with: coder, to: observer)
+            }
+        }
     }
 
     /// Opens a channel: `input` is streamed to the server, its answers come back.
@@ -201,80 +220,99 @@ public final class RemoteClient: Sendable {
     ) -> Observable<Output> {
         let coder = self.coder
         let encodedInput = input.map { element in try coder.encode(element) }
-        return call(.open, method, parameters, input: encodedInput, deadline: deadline)
-            .map { body in try coder.decode(Output.self, from: body) }
+        return Observable.create { [self] observer in
+            open(.open, method, parameters, input: encodedInput, deadline: deadline) { event in
+                Self.deliver(event, decodedAs: Output.self, with: coder, to: observer)
+            }
+        }
+    }
+
+    /// Decodes an element and passes the event on; an element that does not decode fails the
+    /// stream (and disposing it then cancels it on the server).
+    private static func deliver<Element: Decodable & Sendable>(
+        _ event: Event<[UInt8]>, decodedAs: Element.Type, with coder: JSONBodyCoder, to observer: AnyObserver<Element>
+    ) {
+        switch event {
+        case .next(let body):
+            do {
+                observer.onNext(try coder.decode(Element.self, from: body))
+            } catch {
+                observer.onError(error)
+            }
+        case .error(let error): observer.onError(error)
+        case .completed: observer.onCompleted()
+        }
     }
 
     // MARK: Streams
 
-    private func call<Parameters: Encodable & Sendable>(
+    /// Opens a stream: sends the opening frame and routes its frames to `deliver` (on the loop's
+    /// thread). The returned disposable cancels it.
+    private func open<Parameters: Encodable & Sendable>(
         _ type: FrameType, _ method: String, _ parameters: Parameters, input: Observable<[UInt8]>?,
-        deadline: Duration?
-    ) -> Observable<[UInt8]> {
+        deadline: Duration?, deliver: @escaping @Sendable (Event<[UInt8]>) -> Void
+    ) -> any Disposable {
         let deadline = deadline ?? configuration.deadline
-        let coder = self.coder
-        return Observable.create { [self] observer in
-            let body: [UInt8]
-            do {
-                body = try coder.encode(parameters)
-            } catch {
-                observer.onError(error)
-                return Disposables.create()
-            }
-            let inputSubscription = SingleAssignmentDisposable()
-            let due = ContinuousClock.now + .milliseconds(Self.localDeadline(deadline))
-            // One lock for the whole opening: id, replica, bookkeeping and the frame itself.
-            let opened: Result<(Frame, UInt64, Int), RemoteError> = state.withLock { state in
-                let stream = state.nextStream
-                let replica = state.nextReplica % configuration.endpoints.count
-                let frame: Frame
-                do {
-                    frame = try Frame(
-                        type: type, stream: stream,
-                        deadlineMilliseconds: UInt32(clamping: deadline.wholeMilliseconds),
-                        method: method, body: body)
-                } catch let error as ProtocolError {
-                    return .failure(error.remoteError)  // an invalid method name
-                } catch {
-                    return .failure(.wrapping(error))
-                }
-                state.nextStream &+= 1
-                state.nextReplica &+= 1
-                state.pending[stream] = Pending(observer: observer, replica: replica, input: inputSubscription)
-                if state.deadlines.count > 2 * max(1_024, state.pending.count) {
-                    let pending = state.pending
-                    state.deadlines.removeAll { pending[$0] == nil }
-                }
-                state.deadlines.push(stream, due: due)
-                state.counters.framesOut += 1
-                return .success((frame, stream, replica))
-            }
-            let stream: UInt64
-            let replica: Int
-            switch opened {
-            case .failure(let error):
-                observer.onError(error)
-                return Disposables.create()
-            case .success(let (frame, id, index)):
-                stream = id
-                replica = index
-                loop.send(codec.encode(frame).map(Message.init), to: SocketLoop.SocketID(replica))
-            }
-            if let input {
-                inputSubscription.setDisposable(
-                    input.subscribe(
-                        onNext: { [weak self] element in
-                            self?.send(Frame.opened(.next, stream: stream, body: element), to: replica)
-                        },
-                        onError: { [weak self] error in
-                            self?.send(.error(stream: stream, .wrapping(error)), to: replica)
-                        },
-                        onCompleted: { [weak self] in
-                            self?.send(Frame.opened(.complete, stream: stream, body: nil), to: replica)
-                        }))
-            }
-            return Disposables.create { [weak self] in self?.cancel(stream) }
+        let body: [UInt8]
+        do {
+            body = try coder.encode(parameters)
+        } catch {
+            deliver(.error(error))
+            return Disposables.create()
         }
+        let inputSubscription = SingleAssignmentDisposable()
+        let due = ContinuousClock.now + .milliseconds(Self.localDeadline(deadline))
+        // One lock for the whole opening: id, replica, bookkeeping and the frame itself.
+        let opened: Result<(Frame, UInt64, Int), RemoteError> = state.withLock { state in
+            let stream = state.nextStream
+            let replica = state.nextReplica % configuration.endpoints.count
+            let frame: Frame
+            do {
+                frame = try Frame(
+                    type: type, stream: stream,
+                    deadlineMilliseconds: UInt32(clamping: deadline.wholeMilliseconds),
+                    method: method, body: body)
+            } catch let error as ProtocolError {
+                return .failure(error.remoteError)  // an invalid method name
+            } catch {
+                return .failure(.wrapping(error))
+            }
+            state.nextStream &+= 1
+            state.nextReplica &+= 1
+            state.pending[stream] = Pending(deliver: deliver, replica: replica, input: inputSubscription)
+            if state.deadlines.count > 2 * max(1_024, state.pending.count) {
+                let pending = state.pending
+                state.deadlines.removeAll { pending[$0] == nil }
+            }
+            state.deadlines.push(stream, due: due)
+            state.counters.framesOut += 1
+            return .success((frame, stream, replica))
+        }
+        let stream: UInt64
+        let replica: Int
+        switch opened {
+        case .failure(let error):
+            deliver(.error(error))
+            return Disposables.create()
+        case .success(let (frame, id, index)):
+            stream = id
+            replica = index
+            loop.send(codec.encode(frame).map(Message.init), to: SocketLoop.SocketID(replica))
+        }
+        if let input {
+            inputSubscription.setDisposable(
+                input.subscribe(
+                    onNext: { [weak self] element in
+                        self?.send(Frame.opened(.next, stream: stream, body: element), to: replica)
+                    },
+                    onError: { [weak self] error in
+                        self?.send(.error(stream: stream, .wrapping(error)), to: replica)
+                    },
+                    onCompleted: { [weak self] in
+                        self?.send(Frame.opened(.complete, stream: stream, body: nil), to: replica)
+                    }))
+        }
+        return Disposables.create { [weak self] in self?.cancel(stream) }
     }
 
     /// The client's own deadline, in milliseconds: a little after the server's, so that a live
@@ -307,10 +345,11 @@ public final class RemoteClient: Sendable {
         for (stream, call, connected) in expired {
             call.input.dispose()
             send(Frame.opened(.cancel, stream: stream, body: nil), to: call.replica)
-            call.observer.onError(
-                connected
-                    ? RemoteError(code: .timeout, message: "no answer before the deadline")
-                    : RemoteError(code: .unavailable, message: "the server did not answer before the deadline"))
+            call.deliver(
+                .error(
+                    connected
+                        ? RemoteError(code: .timeout, message: "no answer before the deadline")
+                        : RemoteError(code: .unavailable, message: "the server did not answer before the deadline")))
         }
     }
 
@@ -363,14 +402,13 @@ public final class RemoteClient: Sendable {
         for (frame, call) in deliveries {
             switch frame.type {
             case .next:
-                call.observer.onNext(frame.body ?? [])
+                call.deliver(.next(frame.body ?? []))
             case .complete:
                 call.input.dispose()
-                call.observer.onCompleted()
+                call.deliver(.completed)
             default:
                 call.input.dispose()
-                call.observer.onError(
-                    frame.remoteError ?? RemoteError(code: .internal, message: "unreadable error"))
+                call.deliver(.error(frame.remoteError ?? RemoteError(code: .internal, message: "unreadable error")))
             }
         }
     }
