@@ -94,7 +94,11 @@ final class JSONNodeDecoder: Decoder {
         switch value.kind {
         case .true: return true
         case .false: return false
-        default: throw mismatch(value, Bool.self)
+        default:
+            // Foundation reports null where a Bool belongs as a type mismatch, not a missing value.
+            throw DecodingError.typeMismatch(
+                Bool.self,
+                .init(codingPath: pathKeys, debugDescription: "Expected Bool but found \(value.description) instead."))
         }
     }
 
@@ -178,10 +182,84 @@ final class JSONNodeDecoder: Decoder {
                 return Integer(exactly: signed)
             }
             if let result { return result }
-        } else if let double = Double(numberText(value)), let result = Integer(exactly: double) {
-            return result
+        } else if let (magnitude, negative) = bytes.withUnsafeBufferPointer({ Self.exactInteger($0, value) }) {
+            if !negative, let result = Integer(exactly: magnitude) { return result }
+            if negative && magnitude == 0 { return 0 }
+            if negative, Integer.isSigned, magnitude <= UInt64(Int64.max) + 1 {
+                if let result = Integer(exactly: magnitude == UInt64(Int64.max) + 1 ? Int64.min : -Int64(magnitude)) {
+                    return result
+                }
+            }
         }
         throw corrupted("Number \(numberText(value)) does not fit in \(Integer.self).")
+    }
+
+    /// The exact value of number node `value` (which has a fraction or an exponent) when it is an
+    /// integer whose magnitude fits in `UInt64` (`1.0` and `2.5e1` are, `25e-1` is not), with its sign;
+    /// nil otherwise.
+    static func exactInteger(_ buffer: UnsafeBufferPointer<UInt8>, _ value: JSONNode) -> (UInt64, Bool)? {
+        var position = value.start
+        let negative = buffer[position] == UInt8(ascii: "-")
+        if negative { position += 1 }
+        // The digits without the point, and how many of them are before it.
+        var digitsStart = position
+        var integerDigits = 0
+        var digitsEnd = position
+        var seenPoint = false
+        while position < value.end {
+            let byte = buffer[position]
+            if byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E") { break }
+            if byte == UInt8(ascii: ".") {
+                seenPoint = true
+            } else if !seenPoint {
+                integerDigits += 1
+            }
+            position += 1
+        }
+        digitsEnd = position
+        var exponent = 0
+        if position < value.end {
+            position += 1
+            var exponentNegative = false
+            if buffer[position] == UInt8(ascii: "+") || buffer[position] == UInt8(ascii: "-") {
+                exponentNegative = buffer[position] == UInt8(ascii: "-")
+                position += 1
+            }
+            while position < value.end {
+                exponent = min(exponent * 10 + Int(buffer[position] &- UInt8(ascii: "0")), 100_000)
+                position += 1
+            }
+            if exponentNegative { exponent = -exponent }
+        }
+        // Digits at or after `pointAt` (counting digits only) are fractional and must be zero.
+        let pointAt = integerDigits + exponent
+        var magnitude: UInt64 = 0
+        var digitIndex = 0
+        while digitsStart < digitsEnd {
+            let byte = buffer[digitsStart]
+            digitsStart += 1
+            if byte == UInt8(ascii: ".") { continue }
+            let digit = UInt64(byte &- UInt8(ascii: "0"))
+            if digitIndex >= pointAt {
+                if digit != 0 { return nil }
+            } else {
+                let (times10, overflow1) = magnitude.multipliedReportingOverflow(by: 10)
+                let (sum, overflow2) = times10.addingReportingOverflow(digit)
+                if overflow1 || overflow2 { return nil }
+                magnitude = sum
+            }
+            digitIndex += 1
+        }
+        // Trailing zeros the exponent adds.
+        if magnitude != 0 {
+            while digitIndex < pointAt {
+                let (times10, overflow) = magnitude.multipliedReportingOverflow(by: 10)
+                if overflow { return nil }
+                magnitude = times10
+                digitIndex += 1
+            }
+        }
+        return (magnitude, negative)
     }
 
     /// The text of number node `value`.

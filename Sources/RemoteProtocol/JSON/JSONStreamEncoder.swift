@@ -61,7 +61,10 @@ final class JSONStreamEncoder: Encoder {
 
     /// Encodes `value` as the whole document.
     func encodeTopLevel<Value: Encodable>(_ value: Value) throws -> [UInt8] {
-        try encodeValue(value)
+        if try !encodePrimitive(value) {
+            // Unlike a nested value, a top-level one that writes nothing is an error, not `{}`.
+            try value.encode(to: self)
+        }
         while !frames.isEmpty { closeTop() }
         if bytes.isEmpty {
             throw EncodingError.invalidValue(
