@@ -9,10 +9,25 @@ import Foundation
 final class JSONNodeDecoder: Decoder {
     let bytes: [UInt8]
     let nodes: [JSONNode]
+    /// The mutable state, behind a pointer this decoder owns, so that moving between values costs
+    /// no dynamic exclusivity checks (as a class's stored `var`s would). One thread at a time.
+    private struct State {
+        var node: Int
+        var pathKeys: [any CodingKey]
+    }
+
+    private let state: UnsafeMutablePointer<State>
+
     /// The node being decoded.
-    var node: Int
+    var node: Int {
+        get { state.pointee.node }
+        set { state.pointee.node = newValue }
+    }
     /// Keys from the top level to `node`.
-    var pathKeys: [any CodingKey]
+    var pathKeys: [any CodingKey] {
+        _read { yield state.pointee.pathKeys }
+        _modify { yield &state.pointee.pathKeys }
+    }
 
     var codingPath: [any CodingKey] { pathKeys }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
@@ -20,8 +35,13 @@ final class JSONNodeDecoder: Decoder {
     init(bytes: [UInt8], nodes: [JSONNode], node: Int, pathKeys: [any CodingKey] = []) {
         self.bytes = bytes
         self.nodes = nodes
-        self.node = node
-        self.pathKeys = pathKeys
+        state = .allocate(capacity: 1)
+        state.initialize(to: State(node: node, pathKeys: pathKeys))
+    }
+
+    deinit {
+        state.deinitialize(count: 1)
+        state.deallocate()
     }
 
     /// Parses `bytes` and decodes the whole text as a `Value`.
@@ -83,6 +103,19 @@ final class JSONNodeDecoder: Decoder {
         }
         return DecodingError.typeMismatch(
             type, .init(codingPath: pathKeys, debugDescription: "Expected \(type) but found \(value.description) instead."))
+    }
+
+    /// `error` with its coding path replaced by `path`.
+    static func repath(_ error: any Error, _ path: [any CodingKey]) -> any Error {
+        switch error {
+        case DecodingError.typeMismatch(let type, let context):
+            DecodingError.typeMismatch(type, .init(codingPath: path, debugDescription: context.debugDescription))
+        case DecodingError.valueNotFound(let type, let context):
+            DecodingError.valueNotFound(type, .init(codingPath: path, debugDescription: context.debugDescription))
+        case DecodingError.dataCorrupted(let context):
+            DecodingError.dataCorrupted(.init(codingPath: path, debugDescription: context.debugDescription))
+        default: error
+        }
     }
 
     func corrupted(_ message: String) -> DecodingError {
@@ -389,7 +422,7 @@ final class JSONNodeDecoder: Decoder {
         }
         if !extra.isEmpty { pathKeys.append(contentsOf: extra) }
         if let key { pathKeys.append(key) }
-        defer { pathKeys.removeSubrange(depth...) }
+        defer { pathKeys.removeLast(pathKeys.count - depth) }
         return try body()
     }
 
@@ -504,25 +537,22 @@ struct JSONKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtoco
     }
 
     func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
-        let found = try require(key)
-        return try decoder.withPath(depth: depth, extra: extra, key: key) { try decoder.bool(at: found) }
+        try primitive(key) { try decoder.bool(at: $0) }
     }
 
     func decode(_ type: String.Type, forKey key: Key) throws -> String {
         let found = try require(key)
         let value = decoder.nodes[found]
         if value.kind == .string { return decoder.string(of: value) }
-        return try decoder.withPath(depth: depth, extra: extra, key: key) { try decoder.string(at: found) }
+        throw JSONNodeDecoder.repath(decoder.mismatch(value, String.self), codingPath + [key])
     }
 
     func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
-        let found = try require(key)
-        return try decoder.withPath(depth: depth, extra: extra, key: key) { try decoder.double(at: found) }
+        try primitive(key) { try decoder.double(at: $0) }
     }
 
     func decode(_ type: Float.Type, forKey key: Key) throws -> Float {
-        let found = try require(key)
-        return try decoder.withPath(depth: depth, extra: extra, key: key) { try decoder.float(at: found) }
+        try primitive(key) { try decoder.float(at: $0) }
     }
 
     func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try integer(key) }
@@ -538,9 +568,18 @@ struct JSONKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtoco
 
     @inline(__always)
     private func integer<Integer: FixedWidthInteger>(_ key: Key) throws -> Integer {
+        try primitive(key) { try decoder.integer(Integer.self, at: $0) }
+    }
+
+    /// Reads the value of `key` with `body`, giving its errors the key's coding path (computed
+    /// only on failure, so the path is not maintained for every primitive).
+    @inline(__always)
+    private func primitive<Value>(_ key: Key, _ body: (Int) throws -> Value) throws -> Value {
         let found = try require(key)
-        return try decoder.withPath(depth: depth, extra: extra, key: key) {
-            try decoder.integer(Integer.self, at: found)
+        do {
+            return try body(found)
+        } catch {
+            throw JSONNodeDecoder.repath(error, codingPath + [key])
         }
     }
 
@@ -559,7 +598,9 @@ struct JSONKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtoco
 
     func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
         guard let found = present(key) else { return nil }
-        return try decoder.withPath(depth: depth, extra: extra, key: key) { try decoder.string(at: found) }
+        let value = decoder.nodes[found]
+        if value.kind == .string { return decoder.string(of: value) }
+        throw JSONNodeDecoder.repath(decoder.mismatch(value, String.self), codingPath + [key])
     }
 
     func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
@@ -666,12 +707,24 @@ struct JSONUnkeyedDecodingContainer: UnkeyedDecodingContainer {
         currentIndex += 1
     }
 
-    /// Decodes the current element with `body` (the caller then calls `advance()`).
+    /// Decodes the current element with `body`, which may decode nested values (the caller then
+    /// calls `advance()`).
     @inline(__always)
     private func read<Value>(_ type: Any.Type, _ body: (Int) throws -> Value) throws -> Value {
         let found = try current(type)
         return try decoder.withPath(depth: depth, extra: extra, key: JSONKey(intValue: currentIndex)) {
             try body(found)
+        }
+    }
+
+    /// Decodes the current element, a primitive, with `body`; errors get the element's path.
+    @inline(__always)
+    private func readPrimitive<Value>(_ type: Any.Type, _ body: (Int) throws -> Value) throws -> Value {
+        let found = try current(type)
+        do {
+            return try body(found)
+        } catch {
+            throw JSONNodeDecoder.repath(error, codingPath + [JSONKey(intValue: currentIndex)])
         }
     }
 
@@ -685,72 +738,72 @@ struct JSONUnkeyedDecodingContainer: UnkeyedDecodingContainer {
     }
 
     mutating func decode(_ type: Bool.Type) throws -> Bool {
-        let value = try read(type) { try decoder.bool(at: $0) }
+        let value = try readPrimitive(type) { try decoder.bool(at: $0) }
         advance()
         return value
     }
     mutating func decode(_ type: String.Type) throws -> String {
-        let value = try read(type) { try decoder.string(at: $0) }
+        let value = try readPrimitive(type) { try decoder.string(at: $0) }
         advance()
         return value
     }
     mutating func decode(_ type: Double.Type) throws -> Double {
-        let value = try read(type) { try decoder.double(at: $0) }
+        let value = try readPrimitive(type) { try decoder.double(at: $0) }
         advance()
         return value
     }
     mutating func decode(_ type: Float.Type) throws -> Float {
-        let value = try read(type) { try decoder.float(at: $0) }
+        let value = try readPrimitive(type) { try decoder.float(at: $0) }
         advance()
         return value
     }
     mutating func decode(_ type: Int.Type) throws -> Int {
-        let value = try read(type) { try decoder.integer(type, at: $0) }
+        let value = try readPrimitive(type) { try decoder.integer(type, at: $0) }
         advance()
         return value
     }
     mutating func decode(_ type: Int8.Type) throws -> Int8 {
-        let value = try read(type) { try decoder.integer(type, at: $0) }
+        let value = try readPrimitive(type) { try decoder.integer(type, at: $0) }
         advance()
         return value
     }
     mutating func decode(_ type: Int16.Type) throws -> Int16 {
-        let value = try read(type) { try decoder.integer(type, at: $0) }
+        let value = try readPrimitive(type) { try decoder.integer(type, at: $0) }
         advance()
         return value
     }
     mutating func decode(_ type: Int32.Type) throws -> Int32 {
-        let value = try read(type) { try decoder.integer(type, at: $0) }
+        let value = try readPrimitive(type) { try decoder.integer(type, at: $0) }
         advance()
         return value
     }
     mutating func decode(_ type: Int64.Type) throws -> Int64 {
-        let value = try read(type) { try decoder.integer(type, at: $0) }
+        let value = try readPrimitive(type) { try decoder.integer(type, at: $0) }
         advance()
         return value
     }
     mutating func decode(_ type: UInt.Type) throws -> UInt {
-        let value = try read(type) { try decoder.integer(type, at: $0) }
+        let value = try readPrimitive(type) { try decoder.integer(type, at: $0) }
         advance()
         return value
     }
     mutating func decode(_ type: UInt8.Type) throws -> UInt8 {
-        let value = try read(type) { try decoder.integer(type, at: $0) }
+        let value = try readPrimitive(type) { try decoder.integer(type, at: $0) }
         advance()
         return value
     }
     mutating func decode(_ type: UInt16.Type) throws -> UInt16 {
-        let value = try read(type) { try decoder.integer(type, at: $0) }
+        let value = try readPrimitive(type) { try decoder.integer(type, at: $0) }
         advance()
         return value
     }
     mutating func decode(_ type: UInt32.Type) throws -> UInt32 {
-        let value = try read(type) { try decoder.integer(type, at: $0) }
+        let value = try readPrimitive(type) { try decoder.integer(type, at: $0) }
         advance()
         return value
     }
     mutating func decode(_ type: UInt64.Type) throws -> UInt64 {
-        let value = try read(type) { try decoder.integer(type, at: $0) }
+        let value = try readPrimitive(type) { try decoder.integer(type, at: $0) }
         advance()
         return value
     }

@@ -36,27 +36,65 @@ final class JSONStreamEncoder: Encoder {
         var members: [(key: String, start: Int)] = []
     }
 
+    /// The mutable state, behind a pointer this encoder owns: the containers reach it through the
+    /// accessors below without the dynamic exclusivity checks a class's stored `var`s would cost
+    /// on every byte appended. Only this encoder's thread touches it.
+    private struct State {
+        var bytes: [UInt8] = []
+        var frames: [Frame] = []
+        var nextID = 1
+        var pathKeys: [any CodingKey] = []
+        var containerID = 0
+        var valueStart = 0
+    }
+
+    private let state: UnsafeMutablePointer<State>
+
     /// The JSON written so far.
-    var bytes: [UInt8] = []
+    var bytes: [UInt8] {
+        _read { yield state.pointee.bytes }
+        _modify { yield &state.pointee.bytes }
+    }
+    /// Open containers, innermost last.
+    var frames: [Frame] {
+        _read { yield state.pointee.frames }
+        _modify { yield &state.pointee.frames }
+    }
+    private var nextID: Int {
+        get { state.pointee.nextID }
+        set { state.pointee.nextID = newValue }
+    }
+    /// Keys from the top level to the value being encoded.
+    var pathKeys: [any CodingKey] {
+        _read { yield state.pointee.pathKeys }
+        _modify { yield &state.pointee.pathKeys }
+    }
+    /// The container opened by the value being encoded (0: none yet).
+    var containerID: Int {
+        get { state.pointee.containerID }
+        set { state.pointee.containerID = newValue }
+    }
+    /// `bytes.count` when the value being encoded started.
+    var valueStart: Int {
+        get { state.pointee.valueStart }
+        set { state.pointee.valueStart = newValue }
+    }
     /// Whether objects' keys are sorted (by UTF-8 bytes, as Foundation's `.sortedKeys`).
     let sortedKeys: Bool
-    /// Open containers, innermost last.
-    var frames: [Frame] = []
-    private var nextID = 1
-
-    /// Keys from the top level to the value being encoded.
-    var pathKeys: [any CodingKey] = []
-    /// The container opened by the value being encoded (0: none yet).
-    var containerID = 0
-    /// `bytes.count` when the value being encoded started.
-    var valueStart = 0
 
     var codingPath: [any CodingKey] { pathKeys }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
     init(sortedKeys: Bool, capacity: Int = 256) {
         self.sortedKeys = sortedKeys
-        bytes.reserveCapacity(capacity)
+        state = .allocate(capacity: 1)
+        state.initialize(to: State())
+        state.pointee.bytes.reserveCapacity(capacity)
+    }
+
+    deinit {
+        state.deinitialize(count: 1)
+        state.deallocate()
     }
 
     /// Encodes `value` as the whole document.
@@ -267,8 +305,18 @@ final class JSONStreamEncoder: Encoder {
         }
         if !extra.isEmpty { pathKeys.append(contentsOf: extra) }
         if let key { pathKeys.append(key) }
-        defer { pathKeys.removeSubrange(depth...) }
+        defer { pathKeys.removeLast(pathKeys.count - depth) }
         return try body()
+    }
+
+    /// Runs `body`; an `EncodingError` it throws gets `path` (an autoclosure: made only on failure).
+    @inline(__always)
+    func repathing(_ path: @autoclosure () -> [any CodingKey], _ body: () throws -> Void) throws {
+        do {
+            try body()
+        } catch EncodingError.invalidValue(let value, let context) {
+            throw EncodingError.invalidValue(value, .init(codingPath: path(), debugDescription: context.debugDescription))
+        }
     }
 
     // MARK: Encoder
@@ -383,12 +431,12 @@ struct JSONKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtoco
 
     mutating func encode(_ value: Double, forKey key: Key) throws {
         try encoder.beginMember(id, key: key.stringValue)
-        try encoder.withPath(depth: depth, extra: extra, key: key) { try encoder.appendDouble(value) }
+        try encoder.repathing(codingPath + [key]) { try encoder.appendDouble(value) }
     }
 
     mutating func encode(_ value: Float, forKey key: Key) throws {
         try encoder.beginMember(id, key: key.stringValue)
-        try encoder.withPath(depth: depth, extra: extra, key: key) { try encoder.appendFloat(value) }
+        try encoder.repathing(codingPath + [key]) { try encoder.appendFloat(value) }
     }
 
     mutating func encode(_ value: Int, forKey key: Key) throws { try integer(value, key) }
@@ -477,13 +525,13 @@ struct JSONUnkeyedEncodingContainer: UnkeyedEncodingContainer {
     mutating func encode(_ value: Double) throws {
         try encoder.beginElement(id)
         let key = JSONKey(intValue: count - 1)
-        try encoder.withPath(depth: depth, extra: extra, key: key) { try encoder.appendDouble(value) }
+        try encoder.repathing(codingPath + [key]) { try encoder.appendDouble(value) }
     }
 
     mutating func encode(_ value: Float) throws {
         try encoder.beginElement(id)
         let key = JSONKey(intValue: count - 1)
-        try encoder.withPath(depth: depth, extra: extra, key: key) { try encoder.appendFloat(value) }
+        try encoder.repathing(codingPath + [key]) { try encoder.appendFloat(value) }
     }
 
     mutating func encode(_ value: Int) throws { try integer(value) }
