@@ -4,7 +4,8 @@
 //
 // Each measurement runs `rounds` rounds of `iterations` calls and reports the best round.
 //
-//   JSONBenchmarks [--iterations N] [--rounds N] [--ours-only]   (--ours-only: for profiling)
+//   JSONBenchmarks [--iterations N] [--rounds N] [--ours-only] [--login-only]
+//   (--ours-only skips Foundation and --login-only body (b), for profiling)
 
 import Dispatch
 import Foundation
@@ -50,23 +51,24 @@ let profile = ProfileBody(
     counts: ["logins": 17, "failures": 2, "resets": 0])
 
 /// `--iterations` and `--rounds` from the command line.
-func parseArguments() -> (iterations: Int, rounds: Int, oursOnly: Bool) {
-    var settings = (iterations: 200_000, rounds: 5, oursOnly: false)
+func parseArguments() -> (iterations: Int, rounds: Int, oursOnly: Bool, loginOnly: Bool) {
+    var settings = (iterations: 200_000, rounds: 5, oursOnly: false, loginOnly: false)
     var arguments = CommandLine.arguments.dropFirst()
     while let argument = arguments.popFirst() {
         switch argument {
         case "--iterations": settings.iterations = arguments.popFirst().flatMap(Int.init) ?? settings.iterations
         case "--rounds": settings.rounds = arguments.popFirst().flatMap(Int.init) ?? settings.rounds
         case "--ours-only": settings.oursOnly = true
+        case "--login-only": settings.loginOnly = true
         default:
-            print("usage: JSONBenchmarks [--iterations N] [--rounds N] [--ours-only]")
+            print("usage: JSONBenchmarks [--iterations N] [--rounds N] [--ours-only] [--login-only]")
             exit(argument == "--help" ? 0 : 2)
         }
     }
     return settings
 }
 
-let (iterations, rounds, oursOnly) = parseArguments()
+let (iterations, rounds, oursOnly, loginOnly) = parseArguments()
 
 /// The best nanoseconds per call of `body` over `rounds` rounds of `iterations` calls; `body`
 /// returns a number that is summed so the work cannot be optimised away.
@@ -119,4 +121,4 @@ func compare<Body: Codable & Equatable>(_ name: String, _ value: Body) throws {
 print("JSON bodies, ns per call (best of \(rounds) rounds of \(iterations))")
 print("".padding(toLength: 34, withPad: " ", startingAt: 0) + "  Foundation          ours     ratio")
 try compare("(a) five strings", login)
-try compare("(b) nested struct", profile)
+if !loginOnly { try compare("(b) nested struct", profile) }

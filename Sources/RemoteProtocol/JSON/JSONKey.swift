@@ -1,16 +1,25 @@
 /// A coding key the coders make themselves: an array index in a coding path, or `super`.
+///
+/// 24 bytes, so it fits an existential's inline buffer when pushed on a coding path.
 struct JSONKey: CodingKey, Sendable {
-    var stringValue: String
-    var intValue: Int?
+    /// The name of a named key; nil for an index, whose name is made only when asked for.
+    private let name: String?
+    /// The index (for an index key).
+    private let index: Int
+
+    var intValue: Int? { name == nil ? index : nil }
+
+    /// The key's name; an index's is `Index <n>`, as in Foundation's coding paths.
+    var stringValue: String { name ?? "Index \(index)" }
 
     init(stringValue: String) {
-        self.stringValue = stringValue
-        self.intValue = nil
+        self.name = stringValue
+        self.index = 0
     }
 
     init(intValue: Int) {
-        self.stringValue = "Index \(intValue)"
-        self.intValue = intValue
+        self.name = nil
+        self.index = intValue
     }
 
     /// The key under which `superEncoder()` and `superDecoder()` put the superclass's value.
