@@ -228,6 +228,47 @@ struct JSONEncoderTests {
                 == FoundationJSON.encode(OutOfOrder(), sortedKeys: true))
     }
 
+    /// Asks for a keyed and then an unkeyed container: Foundation traps, we report an error.
+    struct TwoKinds: Encodable {
+        enum Keys: String, CodingKey { case a }
+        func encode(to encoder: any Encoder) throws {
+            var keyed = encoder.container(keyedBy: Keys.self)
+            try keyed.encode(1, forKey: .a)
+            var unkeyed = encoder.unkeyedContainer()
+            try unkeyed.encode(2)
+        }
+    }
+
+    /// Encodes a struct through a single value container, as wrappers do.
+    struct Wrapper: Encodable {
+        var inner = LoginBody.sample
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            try container.encode(inner)
+        }
+    }
+
+    /// Encodes two values through one single value container.
+    struct Twice: Encodable {
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            try container.encode(1)
+            try container.encode(2)
+        }
+    }
+
+    @Test func misusedEncodersAreErrorsNotGarbage() throws {
+        #expect(throws: EncodingError.self) { try OurJSON.encode(["x": TwoKinds()]) }
+        #expect(throws: EncodingError.self) { try OurJSON.encode([Twice()]) }
+        do {
+            _ = try JSONBodyCoder.shared.encode(TwoKinds())
+            Issue.record("encoded")
+        } catch {
+            #expect(error.code == .internal)
+        }
+        #expect(try OurJSON.encode([Wrapper()], sortedKeys: true) == FoundationJSON.encode([Wrapper()], sortedKeys: true))
+    }
+
     @Test func theNestedProfileMatchesFoundation() throws {
         #expect(
             try OurJSON.encode(ProfileBody.sample, sortedKeys: true)

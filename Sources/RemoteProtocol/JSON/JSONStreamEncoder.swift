@@ -126,6 +126,13 @@ final class JSONStreamEncoder: Encoder {
     }
 
     private func activateSlow(_ id: Int) throws {
+        if id == Self.misusedContainer {
+            throw EncodingError.invalidValue(
+                0,
+                .init(
+                    codingPath: pathKeys,
+                    debugDescription: "A value asked its encoder for a second container of another kind."))
+        }
         guard frames.contains(where: { $0.id == id }) else { throw JSONOutOfOrderEncoding() }
         while let last = frames.last, last.id != id { closeTop() }
     }
@@ -319,21 +326,35 @@ final class JSONStreamEncoder: Encoder {
         }
     }
 
+    /// The id of a container handed out for a request Foundation treats as a programming error
+    /// (a keyed container after an unkeyed one for the same value, or the reverse): writing to it
+    /// is an `EncodingError`.
+    static let misusedContainer = -1
+
+    /// The container of the value being encoded: opened on the first request, the same one on
+    /// later requests of the same kind (a subclass encoding into its superclass's container).
+    private func valueContainer(_ kind: Frame.Kind) -> Int {
+        if containerID == 0 {
+            containerID = open(kind)
+            return containerID
+        }
+        guard let frame = frames.last(where: { $0.id == containerID }) else {
+            // Closed already: writes report the out-of-order use.
+            return containerID
+        }
+        return frame.kind == kind ? containerID : Self.misusedContainer
+    }
+
     // MARK: Encoder
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-        if containerID == 0 || !frames.contains(where: { $0.id == containerID && $0.kind == .object }) {
-            containerID = open(.object)
-        }
-        return KeyedEncodingContainer(
-            JSONKeyedEncodingContainer<Key>(encoder: self, id: containerID, depth: pathKeys.count, extra: []))
+        KeyedEncodingContainer(
+            JSONKeyedEncodingContainer<Key>(
+                encoder: self, id: valueContainer(.object), depth: pathKeys.count, extra: []))
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
-        if containerID == 0 || !frames.contains(where: { $0.id == containerID && $0.kind == .array }) {
-            containerID = open(.array)
-        }
-        return JSONUnkeyedEncodingContainer(encoder: self, id: containerID, depth: pathKeys.count, extra: [])
+        JSONUnkeyedEncodingContainer(encoder: self, id: valueContainer(.array), depth: pathKeys.count, extra: [])
     }
 
     func singleValueContainer() -> any SingleValueEncodingContainer {
@@ -376,7 +397,7 @@ final class JSONSlotEncoder: Encoder {
 
     /// Opens the container of this encoder's value in its slot, once.
     private func openContainer(_ wanted: JSONStreamEncoder.Frame.Kind) -> Int {
-        if containerID != 0 && kind == wanted { return containerID }
+        if containerID != 0 { return kind == wanted ? containerID : JSONStreamEncoder.misusedContainer }
         if (try? encoder.activate(slot)) != nil {
             encoder.frames.removeLast()
             containerID = encoder.open(wanted)
