@@ -1,4 +1,4 @@
-/// Appending JSON tokens to a byte array: the primitive half of the encoder, with no knowledge of
+/// Appending JSON tokens to a `JSONBuffer`: the primitive half of the encoder, with no knowledge of
 /// containers. Output is compact UTF-8 in the shape Foundation's `JSONEncoder` gives with
 /// `.withoutEscapingSlashes`.
 enum JSONOutput {
@@ -7,17 +7,18 @@ enum JSONOutput {
 
     /// Appends `string` as a quoted JSON string: `"` and `\` escaped, control characters as their
     /// short forms or `\u00XX`, everything else (including `/` and non-ASCII) as UTF-8.
-    static func appendString(_ string: String, to bytes: inout [UInt8]) {
+    static func appendString(_ string: String, to bytes: inout JSONBuffer) {
         var string = string
         string.withUTF8 { appendString(utf8: $0, to: &bytes) }
     }
 
     /// Appends the UTF-8 text `utf8` as a quoted JSON string (see `appendString(_:to:)`).
-    static func appendString(utf8: UnsafeBufferPointer<UInt8>, to bytes: inout [UInt8]) {
+    static func appendString(utf8: UnsafeBufferPointer<UInt8>, to bytes: inout JSONBuffer) {
+        let count = utf8.count
+        bytes.reserve(count + 2)
         bytes.append(UInt8(ascii: "\""))
         var runStart = 0
         var index = 0
-        let count = utf8.count
         while index < count {
             let byte = utf8[index]
             if byte >= 0x20 && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\") {
@@ -25,7 +26,7 @@ enum JSONOutput {
                 continue
             }
             if runStart < index {
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
+                bytes.append(UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
             }
             bytes.append(UInt8(ascii: "\\"))
             switch byte {
@@ -46,13 +47,13 @@ enum JSONOutput {
             runStart = index
         }
         if runStart < count {
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<count]))
+            bytes.append(UnsafeBufferPointer(rebasing: utf8[runStart..<count]))
         }
         bytes.append(UInt8(ascii: "\""))
     }
 
     /// Appends the decimal digits of `magnitude`, preceded by `-` when `negative`.
-    static func appendInteger(magnitude: UInt64, negative: Bool, to bytes: inout [UInt8]) {
+    static func appendInteger(magnitude: UInt64, negative: Bool, to bytes: inout JSONBuffer) {
         if negative { bytes.append(UInt8(ascii: "-")) }
         if magnitude < 10 {
             bytes.append(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude))
@@ -64,26 +65,26 @@ enum JSONOutput {
             probe /= 10
             digits += 1
         }
-        let end = bytes.count + digits
-        bytes.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: digits))
+        bytes.reserve(digits)
+        for _ in 0..<digits { bytes.append(UInt8(ascii: "0")) }
         var value = magnitude
-        var position = end
+        var position = bytes.count
         while value > 0 {
             position -= 1
-            bytes[position] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value % 10)
+            bytes.set(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value % 10), at: position)
             value /= 10
         }
     }
 
     /// Appends a signed or unsigned integer of any width, exactly.
     @inline(__always)
-    static func appendInteger<Integer: FixedWidthInteger>(_ value: Integer, to bytes: inout [UInt8]) {
+    static func appendInteger<Integer: FixedWidthInteger>(_ value: Integer, to bytes: inout JSONBuffer) {
         appendInteger(magnitude: UInt64(truncatingIfNeeded: value.magnitude), negative: value < 0, to: &bytes)
     }
 
     /// Appends `value` as the shortest text that reads back as the same `Double`, like Foundation
     /// (Swift's `description` without a trailing `.0`). The caller rejects non-finite values.
-    static func appendDouble(_ value: Double, to bytes: inout [UInt8]) {
+    static func appendDouble(_ value: Double, to bytes: inout JSONBuffer) {
         // Integral values below 2^53 print as plain digits; writing them directly skips a String.
         if value.rounded(.towardZero) == value && value.magnitude < 9_007_199_254_740_992
             && !(value == 0 && value.sign == .minus)
@@ -95,7 +96,7 @@ enum JSONOutput {
     }
 
     /// Appends `value` as the shortest text that reads back as the same `Float` (see `appendDouble`).
-    static func appendFloat(_ value: Float, to bytes: inout [UInt8]) {
+    static func appendFloat(_ value: Float, to bytes: inout JSONBuffer) {
         if value.rounded(.towardZero) == value && value.magnitude < 16_777_216
             && !(value == 0 && value.sign == .minus)
         {
@@ -106,7 +107,7 @@ enum JSONOutput {
     }
 
     /// Appends a floating-point `description`, dropping a trailing `.0` as Foundation does.
-    private static func appendFloatingText(_ text: String, to bytes: inout [UInt8]) {
+    private static func appendFloatingText(_ text: String, to bytes: inout JSONBuffer) {
         let utf8 = text.utf8
         if utf8.count > 2 && utf8.hasSuffix(".0".utf8) {
             bytes.append(contentsOf: utf8.dropLast(2))
@@ -120,7 +121,7 @@ enum JSONOutput {
         "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
 
     /// Appends `data` as a quoted standard base64 string with `=` padding (Foundation's `Data` form).
-    static func appendBase64<Bytes: Collection<UInt8>>(_ data: Bytes, to bytes: inout [UInt8]) {
+    static func appendBase64<Bytes: Collection<UInt8>>(_ data: Bytes, to bytes: inout JSONBuffer) {
         bytes.append(UInt8(ascii: "\""))
         var iterator = data.makeIterator()
         while let first = iterator.next() {

@@ -40,7 +40,7 @@ final class JSONStreamEncoder: Encoder {
     /// accessors below without the dynamic exclusivity checks a class's stored `var`s would cost
     /// on every byte appended. Only this encoder's thread touches it.
     private struct State {
-        var bytes: [UInt8] = []
+        var bytes: JSONBuffer
         var frames: [Frame] = []
         var nextID = 1
         var pathKeys: [any CodingKey] = []
@@ -51,7 +51,7 @@ final class JSONStreamEncoder: Encoder {
     private let state: UnsafeMutablePointer<State>
 
     /// The JSON written so far.
-    var bytes: [UInt8] {
+    var bytes: JSONBuffer {
         _read { yield state.pointee.bytes }
         _modify { yield &state.pointee.bytes }
     }
@@ -88,11 +88,11 @@ final class JSONStreamEncoder: Encoder {
     init(sortedKeys: Bool, capacity: Int = 256) {
         self.sortedKeys = sortedKeys
         state = .allocate(capacity: 1)
-        state.initialize(to: State())
-        state.pointee.bytes.reserveCapacity(capacity)
+        state.initialize(to: State(bytes: JSONBuffer(capacity: capacity)))
     }
 
     deinit {
+        state.pointee.bytes.deallocate()
         state.deinitialize(count: 1)
         state.deallocate()
     }
@@ -108,7 +108,7 @@ final class JSONStreamEncoder: Encoder {
             throw EncodingError.invalidValue(
                 value, .init(codingPath: [], debugDescription: "Top-level \(Value.self) did not encode any values."))
         }
-        return bytes
+        return bytes.array
     }
 
     // MARK: Frames
@@ -148,7 +148,7 @@ final class JSONStreamEncoder: Encoder {
         guard let frame = frames.popLast() else { return }
         switch frame.kind {
         case .array: bytes.append(UInt8(ascii: "]"))
-        case .slot: bytes.append(contentsOf: [UInt8(ascii: "{"), UInt8(ascii: "}")])
+        case .slot: bytes.append(UInt8(ascii: "{"), UInt8(ascii: "}"))
         case .object:
             if sortedKeys && frame.members.count > 1 { sortMembers(of: frame) }
             bytes.append(UInt8(ascii: "}"))
@@ -166,9 +166,10 @@ final class JSONStreamEncoder: Encoder {
         for (position, member) in order.enumerated() {
             if position > 0 { sorted.append(UInt8(ascii: ",")) }
             let memberEnd = member + 1 < members.count ? members[member + 1].start - 1 : end
-            sorted.append(contentsOf: bytes[members[member].start..<memberEnd])
+            sorted.append(contentsOf: bytes.bytes(in: members[member].start..<memberEnd))
         }
-        bytes.replaceSubrange(frame.contentStart..<end, with: sorted)
+        // The same members and commas in another order: the same length.
+        bytes.overwrite(at: frame.contentStart, with: sorted)
     }
 
     /// Opens a container at the current value position: `{` or `[` written, frame pushed.
@@ -222,7 +223,7 @@ final class JSONStreamEncoder: Encoder {
         if containerID != 0 {
             try close(containerID)
         } else if bytes.count == valueStart {
-            bytes.append(contentsOf: [UInt8(ascii: "{"), UInt8(ascii: "}")])
+            bytes.append(UInt8(ascii: "{"), UInt8(ascii: "}"))
         }
     }
 
