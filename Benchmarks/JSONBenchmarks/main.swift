@@ -40,7 +40,8 @@ struct ProfileBody: Codable, Equatable {
 }
 
 let login = LoginBody(
-    username: "alice", password: "correct horse", phone: "+44 20 7946 0000", locale: "en_GB", client: "ios/2.3.1")
+    username: "alice", password: "correct horse", phone: "+44 20 7946 0000", locale: "en_GB",
+    client: "ios/2.3.1")
 let profile = ProfileBody(
     id: 42, score: 98.25, active: true, nickname: "al", age: nil, tags: ["admin", "beta"],
     friends: [
@@ -56,7 +57,8 @@ func parseArguments() -> (iterations: Int, rounds: Int, oursOnly: Bool, loginOnl
     var arguments = CommandLine.arguments.dropFirst()
     while let argument = arguments.popFirst() {
         switch argument {
-        case "--iterations": settings.iterations = arguments.popFirst().flatMap(Int.init) ?? settings.iterations
+        case "--iterations":
+            settings.iterations = arguments.popFirst().flatMap(Int.init) ?? settings.iterations
         case "--rounds": settings.rounds = arguments.popFirst().flatMap(Int.init) ?? settings.rounds
         case "--ours-only": settings.oursOnly = true
         case "--login-only": settings.loginOnly = true
@@ -100,7 +102,9 @@ func compare<Body: Codable & Equatable>(_ name: String, _ value: Body) throws {
     let weReadFoundations = try ours.decode(Body.self, from: [UInt8](foundationData))
     precondition(ourRoundTrip == value && foundationReadsOurs == value && weReadFoundations == value)
 
-    let foundationEncode = nanosecondsPerCall(foundation: true) { (try? [UInt8](encoder.encode(value)))?.count ?? 0 }
+    let foundationEncode = nanosecondsPerCall(foundation: true) {
+        (try? [UInt8](encoder.encode(value)))?.count ?? 0
+    }
     let ourEncode = nanosecondsPerCall { (try? ours.encode(value))?.count ?? 0 }
     // Foundation is given the body as it arrives ([UInt8]), so its figure includes making a Data.
     let foundationDecode = nanosecondsPerCall(foundation: true) {

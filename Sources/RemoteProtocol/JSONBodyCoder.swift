@@ -39,7 +39,8 @@ public struct JSONBodyCoder: Sendable {
     /// `value` encoded by Foundation's `JSONEncoder` with the same options.
     private func foundationEncode<Value: Encodable>(_ value: Value) throws(RemoteError) -> [UInt8] {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = sortedKeys ? [.sortedKeys, .withoutEscapingSlashes] : [.withoutEscapingSlashes]
+        encoder.outputFormatting =
+            sortedKeys ? [.sortedKeys, .withoutEscapingSlashes] : [.withoutEscapingSlashes]
         do {
             return [UInt8](try encoder.encode(value))
         } catch {

@@ -30,12 +30,14 @@ struct JSONDecoderTests {
     }
 
     @Test func roundTrips() throws {
-        let login = try decode(LoginBody.self, String(decoding: OurJSON.encode(LoginBody.sample), as: UTF8.self))
+        let login = try decode(
+            LoginBody.self, String(decoding: OurJSON.encode(LoginBody.sample), as: UTF8.self))
         #expect(login == LoginBody.sample)
         let profile = try OurJSON.decode(ProfileBody.self, from: OurJSON.encode(ProfileBody.sample))
         #expect(profile == ProfileBody.sample)
         let coder = JSONBodyCoder(sortedKeys: true)
-        #expect(try coder.decode(ProfileBody.self, from: coder.encode(ProfileBody.sample)) == ProfileBody.sample)
+        #expect(
+            try coder.decode(ProfileBody.self, from: coder.encode(ProfileBody.sample)) == ProfileBody.sample)
     }
 
     @Test func integersDecodeExactlyWithRangeChecks() throws {
@@ -72,8 +74,10 @@ struct JSONDecoderTests {
 
     @Test func doublesParseCorrectly() throws {
         let cases: [(String, Double)] = [
-            ("0", 0), ("-0", -0.0), ("0.1", 0.1), ("1e-7", 1e-7), ("-1E-2", -0.01), ("5e-324", .leastNonzeroMagnitude),
-            ("1.7976931348623157e308", 1.7976931348623157e308), ("123456789012345678901234567890", 1.2345678901234568e29),
+            ("0", 0), ("-0", -0.0), ("0.1", 0.1), ("1e-7", 1e-7), ("-1E-2", -0.01),
+            ("5e-324", .leastNonzeroMagnitude),
+            ("1.7976931348623157e308", 1.7976931348623157e308),
+            ("123456789012345678901234567890", 1.2345678901234568e29),
             ("2.2250738585072014e-308", 2.2250738585072014e-308), ("9007199254740993", 9007199254740992),
             ("0.30000000000000004", 0.30000000000000004), ("1e22", 1e22), ("1e23", 1e23),
         ]
@@ -97,7 +101,8 @@ struct JSONDecoderTests {
 
     @Test func malformedTextIsAnErrorNeverACrash() {
         let texts = [
-            "", " ", "\n\t", "{", "[", "]", "}", "[1,]", #"{"a":1,}"#, "[,1]", "01", "-01", "+1", ".5", "1.", "1e", "1e+",
+            "", " ", "\n\t", "{", "[", "]", "}", "[1,]", #"{"a":1,}"#, "[,1]", "01", "-01", "+1", ".5", "1.",
+            "1e", "1e+",
             "-", "--1", "0x10", "1.e5", "tru", "nul", "fals", "True", "NULL", "NaN", "Infinity", "-Infinity",
             #""\x""#, #""\u12""#, #""\u12G4""#, #""\ud800""#, #""\udc00""#, #""\ud800\u0041""#, #""\ud800x""#,
             "\"a\u{1}\"", "\"a\nb\"", "\"unterminated", "\"\\", "1 2", "{}x", "[1]]", #"{"a" 1}"#, "{a:1}",
@@ -109,7 +114,8 @@ struct JSONDecoderTests {
         let invalidUTF8: [[UInt8]] = [
             [0x22, 0xC0, 0x80, 0x22], [0x22, 0xED, 0xA0, 0x80, 0x22], [0x22, 0xF5, 0x80, 0x80, 0x80, 0x22],
             [0x22, 0xE2, 0x82, 0x22], [0x22, 0x80, 0x22], [0x22, 0xF0, 0x80, 0x80, 0x80, 0x22],
-            [0x22, 0xF4, 0x90, 0x80, 0x80, 0x22], [0x22, 0xE0, 0x80, 0x80, 0x22], [0x22, 0xFF, 0x22], [0x22, 0xC3],
+            [0x22, 0xF4, 0x90, 0x80, 0x80, 0x22], [0x22, 0xE0, 0x80, 0x80, 0x22], [0x22, 0xFF, 0x22],
+            [0x22, 0xC3],
         ]
         for bytes in invalidUTF8 {
             do {
@@ -131,7 +137,9 @@ struct JSONDecoderTests {
     }
 
     @Test func rfc8259Edges() throws {
-        #expect(try decode(JSONTree.self, " \t\r\n[ 1 , { \"a\" : null } ] \n") == .array([.int(1), .object(["a": .null])]))
+        #expect(
+            try decode(JSONTree.self, " \t\r\n[ 1 , { \"a\" : null } ] \n")
+                == .array([.int(1), .object(["a": .null])]))
         #expect(try decode(Int.self, "\u{FEFF}7") == 7)
         #expect(try decode(JSONTree.self, "null") == .null)
         #expect(try decode(JSONTree.self, "-0.0e+0") == .int(0))
@@ -150,8 +158,10 @@ struct JSONDecoderTests {
 
     @Test func errorKindsMatchFoundation() {
         let cases: [String] = [
-            #"{"count":1}"#, #"{"name":null,"count":1}"#, #"{"name":"a","count":"1"}"#, #"{"name":"a","count":1.5}"#,
-            #"{"name":"a","count":1,"note":null}"#, #"{"name":"a","count":1,"note":5}"#, #"[1]"#, "null", #""x""#,
+            #"{"count":1}"#, #"{"name":null,"count":1}"#, #"{"name":"a","count":"1"}"#,
+            #"{"name":"a","count":1.5}"#,
+            #"{"name":"a","count":1,"note":null}"#, #"{"name":"a","count":1,"note":5}"#, #"[1]"#, "null",
+            #""x""#,
             #"{"name":"a","count":99999999999999999999}"#, #"{"name":"a","name":"b","count":1}"#,
         ]
         for text in cases {
@@ -162,14 +172,17 @@ struct JSONDecoderTests {
             #expect(outcome(UInt.self, text) == foundationOutcome(UInt.self, text), "UInt \(text)")
             #expect(outcome(String.self, text) == foundationOutcome(String.self, text), "String \(text)")
             #expect(outcome([Int].self, text) == foundationOutcome([Int].self, text), "[Int] \(text)")
-            #expect(outcome([String: Int].self, text) == foundationOutcome([String: Int].self, text), "dict \(text)")
+            #expect(
+                outcome([String: Int].self, text) == foundationOutcome([String: Int].self, text),
+                "dict \(text)")
             #expect(outcome(Int?.self, text) == foundationOutcome(Int?.self, text), "Int? \(text)")
         }
     }
 
     @Test func duplicateKeysKeepTheFirstLikeFoundation() throws {
         let text = #"{"name":"first","count":1,"name":"second"}"#
-        #expect(try decode(Pair.self, text).name == FoundationJSON.decode(Pair.self, from: Array(text.utf8)).name)
+        #expect(
+            try decode(Pair.self, text).name == FoundationJSON.decode(Pair.self, from: Array(text.utf8)).name)
         #expect(try decode([String: Int].self, #"{"a":1,"a":2}"#) == ["a": 1])
         var members = (0..<40).map { #""k\#($0)":\#($0)"# }
         members.append(#""k3":99"#)
@@ -236,7 +249,8 @@ struct JSONDecoderTests {
     @Test func everyContainerOperation() throws {
         let text = #"{"name":"n","inner":{"x":5,"y":null},"list":["a",null,"b"],"base":{"value":7}}"#
         let ours = try decode(Handmade.self, text)
-        #expect(ours == (try FoundationJSON.decode(Handmade.self, from: Array(text.utf8))).with(keys: ours.keys))
+        #expect(
+            ours == (try FoundationJSON.decode(Handmade.self, from: Array(text.utf8))).with(keys: ours.keys))
         #expect(ours.keys == ["name", "inner", "list", "base"])
         #expect(ours.hasName && !ours.hasMissing && ours.nilY && ours.x == 5 && ours.list == ["a", "b"])
         #expect(ours.listCount == 3 && ours.nilElement && ours.superValue == 7 && ours.missingSuperIsNull)
@@ -255,7 +269,9 @@ struct JSONDecoderTests {
         #expect(try decode(Decimal.self, "3.14") == Decimal(string: "3.14"))
         #expect(try decode([Int: String].self, #"{"1":"a","20":"b"}"#) == [1: "a", 20: "b"])
         #expect(try decode([ProfileBody.Color].self, #"["red","green"]"#) == [.red, .green])
-        #expect(outcome(ProfileBody.Color.self, #""blue""#) == foundationOutcome(ProfileBody.Color.self, #""blue""#))
+        #expect(
+            outcome(ProfileBody.Color.self, #""blue""#)
+                == foundationOutcome(ProfileBody.Color.self, #""blue""#))
     }
 
     @Test func errorMessagesSayWhatAndWhere() {

@@ -25,7 +25,8 @@ struct JSONDifferentialTests {
             Issue.record("we accept \(text) as \(a); Foundation: \(error)", sourceLocation: sourceLocation)
         case (.failure(let error), .success(let b)):
             if !Self.foundationOnlyAccepts(bytes) && !Self.hasFractionalNumber(bytes) && !bytes.contains(0) {
-                Issue.record("Foundation accepts \(text) as \(b); we: \(error)", sourceLocation: sourceLocation)
+                Issue.record(
+                    "Foundation accepts \(text) as \(b); we: \(error)", sourceLocation: sourceLocation)
             }
         }
     }
@@ -73,7 +74,9 @@ struct JSONDifferentialTests {
         guard !text.isEmpty, text.allSatisfy({ "0123456789+-.eE".contains($0) }) else { return false }
         let mantissa = text.prefix { $0 != "e" && $0 != "E" }
         let nonzero = mantissa.contains { "123456789".contains($0) }
-        guard var decimal = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else { return nonzero }
+        guard var decimal = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else {
+            return nonzero
+        }
         if decimal == 0 { return nonzero }
         var rounded = Decimal()
         NSDecimalRound(&rounded, &decimal, 0, .down)
@@ -89,10 +92,16 @@ struct JSONDifferentialTests {
                 == FoundationJSON.encode(ProfileBody.sample, sortedKeys: true))
         let specials: [String: [String]] = ["a/b": ["\u{0}", "\u{1f}", "\u{7f}", "é", "😀", "\\\""]]
         #expect(try OurJSON.encode(specials) == FoundationJSON.encode(specials))
-        #expect(try FoundationJSON.decode(ProfileBody.self, from: OurJSON.encode(ProfileBody.sample)) == ProfileBody.sample)
-        let numbers: [Double] = [0, -0.0, 0.1, 1e-7, 1e21, 1e16, 9007199254740992, 9007199254740994, .leastNonzeroMagnitude, 1 / 3]
+        #expect(
+            try FoundationJSON.decode(ProfileBody.self, from: OurJSON.encode(ProfileBody.sample))
+                == ProfileBody.sample)
+        let numbers: [Double] = [
+            0, -0.0, 0.1, 1e-7, 1e21, 1e16, 9007199254740992, 9007199254740994, .leastNonzeroMagnitude, 1 / 3,
+        ]
         #expect(try OurJSON.encode(numbers) == FoundationJSON.encode(numbers))
-        let floats: [Float] = [0.1, 1e-7, 16_777_218, Float.leastNonzeroMagnitude, Float.greatestFiniteMagnitude]
+        let floats: [Float] = [
+            0.1, 1e-7, 16_777_218, Float.leastNonzeroMagnitude, Float.greatestFiniteMagnitude,
+        ]
         #expect(try OurJSON.encode(floats) == FoundationJSON.encode(floats))
         let foundation: [String: [Data]] = ["d": [Data(), Data([0]), Data([1, 2]), Data(0..<100)]]
         #expect(try OurJSON.encode(foundation) == FoundationJSON.encode(foundation))
@@ -103,7 +112,8 @@ struct JSONDifferentialTests {
         let decimals = ["0.001", "-42", "1234567890.0987654321", "1e10"].compactMap { Decimal(string: $0) }
         #expect(try OurJSON.encode(decimals) == FoundationJSON.encode(decimals))
         let intKeys: [Int: Bool] = [3: true, -1: false, 10: true]
-        #expect(try OurJSON.encode(intKeys, sortedKeys: true) == FoundationJSON.encode(intKeys, sortedKeys: true))
+        #expect(
+            try OurJSON.encode(intKeys, sortedKeys: true) == FoundationJSON.encode(intKeys, sortedKeys: true))
     }
 
     @Test func handWrittenTextsDecodeTheSame() {
@@ -117,7 +127,8 @@ struct JSONDifferentialTests {
         let trees = [
             "[1,2.5,-0,1e2,1.0,true,null,\"s\"]", #"{"a":{"b":[{}]}}"#, "9223372036854775807",
             "9223372036854775808", "-9223372036854775809", "1e308", "1e309", "4.9e-324", "2e-324", "1e-400",
-            "[1,]", "{\"a\":1,}", "\u{FEFF}[]", "[01]", "[-]", "\"\\ud800\"", "123456789012345678901234567890",
+            "[1,]", "{\"a\":1,}", "\u{FEFF}[]", "[01]", "[-]", "\"\\ud800\"",
+            "123456789012345678901234567890",
             "0.1e1", "[1e1000]", "-1.5e-3", "\"\\u0000\"",
         ]
         for text in trees { compareDecoding(JSONTree.self, Array(text.utf8)) }
@@ -173,7 +184,9 @@ struct JSONDifferentialTests {
     @Test func everyPrefixOfAValidTextIsHandled() throws {
         let bytes = try OurJSON.encode(ProfileBody.sample, sortedKeys: true)
         for end in 0..<bytes.count {
-            #expect(throws: DecodingError.self) { try OurJSON.decode(ProfileBody.self, from: Array(bytes[..<end])) }
+            #expect(throws: DecodingError.self) {
+                try OurJSON.decode(ProfileBody.self, from: Array(bytes[..<end]))
+            }
             compareDecoding(JSONTree.self, Array(bytes[..<end]))
         }
     }

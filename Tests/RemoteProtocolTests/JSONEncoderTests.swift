@@ -25,7 +25,8 @@ struct JSONEncoderTests {
 
     @Test func nestedObjectsSortInsideOut() throws {
         let value = ["b": ["y": [3], "x": [4]], "a": ["d": [1, 2], "c": []]]
-        #expect(try OurJSON.text(value, sortedKeys: true) == #"{"a":{"c":[],"d":[1,2]},"b":{"x":[4],"y":[3]}}"#)
+        #expect(
+            try OurJSON.text(value, sortedKeys: true) == #"{"a":{"c":[],"d":[1,2]},"b":{"x":[4],"y":[3]}}"#)
     }
 
     @Test func optionalsAreSkippedOrNull() throws {
@@ -39,7 +40,9 @@ struct JSONEncoderTests {
     }
 
     @Test func integersOfEveryWidthAreExact() throws {
-        #expect(try OurJSON.text([Int64.min, Int64.max, 0, -1]) == "[-9223372036854775808,9223372036854775807,0,-1]")
+        #expect(
+            try OurJSON.text([Int64.min, Int64.max, 0, -1])
+                == "[-9223372036854775808,9223372036854775807,0,-1]")
         #expect(try OurJSON.text([UInt64.max, 0]) == "[18446744073709551615,0]")
         #expect(try OurJSON.text([Int8.min, Int8.max]) == "[-128,127]")
         #expect(try OurJSON.text([UInt8.max]) == "[255]")
@@ -53,14 +56,17 @@ struct JSONEncoderTests {
 
     @Test func floatingPointIsShortestRoundTripText() throws {
         let doubles = [
-            1.0, 0.1, -0.0, 1e20, 1e21, 1e-7, .leastNonzeroMagnitude, 1.7976931348623157e308, 100, 1e16, 1e15, 12.5,
+            1.0, 0.1, -0.0, 1e20, 1e21, 1e-7, .leastNonzeroMagnitude, 1.7976931348623157e308, 100, 1e16, 1e15,
+            12.5,
             123456789012345680000.0,
         ]
         #expect(
             try OurJSON.text(doubles)
                 == "[1,0.1,-0,1e+20,1e+21,1e-07,5e-324,1.7976931348623157e+308,100,1e+16,1000000000000000,12.5,1.2345678901234568e+20]"
         )
-        #expect(try OurJSON.text([Float(0.1), 3.4028235e38, 16_777_216, -1.5]) == "[0.1,3.4028235e+38,16777216,-1.5]")
+        #expect(
+            try OurJSON.text([Float(0.1), 3.4028235e38, 16_777_216, -1.5])
+                == "[0.1,3.4028235e+38,16777216,-1.5]")
     }
 
     @Test func nonFiniteNumbersAreEncodeErrors() {
@@ -80,7 +86,8 @@ struct JSONEncoderTests {
 
     @Test func stringsEscapeOnlyWhatJSONRequires() throws {
         let text = "a/\u{1}\u{7f}\u{8}\u{c}\t\r\n\u{1f}\u{2028}é\"\\😀\u{1b}"
-        #expect(try OurJSON.text(text) == "\"a/\\u0001\u{7f}\\b\\f\\t\\r\\n\\u001f\u{2028}é\\\"\\\\😀\\u001b\"")
+        #expect(
+            try OurJSON.text(text) == "\"a/\\u0001\u{7f}\\b\\f\\t\\r\\n\\u001f\u{2028}é\\\"\\\\😀\\u001b\"")
         #expect(try OurJSON.text("") == #""""#)
         #expect(try OurJSON.text(["k\"ey\n": 1]) == #"{"k\"ey\n":1}"#)
     }
@@ -149,8 +156,11 @@ struct JSONEncoderTests {
     @Test func nestedContainersAndNil() throws {
         #expect(
             try OurJSON.text(Handmade())
-                == #"{"name":"h","inner":{"x":1,"y":null},"list":[1,["d"],{"x":true},null],"gone":null,"after":2.5}"#)
-        #expect(try OurJSON.encode(Handmade(), sortedKeys: true) == FoundationJSON.encode(Handmade(), sortedKeys: true))
+                == #"{"name":"h","inner":{"x":1,"y":null},"list":[1,["d"],{"x":true},null],"gone":null,"after":2.5}"#
+        )
+        #expect(
+            try OurJSON.encode(Handmade(), sortedKeys: true)
+                == FoundationJSON.encode(Handmade(), sortedKeys: true))
     }
 
     class Animal: Codable {
@@ -266,7 +276,9 @@ struct JSONEncoderTests {
         } catch {
             #expect(error.code == .internal)
         }
-        #expect(try OurJSON.encode([Wrapper()], sortedKeys: true) == FoundationJSON.encode([Wrapper()], sortedKeys: true))
+        #expect(
+            try OurJSON.encode([Wrapper()], sortedKeys: true)
+                == FoundationJSON.encode([Wrapper()], sortedKeys: true))
     }
 
     @Test func theNestedProfileMatchesFoundation() throws {

@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import RemoteProtocol
 
 /// The five-string request body of the login service.
@@ -151,7 +152,11 @@ enum RandomJSON {
             let value = Double(bitPattern: random.next())
             return value.isFinite ? value : 0.5
         case 3: return Double(Int.random(in: -1_000_000...1_000_000, using: &random)) * 1e-3
-        default: return [0.1, -0.0, Double.leastNonzeroMagnitude, 1e21, 1e-7, 2.2250738585072014e-308, 1.7976931348623157e308]
+        default:
+            return [
+                0.1, -0.0, Double.leastNonzeroMagnitude, 1e21, 1e-7, 2.2250738585072014e-308,
+                1.7976931348623157e308,
+            ]
             .randomElement(using: &random) ?? 0.1
         }
     }
@@ -171,7 +176,8 @@ enum RandomJSON {
             return value.rounded() == value ? .double(value + 0.5) : .double(value)
         case 4: return .string(string(&random))
         case 5:
-            return .array((0..<Int.random(in: 0...4, using: &random)).map { _ in tree(&random, depth: depth + 1) })
+            return .array(
+                (0..<Int.random(in: 0...4, using: &random)).map { _ in tree(&random, depth: depth + 1) })
         default:
             var members: [String: JSONTree] = [:]
             for _ in 0..<Int.random(in: 0...4, using: &random) {
@@ -184,7 +190,9 @@ enum RandomJSON {
     /// A number in text that may or may not follow the RFC grammar.
     static func numberText(_ random: inout SeededGenerator) -> String {
         var text = ""
-        if Int.random(in: 0..<3, using: &random) == 0 { text += ["-", "+", "--"].randomElement(using: &random) ?? "-" }
+        if Int.random(in: 0..<3, using: &random) == 0 {
+            text += ["-", "+", "--"].randomElement(using: &random) ?? "-"
+        }
         let digits = Int.random(in: 0...22, using: &random)
         text += String((0..<digits).map { _ in Character(String(Int.random(in: 0...9, using: &random))) })
         if Bool.random(using: &random) {
@@ -203,7 +211,8 @@ enum RandomJSON {
 
     /// `bytes` with one random edit: a byte replaced, inserted or removed.
     static func mutate(_ bytes: [UInt8], _ random: inout SeededGenerator) -> [UInt8] {
-        let interesting: [UInt8] = Array(#"{}[],:"\ 0-.eE1tfn/u"#.utf8) + [0x00, 0x0A, 0x80, 0xC3, 0xED, 0xFF]
+        let interesting: [UInt8] =
+            Array(#"{}[],:"\ 0-.eE1tfn/u"#.utf8) + [0x00, 0x0A, 0x80, 0xC3, 0xED, 0xFF]
         var bytes = bytes
         let byte = interesting.randomElement(using: &random) ?? 0
         switch Int.random(in: 0..<3, using: &random) {
@@ -219,7 +228,8 @@ enum RandomJSON {
 enum FoundationJSON {
     static func encode<Value: Encodable>(_ value: Value, sortedKeys: Bool = false) throws -> [UInt8] {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = sortedKeys ? [.sortedKeys, .withoutEscapingSlashes] : [.withoutEscapingSlashes]
+        encoder.outputFormatting =
+            sortedKeys ? [.sortedKeys, .withoutEscapingSlashes] : [.withoutEscapingSlashes]
         return [UInt8](try encoder.encode(value))
     }
 

@@ -99,19 +99,25 @@ final class JSONNodeDecoder: Decoder {
     func mismatch(_ value: JSONNode, _ type: Any.Type) -> DecodingError {
         if value.kind == .null {
             return DecodingError.valueNotFound(
-                type, .init(codingPath: pathKeys, debugDescription: "Expected \(type) but found null instead."))
+                type,
+                .init(codingPath: pathKeys, debugDescription: "Expected \(type) but found null instead."))
         }
         return DecodingError.typeMismatch(
-            type, .init(codingPath: pathKeys, debugDescription: "Expected \(type) but found \(value.description) instead."))
+            type,
+            .init(
+                codingPath: pathKeys,
+                debugDescription: "Expected \(type) but found \(value.description) instead."))
     }
 
     /// `error` with its coding path replaced by `path`.
     static func repath(_ error: any Error, _ path: [any CodingKey]) -> any Error {
         switch error {
         case DecodingError.typeMismatch(let type, let context):
-            DecodingError.typeMismatch(type, .init(codingPath: path, debugDescription: context.debugDescription))
+            DecodingError.typeMismatch(
+                type, .init(codingPath: path, debugDescription: context.debugDescription))
         case DecodingError.valueNotFound(let type, let context):
-            DecodingError.valueNotFound(type, .init(codingPath: path, debugDescription: context.debugDescription))
+            DecodingError.valueNotFound(
+                type, .init(codingPath: path, debugDescription: context.debugDescription))
         case DecodingError.dataCorrupted(let context):
             DecodingError.dataCorrupted(.init(codingPath: path, debugDescription: context.debugDescription))
         default: error
@@ -131,7 +137,9 @@ final class JSONNodeDecoder: Decoder {
             // Foundation reports null where a Bool belongs as a type mismatch, not a missing value.
             throw DecodingError.typeMismatch(
                 Bool.self,
-                .init(codingPath: pathKeys, debugDescription: "Expected Bool but found \(value.description) instead."))
+                .init(
+                    codingPath: pathKeys,
+                    debugDescription: "Expected Bool but found \(value.description) instead."))
         }
     }
 
@@ -215,11 +223,14 @@ final class JSONNodeDecoder: Decoder {
                 return Integer(exactly: signed)
             }
             if let result { return result }
-        } else if let (magnitude, negative) = bytes.withUnsafeBufferPointer({ Self.exactInteger($0, value) }) {
+        } else if let (magnitude, negative) = bytes.withUnsafeBufferPointer({ Self.exactInteger($0, value) })
+        {
             if !negative, let result = Integer(exactly: magnitude) { return result }
             if negative && magnitude == 0 { return 0 }
             if negative, Integer.isSigned, magnitude <= UInt64(Int64.max) + 1 {
-                if let result = Integer(exactly: magnitude == UInt64(Int64.max) + 1 ? Int64.min : -Int64(magnitude)) {
+                if let result = Integer(
+                    exactly: magnitude == UInt64(Int64.max) + 1 ? Int64.min : -Int64(magnitude))
+                {
                     return result
                 }
             }
@@ -297,7 +308,9 @@ final class JSONNodeDecoder: Decoder {
 
     /// The text of number node `value`.
     func numberText(_ value: JSONNode) -> String {
-        bytes.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[value.start..<value.end]), as: UTF8.self) }
+        bytes.withUnsafeBufferPointer {
+            String(decoding: UnsafeBufferPointer(rebasing: $0[value.start..<value.end]), as: UTF8.self)
+        }
     }
 
     /// Powers of ten exactly representable as `Double`, for the fast path of `double(at:)`.
@@ -309,9 +322,11 @@ final class JSONNodeDecoder: Decoder {
 
     func double(at index: Int) throws -> Double {
         let value = try expect(.number, at: index, for: Double.self)
-        let result = bytes.withUnsafeBufferPointer { buffer in JSONNodeDecoder.fastDouble(buffer, value) }
+        let result =
+            bytes.withUnsafeBufferPointer { buffer in JSONNodeDecoder.fastDouble(buffer, value) }
             ?? Double(numberText(value))
-        guard let result, result.isFinite, !(result == 0 && JSONNodeDecoder.hasNonzeroDigit(bytes, value)) else {
+        guard let result, result.isFinite, !(result == 0 && JSONNodeDecoder.hasNonzeroDigit(bytes, value))
+        else {
             throw corrupted("Number \(numberText(value)) is not representable as Double.")
         }
         return result
@@ -390,7 +405,9 @@ final class JSONNodeDecoder: Decoder {
 
     func data(at index: Int) throws -> Data {
         let text = try string(at: index)
-        guard let data = Data(base64Encoded: text) else { throw corrupted("Encountered Data is not valid Base64.") }
+        guard let data = Data(base64Encoded: text) else {
+            throw corrupted("Encountered Data is not valid Base64.")
+        }
         return data
     }
 
@@ -402,7 +419,8 @@ final class JSONNodeDecoder: Decoder {
 
     func decimal(at index: Int) throws -> Decimal {
         let value = try expect(.number, at: index, for: Decimal.self)
-        guard let decimal = Decimal(string: numberText(value), locale: Locale(identifier: "en_US_POSIX")) else {
+        guard let decimal = Decimal(string: numberText(value), locale: Locale(identifier: "en_US_POSIX"))
+        else {
             throw corrupted("Number \(numberText(value)) is not representable as Decimal.")
         }
         return decimal
@@ -431,12 +449,14 @@ final class JSONNodeDecoder: Decoder {
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         let object = try expect(.object, at: node, for: [String: Any].self)
         return KeyedDecodingContainer(
-            JSONKeyedDecodingContainer<Key>(decoder: self, object: node, node: object, depth: pathKeys.count, extra: []))
+            JSONKeyedDecodingContainer<Key>(
+                decoder: self, object: node, node: object, depth: pathKeys.count, extra: []))
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
         let array = try expect(.array, at: node, for: [Any].self)
-        return JSONUnkeyedDecodingContainer(decoder: self, array: node, node: array, depth: pathKeys.count, extra: [])
+        return JSONUnkeyedDecodingContainer(
+            decoder: self, array: node, node: array, depth: pathKeys.count, extra: [])
     }
 
     func singleValueContainer() throws -> any SingleValueDecodingContainer {
@@ -507,8 +527,7 @@ struct JSONKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtoco
                     if keyNode.flag {
                         if decoder.string(of: keyNode).utf8.elementsEqual(name) { return member + 1 }
                     } else if keyNode.end - keyNode.start == name.count
-                        && (name.isEmpty
-                            || memcmp(bytes.baseAddress! + keyNode.start, name.baseAddress!, name.count) == 0)
+                        && Self.sameBytes(bytes, from: keyNode.start, as: name)
                     {
                         return member + 1
                     }
@@ -517,6 +536,15 @@ struct JSONKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtoco
                 return nil
             }
         }
+    }
+
+    /// Whether the `name.count` bytes of `bytes` from `start` are `name`.
+    @inline(__always)
+    static func sameBytes(
+        _ bytes: UnsafeBufferPointer<UInt8>, from start: Int, as name: UnsafeBufferPointer<UInt8>
+    ) -> Bool {
+        guard let base = bytes.baseAddress, let other = name.baseAddress else { return name.isEmpty }
+        return memcmp(base + start, other, name.count) == 0
     }
 
     /// The value node of `key`, or `keyNotFound`.
@@ -640,7 +668,8 @@ struct JSONKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtoco
         let array = try decoder.withPath(depth: depth, extra: extra, key: key) {
             try decoder.expect(.array, at: found, for: [Any].self)
         }
-        return JSONUnkeyedDecodingContainer(decoder: decoder, array: found, node: array, depth: depth, extra: extra + [key])
+        return JSONUnkeyedDecodingContainer(
+            decoder: decoder, array: found, node: array, depth: depth, extra: extra + [key])
     }
 
     func superDecoder() throws -> any Decoder { superDecoder(key: JSONKey.superKey) }
@@ -663,7 +692,8 @@ struct JSONKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtoco
                 member = decoder.nodes[member + 1].next(after: member + 1)
             }
         }
-        return JSONNodeDecoder(bytes: decoder.bytes, nodes: decoder.nodes, node: found, pathKeys: codingPath + [key])
+        return JSONNodeDecoder(
+            bytes: decoder.bytes, nodes: decoder.nodes, node: found, pathKeys: codingPath + [key])
     }
 }
 

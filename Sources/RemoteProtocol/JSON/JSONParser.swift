@@ -78,7 +78,8 @@ struct JSONParser {
         try parser.parseValue()
         parser.skipWhitespace()
         if parser.index < bytes.count {
-            throw JSONSyntaxError(reason: "unexpected \(parser.describe(parser.index)) after the value", offset: parser.index)
+            throw JSONSyntaxError(
+                reason: "unexpected \(parser.describe(parser.index)) after the value", offset: parser.index)
         }
         parser.nodes.append(JSONNode(kind: .null, flag: false, start: 0, end: 0))
         return parser.nodes
@@ -123,7 +124,8 @@ struct JSONParser {
     private mutating func parseLiteral(_ word: StaticString, _ kind: JSONNode.Kind) throws(JSONSyntaxError) {
         let count = word.utf8CodeUnitCount
         guard index + count <= bytes.count,
-            UnsafeBufferPointer(start: word.utf8Start, count: count).elementsEqual(bytes[index..<index + count])
+            UnsafeBufferPointer(start: word.utf8Start, count: count).elementsEqual(
+                bytes[index..<index + count])
         else { throw error("expected \(word)", at: index) }
         nodes.append(JSONNode(kind: kind, flag: false, start: index, end: index + count))
         index += count
@@ -155,7 +157,8 @@ struct JSONParser {
                 index += 1
                 if byte == UInt8(ascii: "]") { break }
                 guard byte == UInt8(ascii: ",") else {
-                    throw error("expected ',' or ']' in an array, found \(describe(index - 1))", at: index - 1)
+                    throw error(
+                        "expected ',' or ']' in an array, found \(describe(index - 1))", at: index - 1)
                 }
                 skipWhitespace()
             }
@@ -194,7 +197,8 @@ struct JSONParser {
                 index += 1
                 if byte == UInt8(ascii: "}") { break }
                 guard byte == UInt8(ascii: ",") else {
-                    throw error("expected ',' or '}' in an object, found \(describe(index - 1))", at: index - 1)
+                    throw error(
+                        "expected ',' or '}' in an object, found \(describe(index - 1))", at: index - 1)
                 }
                 skipWhitespace()
             }
@@ -240,7 +244,8 @@ struct JSONParser {
             let unit = try hexEscape(at: backslash)
             index += 6
             if unit >= 0xD800 && unit < 0xDC00 {
-                guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u")
+                guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"),
+                    bytes[index + 1] == UInt8(ascii: "u")
                 else { throw error("high surrogate escape without a low surrogate", at: backslash) }
                 let low = try hexEscape(at: index)
                 guard low >= 0xDC00 && low < 0xE000 else {
@@ -311,7 +316,9 @@ struct JSONParser {
         guard index < bytes.count, isDigit(bytes[index]) else { throw error("expected a digit", at: index) }
         if bytes[index] == UInt8(ascii: "0") {
             index += 1
-            if index < bytes.count && isDigit(bytes[index]) { throw error("leading zero in a number", at: start) }
+            if index < bytes.count && isDigit(bytes[index]) {
+                throw error("leading zero in a number", at: start)
+            }
         } else {
             skipDigits()
         }
@@ -326,7 +333,8 @@ struct JSONParser {
         if index < bytes.count && (bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E")) {
             fractional = true
             index += 1
-            if index < bytes.count && (bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-")) {
+            if index < bytes.count && (bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-"))
+            {
                 index += 1
             }
             guard index < bytes.count, isDigit(bytes[index]) else {

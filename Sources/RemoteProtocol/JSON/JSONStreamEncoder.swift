@@ -106,7 +106,8 @@ final class JSONStreamEncoder: Encoder {
         while !frames.isEmpty { closeTop() }
         if bytes.isEmpty {
             throw EncodingError.invalidValue(
-                value, .init(codingPath: [], debugDescription: "Top-level \(Value.self) did not encode any values."))
+                value,
+                .init(codingPath: [], debugDescription: "Top-level \(Value.self) did not encode any values."))
         }
         return bytes.array
     }
@@ -158,7 +159,9 @@ final class JSONStreamEncoder: Encoder {
     /// Reorders the members of `frame` (all written, up to the end of `bytes`) by key.
     private func sortMembers(of frame: Frame) {
         let members = frame.members
-        let order = members.indices.sorted { members[$0].key.utf8.lexicographicallyPrecedes(members[$1].key.utf8) }
+        let order = members.indices.sorted {
+            members[$0].key.utf8.lexicographicallyPrecedes(members[$1].key.utf8)
+        }
         if order == Array(members.indices) { return }
         let end = bytes.count
         var sorted: [UInt8] = []
@@ -268,7 +271,8 @@ final class JSONStreamEncoder: Encoder {
             let decimal = unsafeBitCast(value, to: Decimal.self)
             if decimal.isNaN {
                 throw EncodingError.invalidValue(
-                    decimal, .init(codingPath: pathKeys, debugDescription: "Unable to encode Decimal.nan in JSON."))
+                    decimal,
+                    .init(codingPath: pathKeys, debugDescription: "Unable to encode Decimal.nan in JSON."))
             }
             bytes.append(contentsOf: decimal.description.utf8)
         } else {
@@ -284,7 +288,10 @@ final class JSONStreamEncoder: Encoder {
     func appendDouble(_ value: Double) throws {
         guard value.isFinite else {
             throw EncodingError.invalidValue(
-                value, .init(codingPath: pathKeys, debugDescription: "Unable to encode Double.\(value) directly in JSON."))
+                value,
+                .init(
+                    codingPath: pathKeys,
+                    debugDescription: "Unable to encode Double.\(value) directly in JSON."))
         }
         JSONOutput.appendDouble(value, to: &bytes)
     }
@@ -292,7 +299,10 @@ final class JSONStreamEncoder: Encoder {
     func appendFloat(_ value: Float) throws {
         guard value.isFinite else {
             throw EncodingError.invalidValue(
-                value, .init(codingPath: pathKeys, debugDescription: "Unable to encode Float.\(value) directly in JSON."))
+                value,
+                .init(
+                    codingPath: pathKeys,
+                    debugDescription: "Unable to encode Float.\(value) directly in JSON."))
         }
         JSONOutput.appendFloat(value, to: &bytes)
     }
@@ -323,7 +333,8 @@ final class JSONStreamEncoder: Encoder {
         do {
             try body()
         } catch EncodingError.invalidValue(let value, let context) {
-            throw EncodingError.invalidValue(value, .init(codingPath: path(), debugDescription: context.debugDescription))
+            throw EncodingError.invalidValue(
+                value, .init(codingPath: path(), debugDescription: context.debugDescription))
         }
     }
 
@@ -355,7 +366,8 @@ final class JSONStreamEncoder: Encoder {
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
-        JSONUnkeyedEncodingContainer(encoder: self, id: valueContainer(.array), depth: pathKeys.count, extra: [])
+        JSONUnkeyedEncodingContainer(
+            encoder: self, id: valueContainer(.array), depth: pathKeys.count, extra: [])
     }
 
     func singleValueContainer() -> any SingleValueEncodingContainer {
@@ -375,7 +387,8 @@ final class JSONStreamEncoder: Encoder {
                 value,
                 .init(
                     codingPath: pathKeys,
-                    debugDescription: "Attempt to encode a value through a single value container after one was encoded."
+                    debugDescription:
+                        "Attempt to encode a value through a single value container after one was encoded."
                 ))
         }
     }
@@ -493,7 +506,8 @@ struct JSONKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtoco
             nested = encoder.newID()
         }
         return KeyedEncodingContainer(
-            JSONKeyedEncodingContainer<NestedKey>(encoder: encoder, id: nested, depth: depth, extra: extra + [key]))
+            JSONKeyedEncodingContainer<NestedKey>(
+                encoder: encoder, id: nested, depth: depth, extra: extra + [key]))
     }
 
     mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
@@ -585,7 +599,8 @@ struct JSONUnkeyedEncodingContainer: UnkeyedEncodingContainer {
         let key = JSONKey(intValue: count)
         let nested = (try? encoder.beginElement(id)) != nil ? encoder.open(.object) : encoder.newID()
         return KeyedEncodingContainer(
-            JSONKeyedEncodingContainer<NestedKey>(encoder: encoder, id: nested, depth: depth, extra: extra + [key]))
+            JSONKeyedEncodingContainer<NestedKey>(
+                encoder: encoder, id: nested, depth: depth, extra: extra + [key]))
     }
 
     mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
