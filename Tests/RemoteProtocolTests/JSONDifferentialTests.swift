@@ -166,6 +166,7 @@ struct JSONDifferentialTests {
         for _ in 0..<2000 {
             let text = Array(RandomJSON.numberText(&random).utf8)
             compareDecoding(Double.self, text)
+            compareDecoding(Float.self, text)
             compareDecoding(Int64.self, text)
             compareDecoding(UInt8.self, text)
         }
