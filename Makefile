@@ -3,6 +3,7 @@
 #   make test             install what is missing, build (warnings are errors), run every test
 #   make bench-reactive   the reactive core's benchmark, release mode, side by side with RxSwift's figures
 #   make bench-transport  round trips: raw libzmq (C), the ZeroMQ wrapper and RemoteStreams, side by side
+#   make bench-json       JSON bodies: RemoteProtocol's own coder against Foundation's, ns per call
 #   make format           format the sources with swift-format
 #   make fuzz             fuzz the RemoteProtocol codec with libFuzzer for FUZZ_SECONDS (default 60)
 #
@@ -20,7 +21,7 @@ APT_PACKAGES := pkg-config libzmq3-dev libsodium-dev libsqlite3-dev python3-zmq
 #   make test TEST_FILTER=MapTests
 TEST_FILTER ?=
 
-.PHONY: all deps build build-release test bench-reactive bench-transport fuzz format lint clean
+.PHONY: all deps build build-release test bench-reactive bench-transport bench-json fuzz format lint clean
 
 all: build
 
@@ -54,6 +55,15 @@ bench-reactive: deps
 	$(SWIFT) build -c release $(STRICT) --product ReactiveBenchmarks
 	$$($(SWIFT) build -c release --show-bin-path)/ReactiveBenchmarks
 
+# JSON body coding, release mode: ns per encode and per decode of two bodies, Foundation's
+# JSONEncoder/JSONDecoder against JSONBodyCoder's own coder, and the ratio. BENCH_JSON_ARGS sets
+# --iterations and --rounds.
+BENCH_JSON_ARGS ?=
+
+bench-json: deps
+	$(SWIFT) build -c release $(STRICT) --product JSONBenchmarks
+	$$($(SWIFT) build -c release --show-bin-path)/JSONBenchmarks $(BENCH_JSON_ARGS)
+
 # Transport round trips over tcp loopback in one run: (1) the C program on raw libzmq (not a SwiftPM
 # target), then (2) the same through the ZeroMQ wrapper; the Swift program runs (1) and prints the table.
 # Budget (round trips per run with 1 / 64 in flight, seconds per run, rounds): BENCH_TRANSPORT_ARGS.
@@ -83,7 +93,7 @@ fuzz: deps
 	$(SWIFTC) -sanitize=fuzzer,address -use-ld=lld -parse-as-library -swift-version 6 \
 	  -enable-upcoming-feature ExistentialAny -enable-upcoming-feature InternalImportsByDefault \
 	  -warnings-as-errors -O -g -module-name RemoteProtocolFuzz \
-	  Sources/RemoteProtocol/*.swift Tests/Fuzz/RemoteProtocolFuzz.swift -o $(FUZZ_DIR)/RemoteProtocolFuzz
+	  Sources/RemoteProtocol/*.swift Sources/RemoteProtocol/JSON/*.swift Tests/Fuzz/RemoteProtocolFuzz.swift -o $(FUZZ_DIR)/RemoteProtocolFuzz
 	@grep -v '^#' Tests/Fuzz/golden-vectors.txt | while read -r name header body; do \
 	  if [ -n "$$body" ]; then hex=$$(printf '02%04x%s%s' $$(( $${#header} / 2 )) "$$header" "$$body"); \
 	  else hex="01$$header"; fi; \

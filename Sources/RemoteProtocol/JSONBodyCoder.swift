@@ -1,13 +1,15 @@
 import Foundation
 
-/// Encodes values into JSON bodies and decodes bodies into values, with Foundation's `Codable`.
+/// Encodes values into JSON bodies and decodes bodies into values, with `Codable`.
 ///
-/// Holds one `JSONEncoder` and one `JSONDecoder`, so a call site that keeps a coder (or uses
-/// `shared`) does not build a new one per message. Safe to share: Foundation's coders are `Sendable`
-/// and do not change state while coding.
+/// Uses this module's own coders (Sources/RemoteProtocol/JSON): the encoder writes compact UTF-8
+/// straight into one byte array, the decoder parses the body strictly (RFC 8259) into a flat node
+/// array and reads values from it. Both give the shape and semantics of Foundation's
+/// `JSONEncoder`/`JSONDecoder` with default strategies; docs/transport/json.md lists the
+/// differences. Stateless and `Sendable`: every call builds its own encoder or decoder.
 public struct JSONBodyCoder: Sendable {
-    private let encoder: JSONEncoder
-    private let decoder: JSONDecoder
+    /// Whether object keys are written sorted by their UTF-8 bytes.
+    private let sortedKeys: Bool
 
     /// A coder shared by every call site that needs no special options.
     public static let shared = JSONBodyCoder()
@@ -15,11 +17,7 @@ public struct JSONBodyCoder: Sendable {
     /// A coder producing compact JSON; `sortedKeys` makes object keys come out sorted, for
     /// byte-for-byte reproducible bodies (it costs a little time).
     public init(sortedKeys: Bool = false) {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting =
-            sortedKeys ? [.sortedKeys, .withoutEscapingSlashes] : [.withoutEscapingSlashes]
-        self.encoder = encoder
-        self.decoder = JSONDecoder()
+        self.sortedKeys = sortedKeys
     }
 
     /// `value` as a JSON body.
@@ -27,23 +25,63 @@ public struct JSONBodyCoder: Sendable {
     /// - Throws: `RemoteError` with code `internal` when `value` cannot be encoded (e.g. a NaN).
     public func encode<Value: Encodable>(_ value: Value) throws(RemoteError) -> [UInt8] {
         do {
+            return try JSONStreamEncoder(sortedKeys: sortedKeys).encodeTopLevel(value)
+        } catch is JSONOutOfOrderEncoding {
+            // The value's `encode(to:)` went back to a container it had left: only a tree encoder
+            // can place that, so hand this (rare, never synthesized) value to Foundation's.
+            return try foundationEncode(value)
+        } catch {
+            throw RemoteError(
+                code: .internal, message: "cannot encode \(Value.self) as JSON: \(Self.describe(error))")
+        }
+    }
+
+    /// `value` encoded by Foundation's `JSONEncoder` with the same options.
+    private func foundationEncode<Value: Encodable>(_ value: Value) throws(RemoteError) -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting =
+            sortedKeys ? [.sortedKeys, .withoutEscapingSlashes] : [.withoutEscapingSlashes]
+        do {
             return [UInt8](try encoder.encode(value))
         } catch {
-            throw RemoteError(code: .internal, message: "cannot encode \(Value.self) as JSON: \(error)")
+            throw RemoteError(
+                code: .internal, message: "cannot encode \(Value.self) as JSON: \(Self.describe(error))")
         }
     }
 
     /// `body` decoded as a `Value`.
     ///
-    /// - Throws: `RemoteError` with code `bad_request` when the body is not JSON for a `Value`.
+    /// - Throws: `RemoteError` with code `bad_request` when the body is not JSON for a `Value`; the
+    ///   message says what is wrong and where (the byte offset, or the coding path).
     public func decode<Value: Decodable>(_ type: Value.Type = Value.self, from body: [UInt8])
         throws(RemoteError)
         -> Value
     {
         do {
-            return try decoder.decode(Value.self, from: Data(body))
+            return try JSONNodeDecoder.decode(Value.self, from: body)
         } catch {
-            throw RemoteError(code: .badRequest, message: "body is not JSON for \(Value.self): \(error)")
+            throw RemoteError(
+                code: .badRequest, message: "body is not JSON for \(Value.self): \(Self.describe(error))")
+        }
+    }
+
+    /// A one-line account of a coding error: what is wrong, then where.
+    static func describe(_ error: any Error) -> String {
+        func at(_ context: DecodingError.Context) -> String {
+            "\(context.debugDescription) (at \(JSONCodingPath.render(context.codingPath)))"
+        }
+        switch error {
+        case DecodingError.keyNotFound(let key, let context):
+            return "missing key \"\(key.stringValue)\" (at \(JSONCodingPath.render(context.codingPath)))"
+        case DecodingError.valueNotFound(_, let context),
+            DecodingError.typeMismatch(_, let context),
+            DecodingError.dataCorrupted(let context):
+            return context.codingPath.isEmpty && context.debugDescription.hasPrefix("invalid JSON")
+                ? context.debugDescription : at(context)
+        case EncodingError.invalidValue(_, let context):
+            return "\(context.debugDescription) (at \(JSONCodingPath.render(context.codingPath)))"
+        default:
+            return "\(error)"
         }
     }
 }
