@@ -1,7 +1,7 @@
 import Foundation
 public import Reactive
 public import RemoteProtocol
-import Synchronization
+public import Synchronization
 public import ZeroMQ
 
 /// A client of a ``RemoteServer`` (or of several replicas of one): calls come back as `Single`s
@@ -87,7 +87,7 @@ public final class RemoteClient: Sendable {
 
     private let configuration: Configuration
     private let codec: FrameCodec
-    private let coder: JSONBodyCoder
+    @usableFromInline let coder: JSONBodyCoder
     private let loop: SocketLoop
     private let state = Mutex(State())
 
@@ -172,6 +172,7 @@ public final class RemoteClient: Sendable {
     // MARK: Typed calls
 
     /// Calls a request/response method.
+    @inlinable
     public func request<Parameters: Encodable & Sendable, Response: Decodable & Sendable>(
         _ method: String, _ parameters: Parameters, as response: Response.Type = Response.self,
         deadline: Duration? = nil
@@ -182,7 +183,7 @@ public final class RemoteClient: Sendable {
         // while it is still open, and send a needless CANCEL).
         return Single.create { [self] done in
             let answer = Mutex<SingleEvent<Response>?>(nil)
-            return open(.request, method, parameters, input: nil, deadline: deadline) { event in
+            return open(.request, method, Result { () throws(RemoteError) in try coder.encode(parameters) }, input: nil, deadline: deadline) { event in
                 switch event {
                 case .next(let body):
                     let decoded = Result { () throws(RemoteError) in try coder.decode(Response.self, from: body) }
@@ -199,19 +200,21 @@ public final class RemoteClient: Sendable {
     }
 
     /// Subscribes to a stream method.
+    @inlinable
     public func stream<Parameters: Encodable & Sendable, Element: Decodable & Sendable>(
         _ method: String, _ parameters: Parameters, as element: Element.Type = Element.self,
         deadline: Duration? = nil
     ) -> Observable<Element> {
         let coder = self.coder
         return Observable.create { [self] observer in
-            open(.subscribe, method, parameters, input: nil, deadline: deadline) { event in
+            open(.subscribe, method, Result { () throws(RemoteError) in try coder.encode(parameters) }, input: nil, deadline: deadline) { event in
                 Self.deliver(event, decodedAs: Element.self, with: coder, to: observer)
             }
         }
     }
 
     /// Opens a channel: `input` is streamed to the server, its answers come back.
+    @inlinable
     public func channel<
         Parameters: Encodable & Sendable, Input: Encodable & Sendable, Output: Decodable & Sendable
     >(
@@ -221,7 +224,7 @@ public final class RemoteClient: Sendable {
         let coder = self.coder
         let encodedInput = input.map { element in try coder.encode(element) }
         return Observable.create { [self] observer in
-            open(.open, method, parameters, input: encodedInput, deadline: deadline) { event in
+            open(.open, method, Result { () throws(RemoteError) in try coder.encode(parameters) }, input: encodedInput, deadline: deadline) { event in
                 Self.deliver(event, decodedAs: Output.self, with: coder, to: observer)
             }
         }
@@ -229,7 +232,8 @@ public final class RemoteClient: Sendable {
 
     /// Decodes an element and passes the event on; an element that does not decode fails the
     /// stream (and disposing it then cancels it on the server).
-    private static func deliver<Element: Decodable & Sendable>(
+    @inlinable
+    static func deliver<Element: Decodable & Sendable>(
         _ event: Event<[UInt8]>, decodedAs: Element.Type, with coder: JSONBodyCoder, to observer: AnyObserver<Element>
     ) {
         switch event {
@@ -246,17 +250,19 @@ public final class RemoteClient: Sendable {
 
     // MARK: Streams
 
-    /// Opens a stream: sends the opening frame and routes its frames to `deliver` (on the loop's
-    /// thread). The returned disposable cancels it.
-    private func open<Parameters: Encodable & Sendable>(
-        _ type: FrameType, _ method: String, _ parameters: Parameters, input: Observable<[UInt8]>?,
-        deadline: Duration?, deliver: @escaping @Sendable (Event<[UInt8]>) -> Void
+    /// Opens a stream: sends the opening frame with the encoded parameters and routes its frames to
+    /// `deliver` (on the loop's thread). The returned disposable cancels it.
+    @usableFromInline
+    func open(
+        _ type: FrameType, _ method: String, _ parameters: Result<[UInt8], RemoteError>,
+        input: Observable<[UInt8]>?, deadline: Duration?,
+        deliver: @escaping @Sendable (Event<[UInt8]>) -> Void
     ) -> any Disposable {
         let deadline = deadline ?? configuration.deadline
         let body: [UInt8]
-        do {
-            body = try coder.encode(parameters)
-        } catch {
+        switch parameters {
+        case .success(let encoded): body = encoded
+        case .failure(let error):
             deliver(.error(error))
             return Disposables.create()
         }
