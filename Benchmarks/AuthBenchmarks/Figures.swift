@@ -43,16 +43,43 @@ func monotonicNanoseconds() -> UInt64 {
     return UInt64(now.tv_sec) &* 1_000_000_000 &+ UInt64(now.tv_nsec)
 }
 
-/// This process's CPU time (user + system, every thread), in seconds.
-func ownCPUSeconds() -> Double {
-    var usage = rusage()
-    getrusage(RUSAGE_SELF.rawValue, &usage)
-    return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
-        + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+/// CPU time, user and system, in seconds.
+struct CPUTime: Sendable {
+    /// User-mode seconds.
+    var user: Double
+    /// Kernel-mode seconds.
+    var system: Double
+
+    /// Both.
+    var total: Double { user + system }
+
+    /// The time spent since `earlier`.
+    func since(_ earlier: CPUTime) -> CPUTime {
+        CPUTime(user: user - earlier.user, system: system - earlier.system)
+    }
+
+    /// `key=value` extras for `operations` operations in `seconds`: CPU milliseconds per operation,
+    /// cores kept busy, and the kernel's share of the time, under `prefix`.
+    func extras(prefix: String, operations: Int, seconds: Double) -> [(key: String, value: String)] {
+        [
+            ("\(prefix)cpu_ms_per_op", fixed(total * 1e3 / Double(max(operations, 1)), 3)),
+            ("\(prefix)cpu_busy", fixed(total / seconds, 2)),
+            ("\(prefix)sys_share", fixed(total > 0 ? system / total : 0, 2)),
+        ]
+    }
 }
 
-/// Another process's CPU time (user + system, every thread) from `/proc/<pid>/stat`, in seconds.
-func cpuSeconds(ofProcess pid: Int32) -> Double? {
+/// This process's CPU time (every thread).
+func ownCPUTime() -> CPUTime {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    return CPUTime(
+        user: Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6,
+        system: Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6)
+}
+
+/// Another process's CPU time (every thread) from `/proc/<pid>/stat`.
+func cpuTime(ofProcess pid: Int32) -> CPUTime? {
     guard let file = fopen("/proc/\(pid)/stat", "r") else { return nil }
     defer { fclose(file) }
     var buffer = [CChar](repeating: 0, count: 4_096)
@@ -64,7 +91,8 @@ func cpuSeconds(ofProcess pid: Int32) -> Double? {
     guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else {
         return nil
     }
-    return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
+    return CPUTime(user: user / ticks, system: system / ticks)
 }
 
 /// The 1, 5 and 15 minute load averages from `/proc/loadavg`.

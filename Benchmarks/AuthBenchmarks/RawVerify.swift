@@ -14,18 +14,16 @@ func rawVerifyRate(threads: Int, limit: Int, seconds: Double, warmUpSeconds: Dou
     let stored = try Argon2id.hash(password: password, cost: .owasp)
     _ = await verifyOnThreads(
         threads, password: password, stored: stored, limit: limit, seconds: warmUpSeconds)
-    let cpuBefore = ownCPUSeconds()
+    let cpuBefore = ownCPUTime()
     let start = monotonicNanoseconds()
     let latencies = await verifyOnThreads(
         threads, password: password, stored: stored, limit: limit, seconds: seconds)
     let elapsed = monotonicNanoseconds() - start
-    let cpu = ownCPUSeconds() - cpuBefore
+    let cpu = ownCPUTime().since(cpuBefore)
     var figures = Figures(latencies: latencies, elapsedNanoseconds: elapsed)
-    figures.extras = [
-        ("threads", "\(threads)"), ("cost", "\(Argon2id.Cost.owasp)"),
-        ("cpu_ms_per_op", fixed(cpu * 1e3 / Double(max(figures.count, 1)), 2)),
-        ("cpu_busy", fixed(cpu / figures.seconds, 2)),
-    ]
+    figures.extras =
+        [("threads", "\(threads)"), ("cost", "\(Argon2id.Cost.owasp)")]
+        + cpu.extras(prefix: "", operations: figures.count, seconds: figures.seconds)
     return figures
 }
 

@@ -99,16 +99,16 @@ private final class Pump: Sendable {
 struct ServiceCost {
     /// `sys.stats` before the run.
     let before: [String: [String: Int]]
-    /// The service's CPU seconds before the run.
-    let serviceCPU: Double
-    /// This process's CPU seconds before the run.
-    let clientCPU: Double
+    /// The service's CPU time before the run.
+    let serviceCPU: CPUTime
+    /// This process's CPU time before the run.
+    let clientCPU: CPUTime
 
     /// Reads the counters and CPU times now.
     init(_ service: ServiceUnderTest) async throws {
         before = try await service.stats()
-        serviceCPU = service.cpuSeconds()
-        clientCPU = ownCPUSeconds()
+        serviceCPU = try service.cpuTime()
+        clientCPU = ownCPUTime()
     }
 
     /// The `key=value` extras of a run of `figures.count` operations that ends now: CPU per
@@ -117,15 +117,11 @@ struct ServiceCost {
         _ service: ServiceUnderTest, figures: Figures, counters: [(group: String, name: String)]
     ) async throws -> [(key: String, value: String)] {
         let after = try await service.stats()
-        let serviceSpent = service.cpuSeconds() - serviceCPU
-        let clientSpent = ownCPUSeconds() - clientCPU
-        let operations = Double(max(figures.count, 1))
-        var extras: [(key: String, value: String)] = [
-            ("service_cpu_ms_per_op", fixed(serviceSpent * 1e3 / operations, 3)),
-            ("service_cpu_busy", fixed(serviceSpent / figures.seconds, 2)),
-            ("client_cpu_ms_per_op", fixed(clientSpent * 1e3 / operations, 3)),
-            ("client_cpu_busy", fixed(clientSpent / figures.seconds, 2)),
-        ]
+        let serviceSpent = try service.cpuTime().since(serviceCPU)
+        let clientSpent = ownCPUTime().since(clientCPU)
+        var extras =
+            serviceSpent.extras(prefix: "service_", operations: figures.count, seconds: figures.seconds)
+            + clientSpent.extras(prefix: "client_", operations: figures.count, seconds: figures.seconds)
         for (group, name) in counters {
             let delta = (after[group]?[name] ?? 0) - (before[group]?[name] ?? 0)
             extras.append(("\(group)_\(name)", "\(delta)"))

@@ -90,8 +90,13 @@ final class ServiceUnderTest {
         try await client.request(SystemMethod.stats, NoParameters(), as: StatsReport.self).value.counters
     }
 
-    /// The child's CPU time so far, in seconds.
-    func cpuSeconds() -> Double { cpuSecondsOfProcess(pid) ?? .nan }
+    /// The child's CPU time so far.
+    func cpuTime() throws -> CPUTime {
+        guard let time = cpuTimeOfProcess(pid) else {
+            throw BenchmarkError(description: "cannot read /proc/\(pid)/stat")
+        }
+        return time
+    }
 
     /// Stops the client, then the child by its pid (SIGTERM; SIGKILL after 20 s), and removes the
     /// state directory. Prints the end of the service's log if it did not exit with 0.
@@ -142,5 +147,5 @@ final class ServiceUnderTest {
     }
 }
 
-/// `cpuSeconds(ofProcess:)` under a name the class's method does not shadow.
-private func cpuSecondsOfProcess(_ pid: Int32) -> Double? { cpuSeconds(ofProcess: pid) }
+/// `cpuTime(ofProcess:)` under a name the class's method does not shadow.
+private func cpuTimeOfProcess(_ pid: Int32) -> CPUTime? { cpuTime(ofProcess: pid) }
