@@ -58,6 +58,7 @@ final class ServiceUnderTest {
         endpoint = "ipc://\(directory.path)/auth.sock"
         let log = directory.appendingPathComponent("service.log")
         guard FileManager.default.createFile(atPath: log.path, contents: nil) else {
+            try? FileManager.default.removeItem(at: directory)
             throw BenchmarkError(description: "cannot create \(log.path)")
         }
         process = Process()
