@@ -4,6 +4,7 @@
 #   make bench-reactive   the reactive core's benchmark, release mode, side by side with RxSwift's figures
 #   make bench-transport  round trips: raw libzmq (C), the ZeroMQ wrapper and RemoteStreams, side by side
 #   make bench-json       JSON bodies: RemoteProtocol's own coder against Foundation's, ns per call
+#   make bench-auth       argon2id verifications (libsodium, all cores) against logins through auth-service
 #   make format           format the sources with swift-format
 #   make fuzz             fuzz the RemoteProtocol codec with libFuzzer for FUZZ_SECONDS (default 60)
 #
@@ -21,7 +22,7 @@ APT_PACKAGES := pkg-config libzmq3-dev libsodium-dev libsqlite3-dev python3-zmq
 #   make test TEST_FILTER=MapTests
 TEST_FILTER ?=
 
-.PHONY: all deps build build-release test bench-reactive bench-transport bench-json fuzz format lint clean
+.PHONY: all deps build build-release test bench-reactive bench-transport bench-json bench-auth fuzz format lint clean
 
 all: build
 
@@ -79,6 +80,18 @@ bench-transport: deps
 	$(SWIFT) build -c release $(STRICT) --product TransportBenchmarks
 	$(BENCH_TRANSPORT_PIN) $$($(SWIFT) build -c release --show-bin-path)/TransportBenchmarks \
 	  --raw $(BENCH_TRANSPORT_DIR)/raw_roundtrip $(BENCH_TRANSPORT_ARGS)
+
+# Auth in one run: (1) raw argon2id verifications on every core, (2) logins through auth-service and
+# the ratio (2)/(1), (3) auth.exists, (4) durable registrations. The benchmark starts each auth-service
+# itself (temp state directory, --curve off, ipc://) and stops it by pid. Options: BENCH_AUTH_ARGS
+# (--seconds S per measured run, --only 1,2,3,4, --users N).
+BENCH_AUTH_ARGS ?=
+
+bench-auth: deps
+	$(SWIFT) build -c release $(STRICT) --product auth-service
+	$(SWIFT) build -c release $(STRICT) --product AuthBenchmarks
+	$$($(SWIFT) build -c release --show-bin-path)/AuthBenchmarks \
+	  --service $$($(SWIFT) build -c release --show-bin-path)/auth-service $(BENCH_AUTH_ARGS)
 
 # The codec's libFuzzer target: Tests/Fuzz/RemoteProtocolFuzz.swift compiled with the RemoteProtocol
 # sources into one binary (not a SwiftPM target: SwiftPM cannot link libFuzzer's main). The seed

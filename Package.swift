@@ -46,6 +46,12 @@ let package = Package(
             path: "Benchmarks/JSONBenchmarks",
             swiftSettings: common
         ),
+        .executableTarget(
+            name: "AuthBenchmarks",
+            dependencies: ["Sodium", "Contracts", "Reactive", "RemoteStreams", "ZeroMQ"],
+            path: "Benchmarks/AuthBenchmarks",
+            swiftSettings: common
+        ),
         .systemLibrary(name: "CZeroMQ", providers: [.apt(["libzmq3-dev"])]),
         .target(name: "ZeroMQ", dependencies: ["CZeroMQ"], swiftSettings: common),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"], swiftSettings: common),

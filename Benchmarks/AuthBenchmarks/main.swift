@@ -1,0 +1,298 @@
+// `make bench-auth`: password logins against their limit, in one run and side by side:
+//   (1) raw argon2id verification: libsodium's `crypto_pwhash_str_verify` (through `Argon2id.verify`)
+//       at the default cost (m=19 MiB, t=2, p=1) on one thread per core: the limit;
+//   (2) logins per second through auth-service (default `--hash-cost owasp`) over ZeroMQ from this
+//       process, 4 × cores in flight, against a few pre-registered users; its ratio to (1), goal ≥ 0.9;
+//   (3) `auth.exists` with 64 in flight: the stack's own cost, no hashing (the per-client rate limit
+//       raised to its maximum for this row);
+//   (4) registrations per second with durable commits (`--synchronous full`), `--hash-cost test` so
+//       hashing does not dominate, 64 in flight, with the store's commits from `sys.stats`.
+// Each service row starts its own auth-service child on a temp state directory (`--curve off`,
+// `ipc://` inside that directory) and stops it by pid at the end of the row, also on failure.
+// Every run is bounded in count and in time, after a warm-up; each prints a `RESULT` line.
+//
+// Usage: AuthBenchmarks [--service PATH] [--seconds S] [--only ROW[,ROW...]] [--users N] [--rounds N]
+//   --service   the auth-service executable (default: next to this one)
+//   --seconds   each measured run's time budget (default 5)
+//   --only      rows to run: 1 raw, 2 login, 3 exists, 4 register (default all)
+//   --users     users registered for (2) (default 16)
+//   --rounds    rounds of (1) and (2), interleaved; each keeps its best round (default 3)
+
+import Contracts
+import Foundation
+import Reactive
+import Sodium
+
+func usage() -> Never {
+    print(
+        "usage: AuthBenchmarks [--service PATH] [--seconds S] [--only ROW[,ROW...]] [--users N] [--rounds N]")
+    exit(2)
+}
+
+let rowNames = ["1": "raw", "2": "login", "3": "exists", "4": "register"]
+
+/// The command line's settings.
+struct Options: Sendable {
+    var servicePath = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        .appendingPathComponent("auth-service").path
+    var seconds = 5.0
+    var only = Set(rowNames.values)
+    var users = 16
+    var rounds = 3
+
+    static func parse() -> Options {
+        var options = Options()
+        var arguments = CommandLine.arguments.dropFirst()
+        while let option = arguments.popFirst() {
+            guard option != "--help" && option != "-h", let value = arguments.popFirst() else { usage() }
+            switch option {
+            case "--service": options.servicePath = value
+            case "--seconds": options.seconds = Double(value) ?? 0
+            case "--users": options.users = Int(value) ?? 0
+            case "--rounds": options.rounds = Int(value) ?? 0
+            case "--only":
+                options.only = Set(value.split(separator: ",").map { rowNames[String($0)] ?? String($0) })
+                guard options.only.isSubset(of: Set(rowNames.values)) else { usage() }
+            default: usage()
+            }
+        }
+        guard options.seconds > 0, options.seconds <= 600, options.users > 0, options.users <= 1_000,
+            options.rounds > 0, options.rounds <= 20
+        else {
+            usage()
+        }
+        return options
+    }
+}
+
+let options = Options.parse()
+let servicePath = options.servicePath
+let seconds = options.seconds
+let users = options.users
+let rounds = options.rounds
+let cores = ProcessInfo.processInfo.activeProcessorCount
+let warmUp = min(1.0, seconds / 5)
+let loginsInFlight = 4 * cores
+let manyInFlight = 64
+let existsLimit = 10_000_000  // auth-service's largest --exists-per-second and --exists-burst
+
+/// One printed row.
+struct Row {
+    let label: String
+    let key: String
+    let figures: Figures
+}
+
+/// Starts a service, runs `body` against it and stops it, whatever happens.
+func withService<T>(
+    _ arguments: [String], _ body: (ServiceUnderTest) async throws -> T
+) async throws -> T {
+    print("  auth-service \(arguments.joined(separator: " "))")
+    let service = try await ServiceUnderTest(executable: servicePath, arguments: arguments)
+    do {
+        let result = try await body(service)
+        await service.stop()
+        return result
+    } catch {
+        await service.stop()
+        throw error
+    }
+}
+
+/// Rows (1) and (2), as selected, interleaved over `rounds` rounds so that load from other processes
+/// hits both alike; each keeps its best round (the highest rate, with that round's other figures).
+func rawAndLoginRows(raw: Bool, login: Bool) async throws -> [Row] {
+    let rawLabel = "(1) argon2id verify, libsodium, \(cores) threads"
+    let loginLabel = "(2) auth.login via auth-service, \(loginsInFlight) in flight"
+    if raw { print("(1) argon2id verify, libsodium, \(cores) threads, \(Argon2id.Cost.owasp)") }
+    if login {
+        print(
+            "(2) auth.login, \(loginsInFlight) in flight, \(users) users (registered first, at the same cost)"
+        )
+    }
+    if raw && login { print("    \(rounds) rounds of (1) then (2); each row keeps its best round") }
+    guard login else {
+        var best: Figures?
+        for round in 1...rounds {
+            let figures = try await measureRaw(round: round)
+            if figures.rate > best?.rate ?? -1 { best = figures }
+        }
+        return best.map { [Row(label: rawLabel, key: "raw-verify", figures: $0)] } ?? []
+    }
+    return try await withService(["--hash-cost", "owasp"]) { service in
+        let password: @Sendable (Int) -> String = { "bench-password-\($0)" }
+        try await register(
+            service, users: users, prefix: "benchlogin", inFlight: loginsInFlight, password: password)
+        let client = service.client
+        let call: @Sendable (Int) -> Single<Bool> = { index in
+            let user = index % users
+            return client.request(
+                AuthMethod.login,
+                LoginRequest(username: userName("benchlogin", user), password: password(user)),
+                as: LoginResponse.self
+            ).map { $0.statusCode == 200 && $0.user != nil }
+        }
+        var bestRaw: Figures?
+        var bestLogin: Figures?
+        for round in 1...rounds {
+            if raw {
+                let figures = try await measureRaw(round: round)
+                if figures.rate > bestRaw?.rate ?? -1 { bestRaw = figures }
+            }
+            _ = try await loadRun(inFlight: loginsInFlight, limit: 1_000_000, seconds: warmUp, call: call)
+            let cost = try await ServiceCost(service)
+            var figures = try await loadRun(
+                inFlight: loginsInFlight, limit: 1_000_000, seconds: seconds, call: call)
+            figures.extras =
+                [("round", "\(round)"), ("inflight", "\(loginsInFlight)"), ("users", "\(users)")]
+                + (try await cost.extras(
+                    service, figures: figures,
+                    counters: [("hashing", "completed"), ("hashing", "rejected"), ("store", "commits")]))
+            print(figures.resultLine(row: "login"))
+            if figures.rate > bestLogin?.rate ?? -1 { bestLogin = figures }
+        }
+        return (bestRaw.map { [Row(label: rawLabel, key: "raw-verify", figures: $0)] } ?? [])
+            + (bestLogin.map { [Row(label: loginLabel, key: "login", figures: $0)] } ?? [])
+    }
+}
+
+/// One round of row (1), its `RESULT` line printed.
+func measureRaw(round: Int) async throws -> Figures {
+    var figures = try await rawVerifyRate(
+        threads: cores, limit: 1_000_000, seconds: seconds, warmUpSeconds: warmUp)
+    figures.extras.insert(("round", "\(round)"), at: 0)
+    print(figures.resultLine(row: "raw-verify"))
+    return figures
+}
+
+func existsRow() async throws -> Row {
+    print("(3) auth.exists, \(manyInFlight) in flight (rate limit raised to \(existsLimit)/s per client)")
+    return try await withService([
+        "--hash-cost", "test", "--exists-per-second", "\(existsLimit)", "--exists-burst", "\(existsLimit)",
+    ]) { service in
+        let known = 16
+        try await register(service, users: known, prefix: "benchexist", inFlight: known) { _ in
+            "bench-password"
+        }
+        let client = service.client
+        // Every other name exists.
+        let exists: @Sendable (Int) -> Single<Bool> = { index in
+            let user = index % (2 * known)
+            return client.request(
+                AuthMethod.exists, ExistsRequest(username: userName("benchexist", user)),
+                as: ExistsResponse.self
+            ).map { $0.exists == (user < known) }
+        }
+        _ = try await loadRun(inFlight: manyInFlight, limit: 10_000_000, seconds: warmUp, call: exists)
+        let cost = try await ServiceCost(service)
+        var figures = try await loadRun(
+            inFlight: manyInFlight, limit: 10_000_000, seconds: seconds, call: exists)
+        figures.extras =
+            [("inflight", "\(manyInFlight)")]
+            + (try await cost.extras(service, figures: figures, counters: [("auth", "exists_answered")]))
+        return Row(label: "(3) auth.exists, \(manyInFlight) in flight", key: "exists", figures: figures)
+    }
+}
+
+func registerRow() async throws -> Row {
+    print("(4) auth.register, \(manyInFlight) in flight, --synchronous full, --hash-cost test")
+    return try await withService(["--hash-cost", "test", "--synchronous", "full"]) { service in
+        let client = service.client
+        let registration: @Sendable (String) -> @Sendable (Int) -> Single<Bool> = { prefix in
+            { index in
+                client.request(
+                    AuthMethod.register,
+                    RegisterRequest(username: userName(prefix, index), password: "bench-password"),
+                    as: RegisterResponse.self
+                ).map { $0.statusCode == 201 }
+            }
+        }
+        _ = try await loadRun(
+            inFlight: manyInFlight, limit: 10_000_000, seconds: warmUp, call: registration("benchwarm"))
+        let cost = try await ServiceCost(service)
+        var figures = try await loadRun(
+            inFlight: manyInFlight, limit: 10_000_000, seconds: seconds, call: registration("benchreg"))
+        let extras = try await cost.extras(
+            service, figures: figures, counters: [("store", "commits"), ("store", "writes")])
+        let commits = extras.first { $0.key == "store_commits" }.flatMap { Int($0.value) } ?? 0
+        figures.extras =
+            [("inflight", "\(manyInFlight)")] + extras
+            + [("group_size", fixed(Double(figures.count) / Double(max(commits, 1)), 1))]
+        return Row(
+            label: "(4) auth.register, durable, \(manyInFlight) in flight", key: "register", figures: figures)
+    }
+}
+
+/// The table: one line per row, then each row's notes.
+func table(_ rows: [Row]) -> String {
+    let labelWidth = rows.map(\.label.count).max() ?? 0
+    func pad(_ text: String, _ width: Int, left: Bool = false) -> String {
+        let padding = String(repeating: " ", count: max(0, width - text.count))
+        return left ? text + padding : padding + text
+    }
+    var lines = [
+        pad("row", labelWidth, left: true) + " | " + pad("count", 9) + " | " + pad("seconds", 7) + " | "
+            + pad("rate/s", 9) + " | " + pad("p50 ms", 8) + " | " + pad("p99 ms", 8)
+    ]
+    for row in rows {
+        let figures = row.figures
+        lines.append(
+            pad(row.label, labelWidth, left: true) + " | " + pad(grouped(Double(figures.count)), 9) + " | "
+                + pad(fixed(figures.seconds, 2), 7) + " | " + pad(grouped(figures.rate), 9) + " | "
+                + pad(figures.p50.map { fixed($0, 3) } ?? "-", 8) + " | "
+                + pad(figures.p99.map { fixed($0, 3) } ?? "-", 8))
+    }
+    return lines.joined(separator: "\n")
+}
+
+stopChildOnSignals()
+let startedAt = Date()
+print(
+    "AuthBenchmarks: \(cores) cores, \(fixed(seconds, 1)) s per measured run after \(fixed(warmUp, 1)) s warm-up"
+)
+print("started \(startedAt) with load average \(loadAverage())")
+var rows: [Row] = []
+do {
+    if options.only.contains("raw") || options.only.contains("login") {
+        rows += try await rawAndLoginRows(
+            raw: options.only.contains("raw"), login: options.only.contains("login"))
+    }
+    let plan: [(String, () async throws -> Row)] = [("exists", existsRow), ("register", registerRow)]
+    for (name, measure) in plan where options.only.contains(name) {
+        let row = try await measure()
+        print(row.figures.resultLine(row: row.key))
+        rows.append(row)
+    }
+} catch {
+    print("error: \(error)")
+    exit(1)
+}
+print()
+print("finished \(Date()) with load average \(loadAverage())")
+print(table(rows))
+/// A row's extra figure.
+func extra(_ row: Row, _ key: String) -> Double? {
+    row.figures.extras.first { $0.key == key }.flatMap { Double($0.value) }
+}
+
+if let raw = rows.first(where: { $0.key == "raw-verify" }),
+    let login = rows.first(where: { $0.key == "login" })
+{
+    let ratio = login.figures.rate / raw.figures.rate
+    print("ratio (2)/(1): \(fixed(ratio, 2)) (goal ≥ 0.90)")
+    var line = "RESULT row=ratio login_over_raw=\(fixed(ratio, 3))"
+    if let verify = extra(raw, "cpu_ms_per_op"), let service = extra(login, "service_cpu_ms_per_op"),
+        let client = extra(login, "client_cpu_ms_per_op")
+    {
+        // What the ratio would be if both rows had the cores to themselves: CPU per operation.
+        let cpuRatio = verify / (service + client)
+        print(
+            "CPU per operation: verification (1) \(fixed(verify, 2)) ms; login (2) \(fixed(service, 2)) ms in "
+                + "auth-service + \(fixed(client, 2)) ms in this client; (1)/(2) = \(fixed(cpuRatio, 2))")
+        line += " cpu_ratio=\(fixed(cpuRatio, 3))"
+    }
+    print(line)
+}
+for row in rows where !row.figures.extras.isEmpty {
+    print("\(row.label): " + row.figures.extras.map { "\($0.key)=\($0.value)" }.joined(separator: " "))
+}
