@@ -83,7 +83,8 @@ public final class RemoteServer: Sendable {
         // they are read (ZeroMQ's own limit), so a client never waits out its deadline for a
         // body that is merely too big.
         try router.set(
-            .maxMessageSize, Int64(max(configuration.limits.maxMessageLength + 256, Self.readableMessageLength)))
+            .maxMessageSize,
+            Int64(max(configuration.limits.maxMessageLength + 256, Self.readableMessageLength)))
         // ZeroMQ heartbeats drop connections whose peer died without closing them.
         try router.set(.heartbeatInterval, 1_000)
         try router.set(.heartbeatTimeout, 3_000)
