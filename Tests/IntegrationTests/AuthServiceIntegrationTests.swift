@@ -234,8 +234,13 @@ struct LifecycleIntegrationTests {
             let ended = await service.child.waitForExit(timeout: .seconds(15))
             #expect(ended == .exited(0))
             #expect(!FileManager.default.fileExists(atPath: pidFile))
-            let refused = await errorCode(of: client.health(deadline: .milliseconds(300)))
-            #expect(refused == .unavailable || refused == .timeout)
+            // A new connection finds nobody listening.
+            let newcomer = try RemoteClient(
+                context: service.context,
+                configuration: .init(endpoints: [service.endpoint], name: "newcomer"))
+            let refused = await errorCode(of: newcomer.health(deadline: .milliseconds(300)))
+            await newcomer.stop()
+            #expect(refused == .unavailable)
         }
     }
 
