@@ -92,6 +92,10 @@ let package = Package(
         .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         .target(name: "SQLite", dependencies: ["CSQLite"], swiftSettings: common),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite"], swiftSettings: common),
+        .testTarget(
+            name: "IntegrationTests",
+            dependencies: ["Contracts", "RemoteStreams", "RemoteProtocol", "ZeroMQ", "Reactive", "ServiceKit"],
+            swiftSettings: common),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -102,6 +102,9 @@ public final class AuthService: Sendable {
     private let throttle: Mutex<ThrottleState>
     private let counters_ = Mutex(Counters())
     private let events_ = PublishSubject<AccountEvent>()
+    /// Held while an event is delivered: calls finish on many threads at once (hashing workers,
+    /// the store's threads, tasks), and an observer must never be entered by two threads at once.
+    private let emitting = Mutex(())
 
     /// A service over `store`, hashing on `hashing`.
     public init(
@@ -299,7 +302,8 @@ public final class AuthService: Sendable {
 
     private func emit(_ kind: AccountEvent.Kind, _ username: String, _ client: String?) {
         let milliseconds = Int64(Date().timeIntervalSince1970 * 1_000)
-        events_.onNext(AccountEvent(kind: kind, username: username, client: client, at: milliseconds))
+        let event = AccountEvent(kind: kind, username: username, client: client, at: milliseconds)
+        emitting.withLock { _ in events_.onNext(event) }
     }
 
     /// Runs `body` in a task; disposing cancels the task (a queued hash is then dropped).

@@ -70,13 +70,21 @@ public final class RemoteServer: Sendable {
     // The scheduler holds the core weakly; the server keeps it alive.
     private let core: ServerCore
 
+    /// The largest message the server reads in order to answer it `too_large` (16 MiB) when the
+    /// body limit is smaller.
+    static let readableMessageLength = 16 << 20
+
     /// Binds the endpoints and starts serving `handlers`.
     public init(context: Context, configuration: Configuration, handlers: RemoteHandlers) throws {
         let router = try Socket(context, .router, linger: 0)
         try router.set(.routerMandatory, true)
-        // Larger messages disconnect their sender before they are read (ZeroMQ's own limit); the
-        // slack lets a slightly oversize body through to be answered `too_large`.
-        try router.set(.maxMessageSize, Int64(configuration.limits.maxMessageLength + 256))
+        // Messages up to `readableMessageLength` (or the limit plus some slack, if larger) are read
+        // and an oversize body is answered `too_large`; larger ones disconnect their sender before
+        // they are read (ZeroMQ's own limit), so a client never waits out its deadline for a
+        // body that is merely too big.
+        try router.set(
+            .maxMessageSize,
+            Int64(max(configuration.limits.maxMessageLength + 256, Self.readableMessageLength)))
         // ZeroMQ heartbeats drop connections whose peer died without closing them.
         try router.set(.heartbeatInterval, 1_000)
         try router.set(.heartbeatTimeout, 3_000)
