@@ -30,17 +30,40 @@ public struct RemoteHandlers: Sendable {
     }
 
     /// A registered method, with its parameter and element coding erased to JSON bodies.
+    @usableFromInline
     struct Method: Sendable {
+        /// Starts a request: `reply` is called once with the encoded answer or the error, possibly
+        /// before this returns; the disposable cancels the work.
+        @usableFromInline
+        typealias RequestStart =
+            @Sendable (
+                _ parameters: [UInt8], _ context: CallContext,
+                _ reply: @escaping @Sendable (Result<[UInt8], RemoteError>) -> Void
+            ) throws(RemoteError) -> any Disposable
+
+        @usableFromInline
+        enum Start: Sendable {
+            /// A request/response method.
+            case request(RequestStart)
+            /// Builds a stream's or a channel's output for the parameters body, the call's context
+            /// and (channels) the input bodies.
+            case elements(
+                @Sendable (_ parameters: [UInt8], _ context: CallContext, _ input: Observable<[UInt8]>)
+                    throws(RemoteError) -> Observable<[UInt8]>)
+        }
+
         let kind: Kind
-        /// Builds the method's output for the parameters body, the call's context and (channels)
-        /// the input bodies.
-        let start:
-            @Sendable (_ parameters: [UInt8], _ context: CallContext, _ input: Observable<[UInt8]>)
-                throws(RemoteError) -> Observable<[UInt8]>
+        let start: Start
+
+        @usableFromInline
+        init(kind: Kind, start: Start) {
+            self.kind = kind
+            self.start = start
+        }
     }
 
     private(set) var methods: [String: Method] = [:]
-    private let coder: JSONBodyCoder
+    @usableFromInline let coder: JSONBodyCoder
 
     /// An empty registry whose bodies are coded with `coder`.
     public init(coder: JSONBodyCoder = .shared) {
@@ -51,6 +74,7 @@ public struct RemoteHandlers: Sendable {
     public var names: [String] { methods.keys.sorted() }
 
     /// Registers a request/response method: one answer (or error) per call.
+    @inlinable
     public mutating func request<Parameters: Decodable & Sendable, Response: Encodable & Sendable>(
         _ name: String, _ handler: @escaping @Sendable (Parameters) -> Single<Response>
     ) {
@@ -59,14 +83,26 @@ public struct RemoteHandlers: Sendable {
 
     /// Registers a request/response method whose handler also sees the call's context (who
     /// called).
+    @inlinable
     public mutating func request<Parameters: Decodable & Sendable, Response: Encodable & Sendable>(
         _ name: String, _ handler: @escaping @Sendable (Parameters, CallContext) -> Single<Response>
     ) {
         let coder = self.coder
-        add(name, .request) { (body, context, _) throws(RemoteError) in
-            let parameters = try coder.decode(Parameters.self, from: body)
-            return handler(parameters, context).asObservable().map { response in try coder.encode(response) }
-        }
+        // The answer is encoded where it arrives and handed to the server in one call: no operator
+        // chain per request.
+        add(
+            name, .request,
+            .request { (body, context, reply) throws(RemoteError) in
+                let parameters = try coder.decode(Parameters.self, from: body)
+                return handler(parameters, context).subscribe { event in
+                    switch event {
+                    case .success(let response):
+                        reply(Result { () throws(RemoteError) in try coder.encode(response) })
+                    case .failure(let error):
+                        reply(.failure(.wrapping(error)))
+                    }
+                }
+            })
     }
 
     /// Registers a stream method: any number of elements, then completion or an error.
@@ -81,10 +117,12 @@ public struct RemoteHandlers: Sendable {
         _ name: String, _ handler: @escaping @Sendable (Parameters, CallContext) -> Observable<Element>
     ) {
         let coder = self.coder
-        add(name, .stream) { (body, context, _) throws(RemoteError) in
-            let parameters = try coder.decode(Parameters.self, from: body)
-            return handler(parameters, context).map { element in try coder.encode(element) }
-        }
+        add(
+            name, .stream,
+            .elements { (body, context, _) throws(RemoteError) in
+                let parameters = try coder.decode(Parameters.self, from: body)
+                return handler(parameters, context).map { element in try coder.encode(element) }
+            })
     }
 
     /// Registers a channel method: the client streams `Input`s in, the method streams `Output`s
@@ -108,19 +146,17 @@ public struct RemoteHandlers: Sendable {
         _ handler: @escaping @Sendable (Parameters, Observable<Input>, CallContext) -> Observable<Output>
     ) {
         let coder = self.coder
-        add(name, .channel) { (body, context, input) throws(RemoteError) in
-            let parameters = try coder.decode(Parameters.self, from: body)
-            let decodedInput = input.map { element in try coder.decode(Input.self, from: element) }
-            return handler(parameters, decodedInput, context).map { output in try coder.encode(output) }
-        }
+        add(
+            name, .channel,
+            .elements { (body, context, input) throws(RemoteError) in
+                let parameters = try coder.decode(Parameters.self, from: body)
+                let decodedInput = input.map { element in try coder.decode(Input.self, from: element) }
+                return handler(parameters, decodedInput, context).map { output in try coder.encode(output) }
+            })
     }
 
-    private mutating func add(
-        _ name: String, _ kind: Kind,
-        _ start:
-            @escaping @Sendable ([UInt8], CallContext, Observable<[UInt8]>) throws(RemoteError) ->
-                Observable<[UInt8]>
-    ) {
+    @usableFromInline
+    mutating func add(_ name: String, _ kind: Kind, _ start: Method.Start) {
         precondition(
             (1...ProtocolLimits.maxMethodLength).contains(name.utf8.count)
                 && name.utf8.allSatisfy { byte in
@@ -137,6 +173,7 @@ public struct RemoteHandlers: Sendable {
 extension RemoteError {
     /// `error` as it travels in an `ERROR` frame: a ``RemoteError`` as it is, anything else as
     /// `internal` with its description.
+    @usableFromInline
     static func wrapping(_ error: any Error) -> RemoteError {
         (error as? RemoteError) ?? RemoteError(code: .internal, message: String(describing: error))
     }
@@ -144,16 +181,28 @@ extension RemoteError {
 
 /// Who made a call: what a handler may use for per-client limits and logs.
 public struct CallContext: Sendable, Hashable {
-    /// The calling connection's ZeroMQ routing id, in hex (e.g. `00801bcf2a`): stable while the
-    /// client stays connected, new after it reconnects.
-    public let peer: String
+    /// The calling connection's ZeroMQ routing id.
+    public let peerID: [UInt8]
     /// The method called.
     public let method: String
 
     /// A context (servers make these; tests may too).
-    public init(peer: String, method: String) {
-        self.peer = peer
+    public init(peerID: [UInt8], method: String) {
+        self.peerID = peerID
         self.method = method
+    }
+
+    /// The calling connection's routing id in hex (e.g. `00801bcf2a`): stable while the client
+    /// stays connected, new after it reconnects. Made when asked, not for every call.
+    public var peer: String {
+        let digits = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = []
+        text.reserveCapacity(peerID.count * 2)
+        for byte in peerID {
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0f)])
+        }
+        return String(decoding: text, as: UTF8.self)
     }
 }
 

@@ -152,9 +152,33 @@ public struct RemoteCounters: Sendable, Hashable {
     public var droppedFrames = 0
     /// `ERROR`s sent, by code.
     public var errorsByCode: [String: Int] = [:]
+    /// Requests a handler answered while it was being started (the fast path: no stream kept).
+    public var requestsAnsweredAtOnce = 0
 
     /// No counts yet.
     public init() {}
+}
+
+/// Holds a request's answer when it comes while the server is still starting the request.
+final class EarlyReply: Sendable {
+    private let state = Mutex<(starting: Bool, answer: Result<[UInt8], RemoteError>?)>((true, nil))
+
+    /// Keeps `answer` and returns true while the request is being started; false afterwards.
+    func keepIfStarting(_ answer: Result<[UInt8], RemoteError>) -> Bool {
+        state.withLock { state in
+            guard state.starting else { return false }
+            state.answer = state.answer ?? answer
+            return true
+        }
+    }
+
+    /// The request is started: the answer that came meanwhile, if any.
+    func endStarting() -> Result<[UInt8], RemoteError>? {
+        state.withLock { state in
+            state.starting = false
+            return state.answer
+        }
+    }
 }
 
 /// A counter shared with code running off the actor.
@@ -321,27 +345,24 @@ actor ServerCore {
         else {
             return refuse(.overloaded, "too many open streams; retry later")
         }
-        let input = frame.type == .open ? PublishSubject<[UInt8]>() : nil
+        let context = CallContext(peerID: peer, method: frame.method)
+        let body = frame.body ?? []
         let output: Observable<[UInt8]>
-        do {
-            let context = CallContext(peer: Self.hex(peer), method: frame.method)
-            output = try method.start(frame.body ?? [], context, input?.asObservable() ?? .never())
-        } catch {
-            return refuse(error.code, error.message)
+        let input = frame.type == .open ? PublishSubject<[UInt8]>() : nil
+        switch method.start {
+        case .request(let start):
+            return openRequest(
+                start, body: body, context: context, key: key, deadline: frame.deadlineMilliseconds, loop: loop,
+                scheduler: scheduler)
+        case .elements(let start):
+            do {
+                output = try start(body, context, input?.asObservable() ?? .never())
+            } catch {
+                return refuse(error.code, error.message)
+            }
         }
         let stream = OpenStream(input: input, kind: method.kind)
-        streams[key] = stream
-        streamsPerPeer[peer, default: 0] += 1
-        counters.openStreams = streams.count
-
-        if frame.deadlineMilliseconds > 0 {
-            // Entries of streams that ended stay until they come due; drop them when they pile up.
-            if deadlines.count > 2 * max(1_024, streams.count) {
-                deadlines.removeAll { deadline in streams[deadline.key] !== deadline.stream }
-            }
-            deadlines.push(
-                Deadline(key: key, stream: stream), due: .now + .milliseconds(Int(frame.deadlineMilliseconds)))
-        }
+        register(stream, key: key, deadline: frame.deadlineMilliseconds)
         let id = key.stream
         let codec = self.codec
         let elementsSent = self.elementsSent
@@ -363,6 +384,65 @@ actor ServerCore {
                 onCompleted: {
                     scheduler.schedule(isolated: { core in core.finish(key, stream, with: nil, loop: loop) })
                 }))
+    }
+
+    /// Starts a request. A handler that answers at once (while it is being started, as most do)
+    /// is answered right here: the stream is never registered, and no operator chain, timer entry
+    /// or hop back to the actor is needed. A later answer comes back to the actor.
+    private func openRequest(
+        _ start: RemoteHandlers.Method.RequestStart, body: [UInt8], context: CallContext, key: StreamKey,
+        deadline: UInt32, loop: SocketLoop, scheduler: ActorScheduler<ServerCore>
+    ) {
+        let stream = OpenStream(input: nil, kind: .request)
+        let reply = EarlyReply()
+        let subscription: any Disposable
+        do {
+            subscription = try start(body, context) { result in
+                if reply.keepIfStarting(result) { return }
+                scheduler.schedule(isolated: { core in core.answer(key, stream, with: result, loop: loop) })
+            }
+        } catch {
+            return sendError(error, stream: key.stream, to: key.peer, loop: loop)
+        }
+        if let result = reply.endStarting() {
+            counters.requestsAnsweredAtOnce += 1
+            return sendAnswer(result, key: key, loop: loop)
+        }
+        stream.subscription.setDisposable(subscription)
+        register(stream, key: key, deadline: deadline)
+    }
+
+    /// Records an open stream and its deadline.
+    private func register(_ stream: OpenStream, key: StreamKey, deadline: UInt32) {
+        streams[key] = stream
+        streamsPerPeer[key.peer, default: 0] += 1
+        counters.openStreams = streams.count
+        guard deadline > 0 else { return }
+        // Entries of streams that ended stay until they come due; drop them when they pile up.
+        if deadlines.count > 2 * max(1_024, streams.count) {
+            deadlines.removeAll { deadline in streams[deadline.key] !== deadline.stream }
+        }
+        deadlines.push(Deadline(key: key, stream: stream), due: .now + .milliseconds(Int(deadline)))
+    }
+
+    /// A request answered later: send the answer and forget the stream, unless a cancel or the
+    /// deadline closed it first.
+    private func answer(
+        _ key: StreamKey, _ stream: OpenStream, with result: Result<[UInt8], RemoteError>, loop: SocketLoop
+    ) {
+        guard streams[key] === stream, close(key) != nil else { return }
+        sendAnswer(result, key: key, loop: loop)
+    }
+
+    /// `NEXT` and `COMPLETE`, or `ERROR`.
+    private func sendAnswer(_ result: Result<[UInt8], RemoteError>, key: StreamKey, loop: SocketLoop) {
+        switch result {
+        case .success(let body):
+            send(Self.nextFrame(stream: key.stream, body: body), to: key.peer, loop: loop)
+            send(Self.completeFrame(stream: key.stream), to: key.peer, loop: loop)
+        case .failure(let error):
+            sendError(error, stream: key.stream, to: key.peer, loop: loop)
+        }
     }
 
     /// The stream sent its terminal event (`error`, or completion when nil): send it and forget the
@@ -483,17 +563,6 @@ actor ServerCore {
 
     private static func message(to peer: [UInt8], _ frame: Frame, _ codec: FrameCodec) -> [Message] {
         [Message(peer)] + codec.encode(frame).map(Message.init)
-    }
-
-    private static func hex(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = []
-        text.reserveCapacity(bytes.count * 2)
-        for byte in bytes {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0f)])
-        }
-        return String(decoding: text, as: UTF8.self)
     }
 
     private static func nextFrame(stream: UInt64, body: [UInt8]) -> Frame {

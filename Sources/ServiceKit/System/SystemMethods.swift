@@ -65,7 +65,7 @@ extension RemoteCounters {
     public var statsGroup: [String: Int] {
         var group = [
             "open_streams": openStreams, "frames_in": framesIn, "frames_out": framesOut,
-            "dropped_frames": droppedFrames,
+            "dropped_frames": droppedFrames, "requests_answered_at_once": requestsAnsweredAtOnce,
         ]
         for (code, count) in errorsByCode { group["errors.\(code)"] = count }
         return group
