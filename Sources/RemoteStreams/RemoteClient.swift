@@ -303,7 +303,7 @@ public final class RemoteClient: Sendable {
         case .success(let (frame, id, index)):
             stream = id
             replica = index
-            loop.send(codec.encode(frame).map(Message.init), to: SocketLoop.SocketID(replica))
+            loop.send(codec.messages(frame), to: SocketLoop.SocketID(replica))
         }
         if let input {
             inputSubscription.setDisposable(
@@ -373,7 +373,7 @@ public final class RemoteClient: Sendable {
                 continue
             }
             do {
-                frames.append(try codec.decode(message.parts.map(\.bytes)))
+                frames.append(try codec.decode(message.parts[...]))
             } catch {
                 undecodable += 1
             }
@@ -437,7 +437,7 @@ public final class RemoteClient: Sendable {
 
     private func send(_ frame: Frame, to replica: Int) {
         state.withLock { $0.counters.framesOut += 1 }
-        loop.send(codec.encode(frame).map(Message.init), to: SocketLoop.SocketID(replica))
+        loop.send(codec.messages(frame), to: SocketLoop.SocketID(replica))
     }
 }
 

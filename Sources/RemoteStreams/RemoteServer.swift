@@ -272,7 +272,7 @@ actor ServerCore {
             lastHeard[peer] = now
             let frame: Frame
             do {
-                frame = try codec.decode(message.parts.dropFirst().map(\.bytes))
+                frame = try codec.decode(message.parts.dropFirst())
             } catch {
                 // Never answer an ERROR with an ERROR: a malformed one is only dropped.
                 let header = message.parts[1].bytes
@@ -562,7 +562,7 @@ actor ServerCore {
     }
 
     private static func message(to peer: [UInt8], _ frame: Frame, _ codec: FrameCodec) -> [Message] {
-        [Message(peer)] + codec.encode(frame).map(Message.init)
+        codec.messages(frame, to: peer)
     }
 
     private static func nextFrame(stream: UInt64, body: [UInt8]) -> Frame {
