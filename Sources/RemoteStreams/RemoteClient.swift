@@ -1,7 +1,7 @@
 import Foundation
 public import Reactive
 public import RemoteProtocol
-public import Synchronization
+import Synchronization
 public import ZeroMQ
 
 /// A client of a ``RemoteServer`` (or of several replicas of one): calls come back as `Single`s
@@ -69,6 +69,8 @@ public final class RemoteClient: Sendable {
 
     private struct Pending: Sendable {
         let deliver: @Sendable (Event<[UInt8]>) -> Void
+        /// A request: its `NEXT` is its answer, delivered without waiting for the `COMPLETE`.
+        let isRequest: Bool
         let replica: Int
         let input: SingleAssignmentDisposable
     }
@@ -82,6 +84,10 @@ public final class RemoteClient: Sendable {
         var deadlines = DeadlineQueue<UInt64>()
         /// Replicas whose connection is up (handshake done, not disconnected since).
         var connected: Set<Int> = []
+        /// Requests answered by their `NEXT`, whose `COMPLETE` is still to come (and is then
+        /// absorbed rather than counted as dropped). Bounded: a server that never completes cannot
+        /// grow it without limit.
+        var answered: Set<UInt64> = []
         var counters = RemoteCounters()
     }
 
@@ -90,6 +96,9 @@ public final class RemoteClient: Sendable {
     @usableFromInline let coder: JSONBodyCoder
     private let loop: SocketLoop
     private let state = Mutex(State())
+
+    /// The most answered requests whose `COMPLETE` is awaited.
+    static let maximumAnswered = 65_536
 
     /// How often the client looks for calls past their deadline.
     static let tick = Duration.milliseconds(10)
@@ -178,22 +187,21 @@ public final class RemoteClient: Sendable {
         deadline: Duration? = nil
     ) -> Single<Response> {
         let coder = self.coder
-        // One sink between the caller and the wire: the answer is decoded where it arrives and
-        // delivered with the COMPLETE that follows it (delivering it earlier would dispose the call
-        // while it is still open, and send a needless CANCEL).
+        // One sink between the caller and the wire: the answer (a request's NEXT) is decoded and
+        // delivered where it arrives, without waiting for the COMPLETE behind it, which the
+        // client absorbs.
         return Single.create { [self] done in
-            let answer = Mutex<SingleEvent<Response>?>(nil)
-            return open(.request, method, Result { () throws(RemoteError) in try coder.encode(parameters) }, input: nil, deadline: deadline) { event in
+            open(
+                .request, method, Result { () throws(RemoteError) in try coder.encode(parameters) }, input: nil,
+                deadline: deadline
+            ) { event in
                 switch event {
                 case .next(let body):
-                    let decoded = Result { () throws(RemoteError) in try coder.decode(Response.self, from: body) }
-                    answer.withLock { $0 = $0 ?? decoded.mapError { $0 } }
+                    done(Result { () throws(RemoteError) in try coder.decode(Response.self, from: body) }.mapError { $0 })
                 case .error(let error):
                     done(.failure(error))
                 case .completed:
-                    done(
-                        answer.withLock { $0 }
-                            ?? .failure(RemoteError(code: .internal, message: "\(method) completed without an answer")))
+                    done(.failure(RemoteError(code: .internal, message: "\(method) completed without an answer")))
                 }
             }
         }
@@ -285,7 +293,8 @@ public final class RemoteClient: Sendable {
             }
             state.nextStream &+= 1
             state.nextReplica &+= 1
-            state.pending[stream] = Pending(deliver: deliver, replica: replica, input: inputSubscription)
+            state.pending[stream] = Pending(
+                deliver: deliver, isRequest: type == .request, replica: replica, input: inputSubscription)
             if state.deadlines.count > 2 * max(1_024, state.pending.count) {
                 let pending = state.pending
                 state.deadlines.removeAll { pending[$0] == nil }
@@ -389,11 +398,18 @@ public final class RemoteClient: Sendable {
                 switch frame.type {
                 case .next:
                     call = state.pending[frame.stream]
+                    if let call, call.isRequest {
+                        // The answer: the call ends here, its COMPLETE is absorbed when it comes.
+                        state.pending[frame.stream] = nil
+                        if state.answered.count >= Self.maximumAnswered { state.answered.removeAll() }
+                        state.answered.insert(frame.stream)
+                    }
                 case .complete, .error:
                     call = state.pending.removeValue(forKey: frame.stream)
                     if call != nil, let error = frame.remoteError {
                         state.counters.errorsByCode[error.code.rawValue, default: 0] += 1
                     }
+                    if call == nil, state.answered.remove(frame.stream) != nil { continue }
                 default:
                     call = nil
                 }
@@ -408,6 +424,7 @@ public final class RemoteClient: Sendable {
         for (frame, call) in deliveries {
             switch frame.type {
             case .next:
+                if call.isRequest { call.input.dispose() }
                 call.deliver(.next(frame.body ?? []))
             case .complete:
                 call.input.dispose()

@@ -112,7 +112,11 @@ public final class RemoteServer: Sendable {
             context: context, sockets: [router], configuration: .init(name: configuration.name),
             executor: executor
         ) { batch, loop in
-            scheduler.perform { core in core.receive(batch, loop: loop, scheduler: scheduler) }
+            // The handler runs on the loop's thread, which is the core's executor: enter the actor
+            // right here instead of queueing a job for later in the same turn.
+            core.assumeIsolated { core in
+                scheduler.run(on: core) { core.receive(batch, loop: loop, scheduler: scheduler) }
+            }
         }
         let loop = self.loop
         scheduler.perform { core in core.startTicking(loop: loop, scheduler: scheduler) }

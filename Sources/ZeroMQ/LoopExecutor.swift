@@ -1,3 +1,4 @@
+import Glibc
 import Synchronization
 
 /// A serial executor (and task executor) whose jobs run on a ``SocketLoop``'s thread, between its
@@ -16,6 +17,8 @@ public final class LoopExecutor: SerialExecutor, TaskExecutor {
         var jobs: [UnownedJob] = []
         /// Wakes the loop when jobs arrive while it waits in `poll`; set by the loop.
         var waker: (@Sendable () -> Void)?
+        /// The loop's thread, while attached.
+        var thread: pthread_t?
     }
 
     private let state = Mutex(State())
@@ -36,9 +39,27 @@ public final class LoopExecutor: SerialExecutor, TaskExecutor {
         UnownedSerialExecutor(ordinary: self)
     }
 
-    /// Called by the loop's thread: who to wake when jobs arrive.
+    /// Called by the loop's thread: who to wake when jobs arrive (nil when the loop ends).
     func attach(waker: (@Sendable () -> Void)?) {
-        state.withLock { $0.waker = waker }
+        let thread = waker == nil ? nil : pthread_self()
+        state.withLock { state in
+            state.waker = waker
+            state.thread = thread
+        }
+    }
+
+    /// Whether the calling thread is the loop's. Code running there is isolated to this executor:
+    /// its jobs run on that thread only, one at a time, between the loop's handler calls, so the
+    /// loop's handler (which never runs during a job) may enter an actor on this executor with
+    /// `assumeIsolated` and skip a job hop.
+    public var isLoopThread: Bool {
+        state.withLock { state in state.thread.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
+    }
+
+    public func isIsolatingCurrentContext() -> Bool? { isLoopThread }
+
+    public func checkIsolated() {
+        precondition(isLoopThread, "not on the socket loop's thread that this executor runs on")
     }
 
     /// Called by the loop's thread: takes the queued jobs (swapping buffers to keep capacity).
