@@ -56,7 +56,8 @@ let package = Package(
         .target(name: "ZeroMQ", dependencies: ["CZeroMQ"], swiftSettings: common),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"], swiftSettings: common),
         .target(
-            name: "RemoteStreams", dependencies: ["Reactive", "RemoteProtocol", "ZeroMQ"], swiftSettings: common),
+            name: "RemoteStreams", dependencies: ["Reactive", "RemoteProtocol", "ZeroMQ"],
+            swiftSettings: common),
         .testTarget(
             name: "RemoteStreamsTests",
             dependencies: ["RemoteStreams", "Reactive", "RemoteProtocol", "ZeroMQ"],
@@ -77,12 +78,15 @@ let package = Package(
             swiftSettings: common),
         .testTarget(
             name: "AuthCoreTests",
-            dependencies: ["AuthCore", "Sodium", "Contracts", "Reactive", "ReactiveTestKit", "RemoteProtocol"],
+            dependencies: [
+                "AuthCore", "Sodium", "Contracts", "Reactive", "ReactiveTestKit", "RemoteProtocol",
+            ],
             swiftSettings: common),
         .executableTarget(
             name: "auth-service",
             dependencies: [
-                "AuthCore", "ServiceKit", "RemoteStreams", "ZeroMQ", "Contracts", "SQLite", "Sodium", "Reactive",
+                "AuthCore", "ServiceKit", "RemoteStreams", "ZeroMQ", "Contracts", "SQLite", "Sodium",
+                "Reactive",
             ],
             swiftSettings: common),
         .target(
@@ -94,7 +98,9 @@ let package = Package(
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite"], swiftSettings: common),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["Contracts", "RemoteStreams", "RemoteProtocol", "ZeroMQ", "Reactive", "ServiceKit"],
+            dependencies: [
+                "Contracts", "RemoteStreams", "RemoteProtocol", "ZeroMQ", "Reactive", "ServiceKit",
+            ],
             swiftSettings: common),
     ],
     swiftLanguageModes: [.v6]

@@ -88,7 +88,8 @@ public final class AuthService: Sendable {
         public var overloaded = 0
 
         enum CodingKeys: String, CodingKey {
-            case registered, registrationsTaken = "registrations_taken", logins, failedLogins = "failed_logins"
+            case registered, registrationsTaken = "registrations_taken", logins, failedLogins =
+                "failed_logins"
             case throttledLogins = "throttled_logins", locks, existsAnswered = "exists_answered"
             case existsRateLimited = "exists_rate_limited", verified, unauthenticated, logouts
             case badRequests = "bad_requests", overloaded
@@ -108,7 +109,8 @@ public final class AuthService: Sendable {
 
     /// A service over `store`, hashing on `hashing`.
     public init(
-        store: any AccountStore, hashing: PasswordHashingPool, configuration: AuthConfiguration = AuthConfiguration(),
+        store: any AccountStore, hashing: PasswordHashingPool,
+        configuration: AuthConfiguration = AuthConfiguration(),
         clock: AuthClock = .system
     ) {
         self.store = store
@@ -184,11 +186,14 @@ public final class AuthService: Sendable {
         let loginName = configuration.rules.loginName(request.username)
         let username =
             loginName ?? String(String.UnicodeScalarView(request.username.unicodeScalars.prefix(64))) + "…"
-        let admission = throttle.withLock { $0.admitLogin(account: username, client: client, now: clock.now()) }
+        let admission = throttle.withLock {
+            $0.admitLogin(account: username, client: client, now: clock.now())
+        }
         if case .throttled(let retryAfter, _) = admission {
             count { $0.throttledLogins += 1 }
             return .just(
-                LoginResponse(statusCode: 429, message: .loginThrottled, retryAfter: Self.wholeSeconds(retryAfter)))
+                LoginResponse(
+                    statusCode: 429, message: .loginThrottled, retryAfter: Self.wholeSeconds(retryAfter)))
         }
         // A password over the limit cannot be right: verify an empty one against the dummy hash so
         // that it costs the same, without hashing megabytes.
@@ -235,7 +240,8 @@ public final class AuthService: Sendable {
             count { $0.logins += 1 }
             emit(.loggedIn, username, client)
             return LoginResponse(
-                statusCode: 200, message: .loginOK, user: .init(name: account.username, userToken: token.text))
+                statusCode: 200, message: .loginOK, user: .init(name: account.username, userToken: token.text)
+            )
         }
     }
 
@@ -267,7 +273,9 @@ public final class AuthService: Sendable {
 
     /// `auth.logout`: revokes the token; answers after the commit.
     public func logout(_ request: LogoutRequest) -> Single<LogoutResponse> {
-        guard let digest = try? Token.digest(of: request.token) else { return .just(LogoutResponse(revoked: false)) }
+        guard let digest = try? Token.digest(of: request.token) else {
+            return .just(LogoutResponse(revoked: false))
+        }
         return store.session(digest: digest, now: clock.wallSeconds()).flatMap { [self] session in
             store.revokeSession(digest: digest, now: clock.wallSeconds()).map { [self] revoked in
                 if revoked, let session {
@@ -330,7 +338,8 @@ public final class AuthService: Sendable {
         switch error {
         case .overloaded:
             count { $0.overloaded += 1 }
-            return RemoteError(code: .overloaded, message: "too many password checks in progress; retry later")
+            return RemoteError(
+                code: .overloaded, message: "too many password checks in progress; retry later")
         case .shutDown: return RemoteError(code: .unavailable, message: "the service is stopping")
         case .cancelled: return RemoteError(code: .internal, message: "cancelled")
         case .hashingFailed: return RemoteError(code: .internal, message: "password hashing failed")
@@ -338,10 +347,17 @@ public final class AuthService: Sendable {
     }
 
     private static func wholeSeconds(_ duration: Duration) -> Int {
-        max(1, Int((Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18).rounded(.up)))
+        max(
+            1,
+            Int(
+                (Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18)
+                    .rounded(.up)))
     }
 
     private static func wholeMilliseconds(_ duration: Duration) -> Int {
-        max(1, Int(duration.components.seconds) * 1_000 + Int(duration.components.attoseconds / 1_000_000_000_000_000))
+        max(
+            1,
+            Int(duration.components.seconds) * 1_000
+                + Int(duration.components.attoseconds / 1_000_000_000_000_000))
     }
 }

@@ -52,7 +52,9 @@ public final class InMemoryAccountStore: AccountStore {
         }
     }
 
-    public func createAccount(username: String, passwordHash: String, createdAt: Int64) -> Single<AccountCreation> {
+    public func createAccount(username: String, passwordHash: String, createdAt: Int64) -> Single<
+        AccountCreation
+    > {
         answer { state in
             guard state.accounts[username] == nil else { return .taken }
             let id = state.nextID

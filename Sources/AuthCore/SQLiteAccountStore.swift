@@ -225,7 +225,9 @@ public final class SQLiteAccountStore: AccountStore {
         }
     }
 
-    public func createAccount(username: String, passwordHash: String, createdAt: Int64) -> Single<AccountCreation> {
+    public func createAccount(username: String, passwordHash: String, createdAt: Int64) -> Single<
+        AccountCreation
+    > {
         write { database in
             do {
                 try database.run(
@@ -274,7 +276,8 @@ public final class SQLiteAccountStore: AccountStore {
                 WHERE sessions.digest = ? AND sessions.expires_at > ?
                 """, [.blob(digest), .integer(now)])
             guard let row = rows.first else { return nil }
-            return StoredSession(username: try row.get(0, as: String.self), expiresAt: try row.get(1, as: Int64.self))
+            return StoredSession(
+                username: try row.get(0, as: String.self), expiresAt: try row.get(1, as: Int64.self))
         }
     }
 

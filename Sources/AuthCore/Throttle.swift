@@ -135,7 +135,9 @@ public struct ThrottleState: Sendable {
     /// (it counts as a failure and holds one of the client's failure tokens) until it is recorded
     /// with ``recordFailure(account:client:now:)``, ``recordSuccess(account:client:)`` or
     /// ``recordAbandoned(account:client:)``; every allowed attempt must be recorded once.
-    public mutating func admitLogin(account: String, client: String, now: ContinuousClock.Instant) -> Admission {
+    public mutating func admitLogin(account: String, client: String, now: ContinuousClock.Instant)
+        -> Admission
+    {
         let key = Pair(account: account, client: client)
         if let state = pairs[key] {
             if let until = state.lockedUntil, now < until {
@@ -164,7 +166,8 @@ public struct ThrottleState: Sendable {
     /// Records a failed login (its client's failure token was taken when it was admitted); returns
     /// true when it locked the client out of the account.
     @discardableResult
-    public mutating func recordFailure(account: String, client: String, now: ContinuousClock.Instant) -> Bool {
+    public mutating func recordFailure(account: String, client: String, now: ContinuousClock.Instant) -> Bool
+    {
         let key = Pair(account: account, client: client)
         var state = pairs[key] ?? PairState(lastFailure: now)
         let inFlight = max(0, state.inFlight - 1)
@@ -263,13 +266,19 @@ public struct ThrottleState: Sendable {
         // Still too many live entries (a flood of distinct names): keep the most recent half.
         let keep = policy.maximumTracked / 2
         pairs = Dictionary(
-            uniqueKeysWithValues: pairs.sorted { $0.value.lastFailure > $1.value.lastFailure }.prefix(keep / 2)
-                .map { ($0.key, $0.value) })
+            uniqueKeysWithValues: pairs.sorted { $0.value.lastFailure > $1.value.lastFailure }.prefix(
+                keep / 2
+            )
+            .map { ($0.key, $0.value) })
         clientFailures = Dictionary(
-            uniqueKeysWithValues: clientFailures.sorted { $0.value.updated > $1.value.updated }.prefix(keep / 4)
-                .map { ($0.key, $0.value) })
+            uniqueKeysWithValues: clientFailures.sorted { $0.value.updated > $1.value.updated }.prefix(
+                keep / 4
+            )
+            .map { ($0.key, $0.value) })
         existsRequests = Dictionary(
-            uniqueKeysWithValues: existsRequests.sorted { $0.value.updated > $1.value.updated }.prefix(keep / 4)
-                .map { ($0.key, $0.value) })
+            uniqueKeysWithValues: existsRequests.sorted { $0.value.updated > $1.value.updated }.prefix(
+                keep / 4
+            )
+            .map { ($0.key, $0.value) })
     }
 }

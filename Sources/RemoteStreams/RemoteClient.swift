@@ -192,16 +192,21 @@ public final class RemoteClient: Sendable {
         // client absorbs.
         return Single.create { [self] done in
             open(
-                .request, method, Result { () throws(RemoteError) in try coder.encode(parameters) }, input: nil,
+                .request, method, Result { () throws(RemoteError) in try coder.encode(parameters) },
+                input: nil,
                 deadline: deadline
             ) { event in
                 switch event {
                 case .next(let body):
-                    done(Result { () throws(RemoteError) in try coder.decode(Response.self, from: body) }.mapError { $0 })
+                    done(
+                        Result { () throws(RemoteError) in try coder.decode(Response.self, from: body) }
+                            .mapError { $0 })
                 case .error(let error):
                     done(.failure(error))
                 case .completed:
-                    done(.failure(RemoteError(code: .internal, message: "\(method) completed without an answer")))
+                    done(
+                        .failure(
+                            RemoteError(code: .internal, message: "\(method) completed without an answer")))
                 }
             }
         }
@@ -215,7 +220,10 @@ public final class RemoteClient: Sendable {
     ) -> Observable<Element> {
         let coder = self.coder
         return Observable.create { [self] observer in
-            open(.subscribe, method, Result { () throws(RemoteError) in try coder.encode(parameters) }, input: nil, deadline: deadline) { event in
+            open(
+                .subscribe, method, Result { () throws(RemoteError) in try coder.encode(parameters) },
+                input: nil, deadline: deadline
+            ) { event in
                 Self.deliver(event, decodedAs: Element.self, with: coder, to: observer)
             }
         }
@@ -232,7 +240,10 @@ public final class RemoteClient: Sendable {
         let coder = self.coder
         let encodedInput = input.map { element in try coder.encode(element) }
         return Observable.create { [self] observer in
-            open(.open, method, Result { () throws(RemoteError) in try coder.encode(parameters) }, input: encodedInput, deadline: deadline) { event in
+            open(
+                .open, method, Result { () throws(RemoteError) in try coder.encode(parameters) },
+                input: encodedInput, deadline: deadline
+            ) { event in
                 Self.deliver(event, decodedAs: Output.self, with: coder, to: observer)
             }
         }
@@ -242,7 +253,8 @@ public final class RemoteClient: Sendable {
     /// stream (and disposing it then cancels it on the server).
     @inlinable
     static func deliver<Element: Decodable & Sendable>(
-        _ event: Event<[UInt8]>, decodedAs: Element.Type, with coder: JSONBodyCoder, to observer: AnyObserver<Element>
+        _ event: Event<[UInt8]>, decodedAs: Element.Type, with coder: JSONBodyCoder,
+        to observer: AnyObserver<Element>
     ) {
         switch event {
         case .next(let body):
@@ -364,7 +376,8 @@ public final class RemoteClient: Sendable {
                 .error(
                     connected
                         ? RemoteError(code: .timeout, message: "no answer before the deadline")
-                        : RemoteError(code: .unavailable, message: "the server did not answer before the deadline")))
+                        : RemoteError(
+                            code: .unavailable, message: "the server did not answer before the deadline")))
         }
     }
 
@@ -431,7 +444,8 @@ public final class RemoteClient: Sendable {
                 call.deliver(.completed)
             default:
                 call.input.dispose()
-                call.deliver(.error(frame.remoteError ?? RemoteError(code: .internal, message: "unreadable error")))
+                call.deliver(
+                    .error(frame.remoteError ?? RemoteError(code: .internal, message: "unreadable error")))
             }
         }
     }

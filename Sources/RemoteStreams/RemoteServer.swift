@@ -356,7 +356,8 @@ actor ServerCore {
         switch method.start {
         case .request(let start):
             return openRequest(
-                start, body: body, context: context, key: key, deadline: frame.deadlineMilliseconds, loop: loop,
+                start, body: body, context: context, key: key, deadline: frame.deadlineMilliseconds,
+                loop: loop,
                 scheduler: scheduler)
         case .elements(let start):
             do {

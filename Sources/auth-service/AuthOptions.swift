@@ -84,7 +84,8 @@ enum AuthOptions {
         parser: .integer(in: 1...1_024), help: "Fewest characters in a password.")
     static let freeFailures = Option(
         "login-free-failures", environment: "AUTH_LOGIN_FREE_FAILURES", default: defaults.freeFailures,
-        parser: .integer(in: 0...1_000), help: "Failed logins of one client on one account before delays start.")
+        parser: .integer(in: 0...1_000),
+        help: "Failed logins of one client on one account before delays start.")
     static let maximumDelay = Option(
         "login-max-delay", environment: "AUTH_LOGIN_MAX_DELAY", default: defaults.maximumDelay,
         parser: .duration, help: "The longest delay between failed logins (it doubles from 1s).")
@@ -124,6 +125,7 @@ enum AuthOptions {
 
     static let interface = CommandLineInterface(
         executable: "auth-service", version: "0.4.0",
-        summary: "Accounts, passwords and session tokens for the reactive login system (docs/services/auth.md).",
+        summary:
+            "Accounts, passwords and session tokens for the reactive login system (docs/services/auth.md).",
         options: all)
 }

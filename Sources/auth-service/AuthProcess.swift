@@ -30,7 +30,8 @@ final class AuthProcess: Service {
         store = try await SQLiteAccountStore(
             configuration: .init(path: databasePath, synchronous: configuration[O.synchronous].value),
             report: { message in logger.error("storage", ["problem": .string(message)]) })
-        pool = PasswordHashingPool(workers: configuration[O.hashWorkers], queueCapacity: configuration[O.hashQueue])
+        pool = PasswordHashingPool(
+            workers: configuration[O.hashWorkers], queueCapacity: configuration[O.hashQueue])
         let policy = ThrottlePolicy(
             freeFailures: configuration[O.freeFailures], maximumDelay: configuration[O.maximumDelay],
             lockAfter: configuration[O.lockAfter], lockDuration: configuration[O.lockDuration],

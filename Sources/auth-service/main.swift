@@ -9,7 +9,8 @@ let environment = ProcessInfo.processInfo.environment
 let logger = AuthOptions.standard.logger(service: "auth", from: configuration)
 
 do {
-    let state = try AuthOptions.standard.stateDirectory(service: "auth", from: configuration, environment: environment)
+    let state = try AuthOptions.standard.stateDirectory(
+        service: "auth", from: configuration, environment: environment)
     if configuration[AuthOptions.check] {
         var curve: RemoteClient.Curve?
         if configuration[AuthOptions.curve] == .on {
@@ -27,7 +28,8 @@ do {
     signals.installHandlers()
     let process = try await AuthProcess(configuration: configuration, state: state, logger: logger)
     let outcome = await ServiceLifecycle.run(
-        process, signals: signals, drainTimeout: configuration[AuthOptions.standard.drainTimeout], logger: logger)
+        process, signals: signals, drainTimeout: configuration[AuthOptions.standard.drainTimeout],
+        logger: logger)
     pidFile.release()
     exit(outcome.exitCode)
 } catch {

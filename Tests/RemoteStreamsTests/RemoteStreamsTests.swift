@@ -460,9 +460,13 @@ struct RemoteStreamsDrainTests {
             Observable<Int>.never().do(onSubscribed: { started.signal() })
         }
         let fixture = try Fixture(handlers: handlers)
-        let inFlight = Task { try await fixture.client.request("slow.answer", NoParameters(), as: Int.self).value }
+        let inFlight = Task {
+            try await fixture.client.request("slow.answer", NoParameters(), as: Int.self).value
+        }
         #expect(await arrived(started))
-        let ticks = Task { await collect(fixture.client.stream("endless.ticks", NoParameters(), as: Int.self)) }
+        let ticks = Task {
+            await collect(fixture.client.stream("endless.ticks", NoParameters(), as: Int.self))
+        }
         #expect(await arrived(started))
 
         let drained = Task { await fixture.server.drain() }

@@ -205,7 +205,9 @@ struct SocketLoopTests {
             try pull.bind(endpoint)
             let push = try Socket(context, .push, linger: 0)
             try push.connect(endpoint)
-            let loop = try SocketLoop(context: context, sockets: [push], configuration: .init(name: "exec")) { _ in }
+            let loop = try SocketLoop(context: context, sockets: [push], configuration: .init(name: "exec")) {
+                _ in
+            }
             for index in 0..<100 {
                 _ = loop.execute {
                     runs.record(index)
@@ -234,7 +236,9 @@ struct SocketLoopTests {
         let loop = try await onThread { () -> SocketLoop in
             let pair = try Socket(context, .pair, linger: 0)
             try pair.bind(inprocEndpoint())
-            return try SocketLoop(context: context, sockets: [pair], configuration: .init(name: "timers")) { _ in }
+            return try SocketLoop(context: context, sockets: [pair], configuration: .init(name: "timers")) {
+                _ in
+            }
         }
         let fastTimer = Mutex<SocketLoop.TimerID?>(nil)
         fastTimer.withLock { timer in

@@ -90,18 +90,21 @@ public enum HealthCheck {
             context = try Context()
             client = try RemoteClient(
                 context: context,
-                configuration: .init(endpoints: [endpoint], deadline: timeout, name: "health-check", curve: curve))
+                configuration: .init(
+                    endpoints: [endpoint], deadline: timeout, name: "health-check", curve: curve))
         } catch {
             return Outcome(exitCode: 2, message: "cannot check \(endpoint): \(error)")
         }
         defer { context.terminate() }
         let outcome: Outcome
         do {
-            let report = try await client.request(SystemMethod.health, NoParameters(), as: HealthReport.self).value
+            let report = try await client.request(SystemMethod.health, NoParameters(), as: HealthReport.self)
+                .value
             let reasons = report.reasons.isEmpty ? "" : " (" + report.reasons.joined(separator: "; ") + ")"
             outcome = Outcome(
                 exitCode: report.ready ? 0 : 1,
-                message: "\(report.service) \(report.version) at \(endpoint): \(report.status.rawValue)\(reasons)")
+                message:
+                    "\(report.service) \(report.version) at \(endpoint): \(report.status.rawValue)\(reasons)")
         } catch {
             outcome = Outcome(exitCode: 2, message: "\(endpoint) did not answer: \(error)")
         }
