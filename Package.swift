@@ -33,9 +33,10 @@ let package = Package(
             path: "Benchmarks/ReactiveBenchmarks",
             swiftSettings: common
         ),
+        .target(name: "BenchmarkSupport", path: "Benchmarks/BenchmarkSupport", swiftSettings: common),
         .executableTarget(
             name: "TransportBenchmarks",
-            dependencies: ["ZeroMQ", "Reactive", "RemoteProtocol", "RemoteStreams"],
+            dependencies: ["ZeroMQ", "Reactive", "RemoteProtocol", "RemoteStreams", "BenchmarkSupport"],
             path: "Benchmarks/TransportBenchmarks",
             exclude: ["raw"],
             swiftSettings: common
@@ -48,7 +49,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "AuthBenchmarks",
-            dependencies: ["Sodium", "Contracts", "Reactive", "RemoteStreams", "ZeroMQ"],
+            dependencies: ["Sodium", "Contracts", "Reactive", "RemoteStreams", "ZeroMQ", "BenchmarkSupport"],
             path: "Benchmarks/AuthBenchmarks",
             swiftSettings: common
         ),

@@ -1,3 +1,4 @@
+import BenchmarkSupport
 import Glibc
 
 /// The figures of one measured run.
@@ -34,13 +35,6 @@ struct Figures: Sendable {
         for (key, value) in extras { line += " \(key)=\(value)" }
         return line
     }
-}
-
-/// The monotonic clock, in nanoseconds.
-func monotonicNanoseconds() -> UInt64 {
-    var now = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &now)
-    return UInt64(now.tv_sec) &* 1_000_000_000 &+ UInt64(now.tv_nsec)
 }
 
 /// CPU time, user and system, in seconds.
@@ -95,40 +89,3 @@ func cpuTime(ofProcess pid: Int32) -> CPUTime? {
     return CPUTime(user: user / ticks, system: system / ticks)
 }
 
-/// The 1, 5 and 15 minute load averages from `/proc/loadavg`.
-func loadAverage() -> String {
-    guard let file = fopen("/proc/loadavg", "r") else { return "unknown" }
-    defer { fclose(file) }
-    var buffer = [CChar](repeating: 0, count: 256)
-    guard fgets(&buffer, Int32(buffer.count), file) != nil else { return "unknown" }
-    let line = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    return line.split(separator: " ").prefix(3).joined(separator: " ")
-}
-
-/// `value` with `digits` decimals.
-func fixed(_ value: Double, _ digits: Int) -> String {
-    var scale = 1.0
-    for _ in 0..<digits { scale *= 10 }
-    let rounded = (value * scale).rounded() / scale
-    var text = "\(rounded)"
-    if let dot = text.firstIndex(of: ".") {
-        let decimals = text.distance(from: dot, to: text.endIndex) - 1
-        if digits == 0 {
-            text = String(text[..<dot])
-        } else if decimals < digits {
-            text += String(repeating: "0", count: digits - decimals)
-        }
-    }
-    return text
-}
-
-/// A number rounded to a whole with thousands separators (`33,266`).
-func grouped(_ value: Double) -> String {
-    var digits = Array(String(Int(value.rounded())))
-    var index = digits.count - 3
-    while index > 0 {
-        digits.insert(",", at: index)
-        index -= 3
-    }
-    return String(digits)
-}

@@ -1,6 +1,7 @@
 // Row (1): libsodium's `crypto_pwhash_str_verify` through `Argon2id.verify`, on one thread per
 // core, at the service's default cost. The limit for row (2).
 
+import BenchmarkSupport
 import Foundation
 import Sodium
 import Synchronization

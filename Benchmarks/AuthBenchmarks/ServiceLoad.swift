@@ -1,6 +1,7 @@
 // Rows (2)–(4): load through `RemoteClient` against a running auth-service, with a fixed number of
 // calls in flight, each completion issuing the next call, bounded in count and in time.
 
+import BenchmarkSupport
 import Contracts
 import Reactive
 import RemoteStreams

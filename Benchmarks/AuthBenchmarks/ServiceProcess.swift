@@ -2,6 +2,7 @@
 // `ipc://` endpoint inside it, stopped by its pid (SIGTERM, then SIGKILL after a deadline), the
 // directory removed. SIGINT/SIGTERM to the benchmark stop the running child too.
 
+import BenchmarkSupport
 import Contracts
 import Foundation
 import Reactive

@@ -18,6 +18,7 @@
 //   --users     users registered for (2) (default 16)
 //   --rounds    rounds of (1) and (2), interleaved; each keeps its best round (default 3)
 
+import BenchmarkSupport
 import Contracts
 import Foundation
 import Reactive

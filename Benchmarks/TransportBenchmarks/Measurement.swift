@@ -1,3 +1,4 @@
+import BenchmarkSupport
 import Glibc
 
 /// What bounds one measured run: at most `roundTrips` round trips and at most `seconds` seconds.
@@ -67,27 +68,3 @@ struct Measurement: Sendable {
     }
 }
 
-/// The monotonic clock the C program uses (`CLOCK_MONOTONIC`), in nanoseconds.
-@inline(__always)
-func monotonicNanoseconds() -> UInt64 {
-    var now = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &now)
-    return UInt64(now.tv_sec) &* 1_000_000_000 &+ UInt64(now.tv_nsec)
-}
-
-/// `value` with `digits` decimals.
-func fixed(_ value: Double, _ digits: Int) -> String {
-    var scale = 1.0
-    for _ in 0..<digits { scale *= 10 }
-    let rounded = (value * scale).rounded() / scale
-    var text = "\(rounded)"
-    if let dot = text.firstIndex(of: ".") {
-        let decimals = text.distance(from: dot, to: text.endIndex) - 1
-        if digits == 0 {
-            text = String(text[..<dot])
-        } else if decimals < digits {
-            text += String(repeating: "0", count: digits - decimals)
-        }
-    }
-    return text
-}

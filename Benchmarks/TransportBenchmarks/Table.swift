@@ -1,3 +1,5 @@
+import BenchmarkSupport
+
 /// The side-by-side table: one row per contender, for each in-flight setting its round trips per
 /// second, p50 and p99 (µs) and its rate's ratio to the first row's, (1).
 func table(_ rows: [(label: String, results: [Measurement])]) -> String {
@@ -31,13 +33,3 @@ func table(_ rows: [(label: String, results: [Measurement])]) -> String {
     return lines.joined(separator: "\n")
 }
 
-/// A rate rounded to a whole number with thousands separators (`433,869`).
-func grouped(_ value: Double) -> String {
-    var digits = Array(String(Int(value.rounded())))
-    var index = digits.count - 3
-    while index > 0 {
-        digits.insert(",", at: index)
-        index -= 3
-    }
-    return String(digits)
-}

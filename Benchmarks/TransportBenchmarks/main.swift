@@ -20,6 +20,7 @@
 // `--only socketloop` (or `blocking`) measures only the wrapper rows with that server after (1):
 // handy under a profiler.
 
+import BenchmarkSupport
 import Foundation
 
 /// One row group of the table: a label and the function that measures it.
