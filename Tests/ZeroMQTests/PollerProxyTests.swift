@@ -1,3 +1,5 @@
+import Dispatch
+import Synchronization
 import Testing
 import ZeroMQ
 
@@ -40,9 +42,13 @@ struct PollerProxyTests {
         let frontendEndpoint = inprocEndpoint()
         let backendEndpoint = inprocEndpoint()
         let controlEndpoint = inprocEndpoint()
-        // The proxy's thread owns its sockets; inproc allows connecting before the bind.
-        let proxyThread = Task {
-            try await onThread {
+        // The proxy's thread owns its sockets; inproc allows connecting before the bind. It is
+        // started right here, not from a task: a task could wait for a cooperative thread while
+        // other tests keep both busy, and the client below would time out before the proxy runs.
+        let proxyEnded = DispatchSemaphore(value: 0)
+        let proxyError = Mutex<String?>(nil)
+        OwnedThread.spawn(name: "proxy") {
+            do {
                 let frontend = try Socket(context, .router, linger: 0)
                 try frontend.bind(frontendEndpoint)
                 let backend = try Socket(context, .dealer, linger: 0)
@@ -53,7 +59,10 @@ struct PollerProxyTests {
                 frontend.close(linger: 0)
                 backend.close(linger: 0)
                 control.close(linger: 0)
+            } catch {
+                proxyError.withLock { $0 = "\(error)" }
             }
+            proxyEnded.signal()
         }
 
         try await onThread {
@@ -71,6 +80,7 @@ struct PollerProxyTests {
             try steer.connect(controlEndpoint)
             try steer.send(["TERMINATE"])
         }
-        try await proxyThread.value
+        #expect(await arrived(proxyEnded))
+        #expect(proxyError.withLock { $0 } == nil)
     }
 }
