@@ -73,6 +73,7 @@ let package = Package(
         .target(name: "Sodium", dependencies: ["CSodium"], swiftSettings: common),
         .testTarget(name: "SodiumTests", dependencies: ["Sodium"], swiftSettings: common),
         .target(name: "Contracts", swiftSettings: common),
+        .target(name: "HeroCatalogCore", swiftSettings: common),
         .target(
             name: "AuthCore",
             dependencies: ["Sodium", "SQLite", "Reactive", "Contracts", "RemoteProtocol", "RemoteStreams"],
