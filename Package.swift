@@ -94,7 +94,9 @@ let package = Package(
             swiftSettings: common),
         .testTarget(
             name: "ValidationCoreTests",
-            dependencies: ["ValidationCore", "Contracts", "Reactive", "ReactiveTestKit", "RemoteProtocol"],
+            dependencies: [
+                "ValidationCore", "Contracts", "Reactive", "ReactiveTestKit", "RemoteProtocol", "RemoteStreams", "ZeroMQ",
+            ],
             swiftSettings: common),
         .executableTarget(
             name: "validation-service",

@@ -189,8 +189,10 @@ public struct FieldsParameters: Codable, Sendable, Hashable {
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        usernamePurpose = try container.decodeIfPresent(UsernamePurpose.self, forKey: .usernamePurpose) ?? .register
-        passwordPurpose = try container.decodeIfPresent(PasswordPurpose.self, forKey: .passwordPurpose) ?? .register
+        usernamePurpose =
+            try container.decodeIfPresent(UsernamePurpose.self, forKey: .usernamePurpose) ?? .register
+        passwordPurpose =
+            try container.decodeIfPresent(PasswordPurpose.self, forKey: .passwordPurpose) ?? .register
         client = try container.decodeIfPresent(String.self, forKey: .client)
     }
 

@@ -41,7 +41,8 @@ public enum FieldsGraph {
             let password = passwords.map {
                 FieldResult(field: .password, result: rules.password($0, purpose: parameters.passwordPurpose))
             }
-            let repeated = Observable.combineLatest(passwords.startWith(""), texts(.repeat)) { password, repeated in
+            let repeated = Observable.combineLatest(passwords.startWith(""), texts(.repeat)) {
+                password, repeated in
                 rules.repeat(password: password, repeat: repeated)
             }
             .distinctUntilChanged()

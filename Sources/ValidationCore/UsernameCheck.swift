@@ -84,7 +84,9 @@ public struct UsernameCheck: Sendable {
     }
 
     /// The stream of one edit: the rules' verdict alone, or `validating` then the lookup's verdict.
-    public func results(_ text: String, purpose: UsernamePurpose, client: String?) -> Observable<ValidationResult> {
+    public func results(_ text: String, purpose: UsernamePurpose, client: String?) -> Observable<
+        ValidationResult
+    > {
         switch rules.username(text, purpose: purpose) {
         case .decided(let result):
             return .just(result)
@@ -94,14 +96,16 @@ public struct UsernameCheck: Sendable {
     }
 
     /// The final result of one username (no `validating`), for `validate.username`.
-    public func result(_ text: String, purpose: UsernamePurpose, client: String?) -> Single<ValidationResult> {
+    public func result(_ text: String, purpose: UsernamePurpose, client: String?) -> Single<ValidationResult>
+    {
         switch rules.username(text, purpose: purpose) {
         case .decided(let result): .just(result)
         case .lookUp(let name): lookUp(name, purpose: purpose, client: client)
         }
     }
 
-    private func lookUp(_ name: String, purpose: UsernamePurpose, client: String?) -> Single<ValidationResult> {
+    private func lookUp(_ name: String, purpose: UsernamePurpose, client: String?) -> Single<ValidationResult>
+    {
         let rules = rules
         let counters = counters
         let directory = directory

@@ -41,7 +41,9 @@ public enum LookupFailure {
     /// `username.throttled` when auth-service refused the check for its rate limit; `network.error`
     /// for everything else (unreachable, timed out, overloaded, unreadable answer).
     public static func result(for error: any Error) -> ValidationResult {
-        if let remote = error as? RemoteError, remote.code == .rateLimited { return .failed(.usernameThrottled) }
+        if let remote = error as? RemoteError, remote.code == .rateLimited {
+            return .failed(.usernameThrottled)
+        }
         return .failed(.networkError)
     }
 

@@ -64,7 +64,8 @@ public final class ValidationService: Sendable {
 
     private var check: UsernameCheck {
         UsernameCheck(
-            rules: rules, directory: directory, timeout: lookupTimeout, scheduler: scheduler, counters: checks)
+            rules: rules, directory: directory, timeout: lookupTimeout, scheduler: scheduler, counters: checks
+        )
     }
 
     /// Registers the `validate.*` methods.
@@ -75,7 +76,8 @@ public final class ValidationService: Sendable {
         handlers.request(ValidationMethod.password) { [self] (request: PasswordValidationRequest) in
             answered(.just(rules.password(request.text, purpose: request.purpose)))
         }
-        handlers.request(ValidationMethod.username) { [self] (request: UsernameValidationRequest, call: CallContext) in
+        handlers.request(ValidationMethod.username) {
+            [self] (request: UsernameValidationRequest, call: CallContext) in
             answered(username(request, client: request.client ?? call.peer))
         }
         handlers.request(ValidationMethod.repeat) { [self] (request: RepeatValidationRequest) in
@@ -95,7 +97,9 @@ public final class ValidationService: Sendable {
     }
 
     /// `validate.fields`: the channel's results (see ``FieldsGraph``).
-    public func fields(_ parameters: FieldsParameters, edits: Observable<FieldEdit>) -> Observable<FieldResult> {
+    public func fields(_ parameters: FieldsParameters, edits: Observable<FieldEdit>) -> Observable<
+        FieldResult
+    > {
         let counted = edits.do(onNext: { [self] _ in count { $0.edits += 1 } })
         return FieldsGraph.results(of: counted, parameters: parameters, check: check, scheduler: scheduler)
             .do(

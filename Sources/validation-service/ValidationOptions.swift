@@ -34,18 +34,22 @@ enum ValidationOptions {
         parser: .optional(.string), help: "auth-service's public key file (its curve.pub).",
         defaultDescription: "auth.pub in the state directory")
     static let authDeadline = Option(
-        "auth-deadline", environment: "VALIDATION_AUTH_DEADLINE", default: Duration.seconds(2), parser: .duration,
+        "auth-deadline", environment: "VALIDATION_AUTH_DEADLINE", default: Duration.seconds(2),
+        parser: .duration,
         help: "How long a username lookup may take; past it the username is `failed` with network.error.")
     static let authProbeInterval = Option(
         "auth-probe-interval", environment: "VALIDATION_AUTH_PROBE_INTERVAL", default: Duration.seconds(5),
-        parser: .duration, help: "How often auth-service's health is asked (sys.health is degraded while it "
+        parser: .duration,
+        help: "How often auth-service's health is asked (sys.health is degraded while it "
             + "does not answer).")
     static let minimumUsername = Option(
         "min-username", environment: "VALIDATION_MIN_USERNAME", default: rules.minimumUsernameLength,
-        parser: .integer(in: 1...64), help: "Fewest characters of a username to register (username.short {n}).")
+        parser: .integer(in: 1...64),
+        help: "Fewest characters of a username to register (username.short {n}).")
     static let minimumPassword = Option(
         "min-password", environment: "VALIDATION_MIN_PASSWORD", default: rules.minimumRegisterPasswordLength,
-        parser: .integer(in: 1...1_024), help: "Fewest characters of a password to register (password.min {n}).")
+        parser: .integer(in: 1...1_024),
+        help: "Fewest characters of a password to register (password.min {n}).")
     static let minimumLoginPassword = Option(
         "min-login-password", environment: "VALIDATION_MIN_LOGIN_PASSWORD",
         default: rules.minimumLoginPasswordLength, parser: .integer(in: 1...1_024),
@@ -57,7 +61,8 @@ enum ValidationOptions {
         "max-phone-digits", environment: "VALIDATION_MAX_PHONE_DIGITS", default: rules.maximumPhoneDigits,
         parser: .integer(in: 1...64), help: "Most digits of a phone number (phone.format past it).")
     static let maximumStreams = Option(
-        "max-streams", environment: "VALIDATION_MAX_STREAMS", default: 8_192, parser: .integer(in: 1...1_000_000),
+        "max-streams", environment: "VALIDATION_MAX_STREAMS", default: 8_192,
+        parser: .integer(in: 1...1_000_000),
         help: "Calls and channels open at once over all clients; past it, `overloaded` at once.")
     static let maximumStreamsPerClient = Option(
         "max-streams-per-client", environment: "VALIDATION_MAX_STREAMS_PER_CLIENT", default: 1_024,

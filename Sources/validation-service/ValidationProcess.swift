@@ -35,7 +35,8 @@ final class ValidationProcess: Service {
         let deadline = configuration[O.authDeadline]
         auth = try RemoteClient(
             context: context,
-            configuration: .init(endpoints: [authEndpoint], deadline: deadline, name: "auth-client", curve: authCurve))
+            configuration: .init(
+                endpoints: [authEndpoint], deadline: deadline, name: "auth-client", curve: authCurve))
         let rules = ValidationRules(
             minimumUsernameLength: configuration[O.minimumUsername],
             minimumLoginPasswordLength: configuration[O.minimumLoginPassword],
@@ -55,7 +56,8 @@ final class ValidationProcess: Service {
             let allowed = try AllowList.loadOrCreate(in: state)
             // The service's own client key (what --check uses) is always allowed.
             let own = try CurveKeyFiles.clientKeys(in: state)
-            curve = RemoteServer.Curve(keys: keys, allowList: CurveAllowList(allowed.keys.union([own.publicKey])))
+            curve = RemoteServer.Curve(
+                keys: keys, allowList: CurveAllowList(allowed.keys.union([own.publicKey])))
         }
         var handlers = RemoteHandlers()
         service.register(into: &handlers)
@@ -166,7 +168,8 @@ final class ValidationProcess: Service {
     }
 
     private static func milliseconds(_ duration: Duration) -> Int {
-        Int(duration.components.seconds) * 1_000 + Int(duration.components.attoseconds / 1_000_000_000_000_000)
+        Int(duration.components.seconds) * 1_000
+            + Int(duration.components.attoseconds / 1_000_000_000_000_000)
     }
 }
 

@@ -20,7 +20,8 @@ do {
                 keys: try CurveKeyFiles.clientKeys(in: state))
         }
         let outcome = await HealthCheck.run(
-            endpoint: configuration[ValidationOptions.endpoint].description, curve: curve, timeout: .seconds(2))
+            endpoint: configuration[ValidationOptions.endpoint].description, curve: curve,
+            timeout: .seconds(2))
         print(outcome.message)
         exit(outcome.exitCode)
     }

@@ -18,11 +18,14 @@ private struct Stack {
 
     /// Starts auth-service (`--curve off --hash-cost test`), then validation-service pointed at it,
     /// both on `ipc://` in `directory`.
-    static func start(in directory: TemporaryDirectory, validationArguments: [String] = []) async throws -> Stack {
+    static func start(in directory: TemporaryDirectory, validationArguments: [String] = []) async throws
+        -> Stack
+    {
         let auth = try await ServiceProcess.start(in: directory)
         do {
             let validation = try await ServiceProcess.start(
-                ["--auth-endpoint", auth.endpoint, "--auth-curve", "off"] + validationArguments, in: directory,
+                ["--auth-endpoint", auth.endpoint, "--auth-curve", "off"] + validationArguments,
+                in: directory,
                 name: "validation", executable: "validation-service")
             return Stack(auth: auth, validation: validation)
         } catch {
@@ -57,7 +60,8 @@ private func withStack(
 }
 
 extension RemoteClient {
-    fileprivate func validate<Request: Encodable & Sendable>(_ method: String, _ request: Request) async throws
+    fileprivate func validate<Request: Encodable & Sendable>(_ method: String, _ request: Request)
+        async throws
         -> ValidationResult
     {
         try await self.request(method, request, as: ValidationResult.self).value
@@ -125,7 +129,9 @@ struct ValidationRequestIntegrationTests {
                 ("138 0013 8000", .failed(.phoneFormat)),
             ]
             for (text, expected) in phones {
-                #expect(try await client.validate(ValidationMethod.phone, PhoneValidationRequest(text: text)) == expected)
+                #expect(
+                    try await client.validate(ValidationMethod.phone, PhoneValidationRequest(text: text))
+                        == expected)
             }
             let passwords: [(String, PasswordPurpose, ValidationResult)] = [
                 ("", .login, .empty), ("12345", .login, .failed(.passwordShort)), ("123456", .login, .ok()),
@@ -137,7 +143,8 @@ struct ValidationRequestIntegrationTests {
                 #expect(try await client.validate(ValidationMethod.password, request) == expected)
             }
             let repeats: [(String, String, ValidationResult)] = [
-                ("secret1", "", .empty), ("secret1", "secret1", .ok()), ("secret1", "secret2", .failed(.repeatMismatch)),
+                ("secret1", "", .empty), ("secret1", "secret1", .ok()),
+                ("secret1", "secret2", .failed(.repeatMismatch)),
             ]
             for (password, repeated, expected) in repeats {
                 let request = RepeatValidationRequest(password: password, repeat: repeated)
@@ -169,7 +176,8 @@ struct ValidationRequestIntegrationTests {
             let client = stack.validation.client
             let cases: [(String, UsernamePurpose, ValidationResult)] = [
                 ("", .register, .empty), ("alice", .register, .failed(.usernameShort, ["n": "6"])),
-                ("taken_user", .register, .failed(.usernameExists)), ("fresh_user", .register, .ok(.usernameAvailable)),
+                ("taken_user", .register, .failed(.usernameExists)),
+                ("fresh_user", .register, .ok(.usernameAvailable)),
                 ("", .signin, .empty), ("taken_user", .signin, .ok(.usernameExists)),
                 ("fresh_user", .signin, .failed(.usernameUnknown)),
             ]
@@ -194,7 +202,8 @@ struct ValidationRequestIntegrationTests {
                     == .ok(.usernameAvailable))
             #expect(
                 try await client.validate(
-                    ValidationMethod.password, PasswordValidationRequest(text: "123456789", purpose: .register))
+                    ValidationMethod.password,
+                    PasswordValidationRequest(text: "123456789", purpose: .register))
                     == .failed(.passwordMin, ["n": "10"]))
         }
     }
@@ -272,7 +281,8 @@ struct ValidationOperationsIntegrationTests {
             let client = validation.client
             for purpose in UsernamePurpose.allCases {
                 let request = UsernameValidationRequest(text: "anyone_at_all", purpose: purpose)
-                #expect(try await client.validate(ValidationMethod.username, request) == .failed(.networkError))
+                #expect(
+                    try await client.validate(ValidationMethod.username, request) == .failed(.networkError))
             }
             // Rules that need no lookup still answer.
             #expect(
@@ -288,11 +298,13 @@ struct ValidationOperationsIntegrationTests {
                 ])
             session.close()
             // The probe ran at start-up with the same deadline as the lookups above, so it has failed.
-            let health = try await client.request(SystemMethod.health, NoParameters(), as: HealthReport.self).value
+            let health = try await client.request(SystemMethod.health, NoParameters(), as: HealthReport.self)
+                .value
             #expect(health.status == .degraded)
             #expect(health.ready)
             #expect(health.reasons.first?.contains("auth-service") == true)
-            let stats = try await client.request(SystemMethod.stats, NoParameters(), as: StatsReport.self).value
+            let stats = try await client.request(SystemMethod.stats, NoParameters(), as: StatsReport.self)
+                .value
             #expect((stats.counters["username_checks"]?["checks_failed"] ?? 0) >= 3)
             #expect(await validation.stop() == .exited(0))
         } catch {
@@ -311,13 +323,15 @@ struct ValidationOperationsIntegrationTests {
             session.send(.phone, "1")
             _ = await session.next()
             #expect(await session.finish() == [])
-            let stats = try await client.request(SystemMethod.stats, NoParameters(), as: StatsReport.self).value
+            let stats = try await client.request(SystemMethod.stats, NoParameters(), as: StatsReport.self)
+                .value
             #expect(stats.service == "validation")
             #expect(stats.counters["validation"]?["requests"] == 1)
             #expect(stats.counters["validation"]?["channels_opened"] == 1)
             #expect(stats.counters["validation"]?["edits"] == 1)
             #expect(stats.counters["transport"] != nil)
-            let health = try await client.request(SystemMethod.health, NoParameters(), as: HealthReport.self).value
+            let health = try await client.request(SystemMethod.health, NoParameters(), as: HealthReport.self)
+                .value
             #expect(health.status == .ready)
 
             let output = directory.file("check.out")

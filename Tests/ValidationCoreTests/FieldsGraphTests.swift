@@ -31,10 +31,13 @@ struct FieldsGraphTests {
     @Test("typing a username: too short, then validating, then the latest edit's verdict")
     func typingSequence() {
         let directory = StubDirectory(
-            scheduler, ["alice1": [.next(50, true), .completed(50)], "alice12": [.next(50, false), .completed(50)]])
+            scheduler,
+            ["alice1": [.next(50, true), .completed(50)], "alice12": [.next(50, false), .completed(50)]])
         let (observer, input) = run(
-            [.edit(210, .username, "a"), .edit(220, .username, "alice"), .edit(230, .username, "alice1"),
-             .edit(300, .username, "alice12")],
+            [
+                .edit(210, .username, "a"), .edit(220, .username, "alice"), .edit(230, .username, "alice1"),
+                .edit(300, .username, "alice12"),
+            ],
             directory: directory)
         #expect(
             observer.events == [
@@ -55,7 +58,10 @@ struct FieldsGraphTests {
         let counters = CheckCounters()
         let directory = StubDirectory(
             scheduler,
-            ["slow_name": [.next(500, true), .completed(500)], "fast_name": [.next(20, false), .completed(20)]])
+            [
+                "slow_name": [.next(500, true), .completed(500)],
+                "fast_name": [.next(20, false), .completed(20)],
+            ])
         let (observer, _) = run(
             [.edit(210, .username, "slow_name"), .edit(260, .username, "fast_name")], directory: directory,
             counters: counters)
@@ -85,9 +91,12 @@ struct FieldsGraphTests {
     func deduplication() {
         let directory = StubDirectory(scheduler, ["same_name": [.next(10, false), .completed(10)]])
         let (observer, _) = run(
-            [.edit(210, .username, "same_name"), .edit(220, .username, "same_name"), .edit(230, .phone, "138"),
-             .edit(240, .phone, "138"), .edit(250, .password, "secret1"), .edit(260, .password, "secret1"),
-             .edit(270, .phone, "13800138000")],
+            [
+                .edit(210, .username, "same_name"), .edit(220, .username, "same_name"),
+                .edit(230, .phone, "138"),
+                .edit(240, .phone, "138"), .edit(250, .password, "secret1"), .edit(260, .password, "secret1"),
+                .edit(270, .phone, "13800138000"),
+            ],
             directory: directory)
         #expect(
             observer.events == [
@@ -104,8 +113,11 @@ struct FieldsGraphTests {
     func repeatAfterPasswordChange() {
         let directory = StubDirectory(scheduler, [:])
         let (observer, _) = run(
-            [.edit(210, .repeat, "secret1"), .edit(220, .password, "secret1"), .edit(230, .password, "secret2"),
-             .edit(240, .repeat, "secret2"), .edit(250, .repeat, "")],
+            [
+                .edit(210, .repeat, "secret1"), .edit(220, .password, "secret1"),
+                .edit(230, .password, "secret2"),
+                .edit(240, .repeat, "secret2"), .edit(250, .repeat, ""),
+            ],
             directory: directory)
         #expect(
             observer.events == [
@@ -153,7 +165,8 @@ struct FieldsGraphTests {
     func rateLimited() {
         let counters = CheckCounters()
         let directory = StubDirectory(scheduler, ["busy_name": [.error(5, RemoteErrorFixtures.rateLimited)]])
-        let (observer, _) = run([.edit(210, .username, "busy_name")], directory: directory, counters: counters)
+        let (observer, _) = run(
+            [.edit(210, .username, "busy_name")], directory: directory, counters: counters)
         #expect(
             observer.events == [
                 .result(210, .username, .validating),
@@ -170,7 +183,8 @@ struct FieldsGraphTests {
             ["bob": [.next(10, true), .completed(10)], "nobody": [.next(10, false), .completed(10)]])
         let (observer, _) = run(
             [.edit(210, .username, "bob"), .edit(300, .username, "nobody"), .edit(400, .password, "12345")],
-            parameters: FieldsParameters(usernamePurpose: .signin, passwordPurpose: .login, client: "client-7"),
+            parameters: FieldsParameters(
+                usernamePurpose: .signin, passwordPurpose: .login, client: "client-7"),
             directory: directory)
         #expect(
             observer.events == [

@@ -50,7 +50,8 @@ struct ValidationRulesTests {
         #expect(rules.password(String(repeating: family, count: 5), purpose: .register).state == .failed)
         #expect(rules.password(String(repeating: family, count: 6), purpose: .register) == .ok(.passwordOK))
         let decomposed = String(repeating: "e\u{0301}", count: 5)  // 5 characters, 10 scalars
-        #expect(rules.username(decomposed, purpose: .register) == .decided(.failed(.usernameShort, ["n": "6"])))
+        #expect(
+            rules.username(decomposed, purpose: .register) == .decided(.failed(.usernameShort, ["n": "6"])))
         #expect(rules.username("用户名六个字", purpose: .register) == .lookUp("用户名六个字"))
     }
 
@@ -114,13 +115,16 @@ struct ValidationContractTests {
         let result = FieldResult(field: .repeat, result: .failed(.passwordMin, ["n": "6"]))
         #expect(
             String(decoding: try encoder.encode(result), as: UTF8.self)
-                == #"{"field":"repeat","result":{"code":"password.min","params":{"n":"6"},"state":"failed"}}"#)
+                == #"{"field":"repeat","result":{"code":"password.min","params":{"n":"6"},"state":"failed"}}"#
+        )
         let parameters = FieldsParameters(usernamePurpose: .signin, passwordPurpose: .login, client: "c1")
         #expect(
             String(decoding: try encoder.encode(parameters), as: UTF8.self)
                 == #"{"client":"c1","password_purpose":"login","username_purpose":"signin"}"#)
         #expect(
-            String(decoding: try encoder.encode(RepeatValidationRequest(password: "a", repeat: "b")), as: UTF8.self)
+            String(
+                decoding: try encoder.encode(RepeatValidationRequest(password: "a", repeat: "b")),
+                as: UTF8.self)
                 == #"{"password":"a","repeat":"b"}"#)
     }
 

@@ -15,11 +15,15 @@ struct ValidationServiceTests {
             UsernameValidationRequest(text: "taken_name", purpose: .register), client: nil
         ).value
         #expect(taken == .failed(.usernameExists))
-        let free = try await service.username(UsernameValidationRequest(text: "free_name", purpose: .register), client: nil)
-            .value
+        let free = try await service.username(
+            UsernameValidationRequest(text: "free_name", purpose: .register), client: nil
+        )
+        .value
         #expect(free == .ok(.usernameAvailable))
-        let short = try await service.username(UsernameValidationRequest(text: "abc", purpose: .register), client: nil)
-            .value
+        let short = try await service.username(
+            UsernameValidationRequest(text: "abc", purpose: .register), client: nil
+        )
+        .value
         #expect(short == .failed(.usernameShort, ["n": "6"]))
         #expect(service.checks.answered == 2)
     }
