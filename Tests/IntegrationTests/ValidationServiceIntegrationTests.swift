@@ -113,6 +113,15 @@ private final class FieldsSession {
         return rest
     }
 
+    /// Skips results up to the channel's end and returns how it ended (nil: the stream finished
+    /// without a terminal event).
+    func end() async -> Event<FieldResult>? {
+        while let event = await iterator.next() {
+            if event.isStopEvent { return event }
+        }
+        return nil
+    }
+
     func close() { subscription.dispose() }
 }
 
@@ -344,6 +353,40 @@ struct ValidationOperationsIntegrationTests {
             #expect(await check.waitForExit(timeout: .seconds(15)) == .exited(0))
             #expect((try? String(contentsOfFile: output, encoding: .utf8))?.contains("ready") == true)
         }
+    }
+
+    @Test("SIGTERM with a channel open: the channel ends with unavailable and the process exits 0")
+    func drainWithOpenChannel() async throws {
+        try await withStack { stack, _ throws in
+            let session = FieldsSession(stack.validation.client)
+            defer { session.close() }
+            session.send(.phone, "13800138000")
+            #expect(await session.next() == FieldResult(field: .phone, result: .ok()))
+            stack.validation.child.send(SIGTERM)
+            let ended = await session.end()
+            if case .error(let error as RemoteError) = ended {
+                #expect(error.code == .unavailable)
+            } else {
+                Issue.record("the channel ended with \(String(describing: ended))")
+            }
+            #expect(await stack.validation.child.waitForExit(timeout: .seconds(15)) == .exited(0))
+        }
+    }
+
+    @Test("CURVE to auth-service without its public key file: a clear start-up error, exit 1")
+    func missingAuthKey() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let log = directory.file("validation.log")
+        let child = try ChildProcess(
+            executable: try Binaries.path("validation-service"),
+            arguments: [
+                "--state-dir", directory.file("state-validation"), "--endpoint",
+                "ipc://" + directory.file("validation.sock"), "--curve", "off",
+            ], standardOutput: log, standardError: log)
+        #expect(await child.waitForExit(timeout: .seconds(15)) == .exited(1))
+        let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        #expect(text.contains(directory.file("state-validation") + "/auth.pub"), "log:\n\(text)")
     }
 
     @Test("CURVE to auth-service with validation's client key on auth's allow-list")
