@@ -8,6 +8,8 @@ public import Contracts
 public struct ValidationRules: Sendable, Hashable {
     /// Fewest characters of a username to register.
     public var minimumUsernameLength: Int
+    /// Most characters of a username (auth-service's own limit: it refuses longer names).
+    public var maximumUsernameLength: Int
     /// Fewest characters of a password to log in with.
     public var minimumLoginPasswordLength: Int
     /// Fewest characters of a password to register.
@@ -17,12 +19,14 @@ public struct ValidationRules: Sendable, Hashable {
     /// Most digits of a phone number.
     public var maximumPhoneDigits: Int
 
-    /// Rules with the demos' limits: usernames and passwords at least 6, phones 11 to 15 digits.
+    /// Rules with the demos' limits: usernames and passwords at least 6 (usernames at most 64, as
+    /// auth-service), phones 11 to 15 digits.
     public init(
-        minimumUsernameLength: Int = 6, minimumLoginPasswordLength: Int = 6,
+        minimumUsernameLength: Int = 6, maximumUsernameLength: Int = 64, minimumLoginPasswordLength: Int = 6,
         minimumRegisterPasswordLength: Int = 6, minimumPhoneDigits: Int = 11, maximumPhoneDigits: Int = 15
     ) {
         self.minimumUsernameLength = minimumUsernameLength
+        self.maximumUsernameLength = max(minimumUsernameLength, maximumUsernameLength)
         self.minimumLoginPasswordLength = minimumLoginPasswordLength
         self.minimumRegisterPasswordLength = minimumRegisterPasswordLength
         self.minimumPhoneDigits = minimumPhoneDigits
@@ -64,14 +68,44 @@ public struct ValidationRules: Sendable, Hashable {
         }
     }
 
-    /// A username before the lookup: empty; to register, `username.short {n}` when too short;
-    /// otherwise the name must be looked up.
+    /// A username before the lookup: empty; to register, `username.invalid` for characters
+    /// auth-service refuses (control, format, line and paragraph separators, private use,
+    /// unassigned), `username.short {n}` when too short, `username.long {n}` when too long; to sign
+    /// in, a name too long to be anyone's is `username.unknown` without a lookup. Otherwise the name
+    /// must be looked up.
     public func username(_ text: String, purpose: UsernamePurpose) -> UsernameStep {
         if text.isEmpty { return .decided(.empty) }
-        if purpose == .register, text.count < minimumUsernameLength {
-            return .decided(.failed(.usernameShort, ["n": String(minimumUsernameLength)]))
+        // Past this many bytes no name can be short enough (NFC at most triples a text's length),
+        // and counting characters of a megabyte is not worth it.
+        let tooManyBytes = text.utf8.count > 3 * 1_024
+        switch purpose {
+        case .register:
+            let long = ValidationResult.failed(.usernameLong, ["n": String(maximumUsernameLength)])
+            if tooManyBytes { return .decided(long) }
+            if text.unicodeScalars.contains(where: Self.isRefused) {
+                return .decided(.failed(.usernameInvalid))
+            }
+            let length = text.count
+            if length < minimumUsernameLength {
+                return .decided(.failed(.usernameShort, ["n": String(minimumUsernameLength)]))
+            }
+            if length > maximumUsernameLength { return .decided(long) }
+        case .signin:
+            if tooManyBytes || text.count > maximumUsernameLength {
+                return .decided(.failed(.usernameUnknown))
+            }
         }
         return .lookUp(text)
+    }
+
+    /// Characters auth-service never accepts in a username.
+    private static func isRefused(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .control, .format, .lineSeparator, .paragraphSeparator, .surrogate, .privateUse, .unassigned:
+            true
+        default:
+            false
+        }
     }
 
     /// A username after the lookup. To register, a taken name fails (`username.exists`) and a free

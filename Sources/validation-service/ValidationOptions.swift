@@ -46,6 +46,10 @@ enum ValidationOptions {
         "min-username", environment: "VALIDATION_MIN_USERNAME", default: rules.minimumUsernameLength,
         parser: .integer(in: 1...64),
         help: "Fewest characters of a username to register (username.short {n}).")
+    static let maximumUsername = Option(
+        "max-username", environment: "VALIDATION_MAX_USERNAME", default: rules.maximumUsernameLength,
+        parser: .integer(in: 1...1_024),
+        help: "Most characters of a username (username.long {n}); keep it equal to auth-service's limit.")
     static let minimumPassword = Option(
         "min-password", environment: "VALIDATION_MIN_PASSWORD", default: rules.minimumRegisterPasswordLength,
         parser: .integer(in: 1...1_024),
@@ -75,7 +79,8 @@ enum ValidationOptions {
     static let all: [any AnyOption] =
         [
             endpoint, curve, authEndpoint, authCurve, authPublicKey, authDeadline, authProbeInterval,
-            minimumUsername, minimumPassword, minimumLoginPassword, minimumPhoneDigits, maximumPhoneDigits,
+            minimumUsername, maximumUsername, minimumPassword, minimumLoginPassword, minimumPhoneDigits,
+            maximumPhoneDigits,
             maximumStreams, maximumStreamsPerClient, check,
         ] + standard.all
 

@@ -39,6 +39,7 @@ final class ValidationProcess: Service {
                 endpoints: [authEndpoint], deadline: deadline, name: "auth-client", curve: authCurve))
         let rules = ValidationRules(
             minimumUsernameLength: configuration[O.minimumUsername],
+            maximumUsernameLength: configuration[O.maximumUsername],
             minimumLoginPasswordLength: configuration[O.minimumLoginPassword],
             minimumRegisterPasswordLength: configuration[O.minimumPassword],
             minimumPhoneDigits: configuration[O.minimumPhoneDigits],

@@ -64,6 +64,25 @@ struct ValidationRulesTests {
         #expect(rules.usernameVerdict(exists: false, purpose: .register) == .ok(.usernameAvailable))
     }
 
+    @Test("usernames to register: username.long {n} and username.invalid, as auth-service refuses them")
+    func registerUsernameLimits() {
+        #expect(
+            rules.username(String(repeating: "a", count: 64), purpose: .register)
+                == .lookUp(String(repeating: "a", count: 64)))
+        #expect(
+            rules.username(String(repeating: "a", count: 65), purpose: .register)
+                == .decided(.failed(.usernameLong, ["n": "64"])))
+        #expect(
+            rules.username(String(repeating: "a", count: 1_000_000), purpose: .register)
+                == .decided(.failed(.usernameLong, ["n": "64"])))
+        #expect(rules.username("alice\u{0}bob", purpose: .register) == .decided(.failed(.usernameInvalid)))
+        #expect(rules.username("alice\u{200B}bob", purpose: .register) == .decided(.failed(.usernameInvalid)))
+        #expect(rules.username("alice bob", purpose: .register) == .lookUp("alice bob"))
+        #expect(
+            rules.username(String(repeating: "a", count: 65), purpose: .signin)
+                == .decided(.failed(.usernameUnknown)))
+    }
+
     @Test("usernames to sign in: any non-empty name is looked up; exists is ok, unknown fails")
     func signinUsername() {
         #expect(rules.username("", purpose: .signin) == .decided(.empty))
