@@ -78,6 +78,30 @@ struct FieldsGraphTests {
         #expect(counters.answered == 1)
     }
 
+    @Test("a channel leaves no live subscription behind, whether it completes or is disposed")
+    func noLeaks() {
+        Resources.measure { scope in
+            let directory = StubDirectory(
+                scheduler,
+                [
+                    "slow_name": [.next(500, true), .completed(500)],
+                    "ok_name": [.next(5, false), .completed(5)],
+                ])
+            _ = run(
+                [
+                    .edit(210, .username, "slow_name"), .edit(220, .username, "ok_name"),
+                    .edit(230, .password, "x"),
+                    .edit(240, .repeat, "y"), .edit(250, .username, "slow_name"),
+                ],
+                directory: directory, disposed: 400)
+            _ = run(
+                [.edit(410, .username, "ok_name"), .edit(420, .phone, "1"), .completed(430)],
+                directory: directory,
+                disposed: 1000)
+            #expect(scope.total == 0)
+        }
+    }
+
     @Test("closing the channel disposes the lookup in flight")
     func disposeCancelsLookup() {
         let directory = StubDirectory(scheduler, [:])  // never answers
