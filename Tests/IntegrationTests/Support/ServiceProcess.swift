@@ -203,8 +203,8 @@ final class ServiceProcess: Sendable {
     }
 
     private init(
-        executable: String, endpoint: String, stateDirectory: String, logPath: String, child: ChildProcess, context: Context,
-        client: RemoteClient, curve: RemoteClient.Curve?
+        executable: String, endpoint: String, stateDirectory: String, logPath: String, child: ChildProcess,
+        context: Context, client: RemoteClient, curve: RemoteClient.Curve?
     ) {
         self.executable = executable
         self.endpoint = endpoint
@@ -246,7 +246,9 @@ final class ServiceProcess: Sendable {
             let state =
                 executable == "auth-service" ? stateDirectory(in: directory) : directory.file("state-\(name)")
             var all = ["--state-dir", state, "--endpoint", endpoint] + arguments
-            if executable == "auth-service", !arguments.contains("--hash-cost") { all += ["--hash-cost", "test"] }
+            if executable == "auth-service", !arguments.contains("--hash-cost") {
+                all += ["--hash-cost", "test"]
+            }
             if !arguments.contains("--curve") { all += ["--curve", "off"] }
             let logPath = directory.file("\(name)-\(attempt).log")
             let child = try ChildProcess(
