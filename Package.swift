@@ -95,6 +95,19 @@ let package = Package(
             name: "ServiceKit", dependencies: ["ZeroMQ", "Reactive", "RemoteStreams", "Contracts"],
             swiftSettings: common),
         .testTarget(name: "ServiceKitTests", dependencies: ["ServiceKit", "ZeroMQ"], swiftSettings: common),
+        .target(
+            name: "ValidationCore", dependencies: ["Contracts", "Reactive", "RemoteProtocol", "RemoteStreams"],
+            swiftSettings: common),
+        .testTarget(
+            name: "ValidationCoreTests",
+            dependencies: [
+                "ValidationCore", "Contracts", "Reactive", "ReactiveTestKit", "RemoteProtocol", "RemoteStreams", "ZeroMQ",
+            ],
+            swiftSettings: common),
+        .executableTarget(
+            name: "validation-service",
+            dependencies: ["ValidationCore", "ServiceKit", "RemoteStreams", "ZeroMQ", "Contracts", "Reactive"],
+            swiftSettings: common),
         .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         .target(name: "SQLite", dependencies: ["CSQLite"], swiftSettings: common),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite"], swiftSettings: common),

@@ -48,3 +48,26 @@ extension MessageCode {
     /// Too many requests from this client: wait `retry_after` seconds.
     public static let rateLimited: MessageCode = "rate.limited"
 }
+
+extension MessageCode {
+    /// The phone number has something other than ASCII digits in it, or more digits than allowed.
+    public static let phoneFormat: MessageCode = "phone.format"
+    /// The phone number has fewer digits than required.
+    public static let phoneShort: MessageCode = "phone.short"
+    /// The password is too short to log in with (no parameters: the login message names no limit).
+    public static let passwordShort: MessageCode = "password.short"
+    /// The password is acceptable for a new account.
+    public static let passwordOK: MessageCode = "password.ok"
+    /// The username is free to register.
+    public static let usernameAvailable: MessageCode = "username.available"
+    /// No account has this username (sign-in).
+    public static let usernameUnknown: MessageCode = "username.unknown"
+    /// The username is being checked against the auth service (state `validating`).
+    public static let usernameChecking: MessageCode = "username.checking"
+    /// Too many username checks from this client: the auth service refused the check for now.
+    public static let usernameThrottled: MessageCode = "username.throttled"
+    /// The repeated password differs from the password.
+    public static let repeatMismatch: MessageCode = "repeat.mismatch"
+    /// A service could not be reached, did not answer in time, or answered something unreadable.
+    public static let networkError: MessageCode = "network.error"
+}

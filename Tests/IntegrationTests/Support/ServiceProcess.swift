@@ -74,7 +74,7 @@ final class ChildProcess: Sendable {
     private let exited = DispatchSemaphore(value: 0)
 
     /// Starts `executable` with `arguments`, stdin from /dev/null and stdout/stderr into the given
-    /// files, in an environment without the service's own `AUTH_*` variables.
+    /// files, in an environment without the services' own `AUTH_*` and `VALIDATION_*` variables.
     init(executable: String, arguments: [String], standardOutput: String, standardError: String) throws {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -83,7 +83,7 @@ final class ChildProcess: Sendable {
         posix_spawn_file_actions_addopen(&actions, 1, standardOutput, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_addopen(&actions, 2, standardError, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         let environment = ProcessInfo.processInfo.environment
-            .filter { !$0.key.hasPrefix("AUTH_") }
+            .filter { !$0.key.hasPrefix("AUTH_") && !$0.key.hasPrefix("VALIDATION_") }
             .map { "\($0.key)=\($0.value)" }
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         let envp = environment.map { strdup($0) } + [nil]
@@ -174,8 +174,11 @@ func runAuthService(_ arguments: [String], in directory: TemporaryDirectory, tim
     return (ended, (try? String(contentsOfFile: output, encoding: .utf8)) ?? "")
 }
 
-/// A running `auth-service` in a temp state directory, with a client connected to it.
+/// A running service binary (`auth-service` unless told otherwise) in a temp state directory, with a
+/// client connected to it.
 final class ServiceProcess: Sendable {
+    /// The binary's name.
+    let executable: String
     /// Where it listens.
     let endpoint: String
     /// Its `--state-dir`.
@@ -200,9 +203,10 @@ final class ServiceProcess: Sendable {
     }
 
     private init(
-        endpoint: String, stateDirectory: String, logPath: String, child: ChildProcess, context: Context,
-        client: RemoteClient, curve: RemoteClient.Curve?
+        executable: String, endpoint: String, stateDirectory: String, logPath: String, child: ChildProcess,
+        context: Context, client: RemoteClient, curve: RemoteClient.Curve?
     ) {
+        self.executable = executable
         self.endpoint = endpoint
         self.stateDirectory = stateDirectory
         self.logPath = logPath
@@ -215,14 +219,16 @@ final class ServiceProcess: Sendable {
     /// The state directory inside `directory` every test uses.
     static func stateDirectory(in directory: TemporaryDirectory) -> String { directory.file("state") }
 
-    /// Starts `auth-service` with `arguments` (plus `--state-dir`, `--endpoint`, and `--hash-cost test`
-    /// and `--curve off` unless given) and waits until it answers `sys.health` ready.
+    /// Starts `executable` with `arguments` (plus `--state-dir`, `--endpoint`, `--curve off` unless
+    /// given, and for auth-service `--hash-cost test` unless given) and waits until it answers
+    /// `sys.health` ready. Each service of a test needs its own `name` (it names the socket and log).
     ///
     /// `curve` is used for the test's client and the readiness polls when the service runs with
     /// `--curve on`. A tcp port taken between choosing it and binding it is retried with another.
     static func start(
         _ arguments: [String] = [], in directory: TemporaryDirectory, transport: Transport = .ipc,
-        endpoint fixedEndpoint: String? = nil, curve: RemoteClient.Curve? = nil, name: String = "auth"
+        endpoint fixedEndpoint: String? = nil, curve: RemoteClient.Curve? = nil, name: String = "auth",
+        executable: String = "auth-service"
     ) async throws -> ServiceProcess {
         var attempt = 0
         while true {
@@ -236,12 +242,17 @@ final class ServiceProcess: Sendable {
                 case .tcp: endpoint = "tcp://127.0.0.1:\(try freePort())"
                 }
             }
-            var all = ["--state-dir", stateDirectory(in: directory), "--endpoint", endpoint] + arguments
-            if !arguments.contains("--hash-cost") { all += ["--hash-cost", "test"] }
+            // auth-service keeps its state across restarts in one test; other services get their own.
+            let state =
+                executable == "auth-service" ? stateDirectory(in: directory) : directory.file("state-\(name)")
+            var all = ["--state-dir", state, "--endpoint", endpoint] + arguments
+            if executable == "auth-service", !arguments.contains("--hash-cost") {
+                all += ["--hash-cost", "test"]
+            }
             if !arguments.contains("--curve") { all += ["--curve", "off"] }
             let logPath = directory.file("\(name)-\(attempt).log")
             let child = try ChildProcess(
-                executable: try Binaries.path("auth-service"), arguments: all, standardOutput: logPath,
+                executable: try Binaries.path(executable), arguments: all, standardOutput: logPath,
                 standardError: logPath)
             let context = try Context()
             let client = try RemoteClient(
@@ -249,7 +260,7 @@ final class ServiceProcess: Sendable {
                 configuration: .init(
                     endpoints: [endpoint], deadline: .seconds(5), name: "test-client", curve: curve))
             let service = ServiceProcess(
-                endpoint: endpoint, stateDirectory: stateDirectory(in: directory), logPath: logPath,
+                executable: executable, endpoint: endpoint, stateDirectory: state, logPath: logPath,
                 child: child,
                 context: context, client: client, curve: curve)
             do {
@@ -290,7 +301,7 @@ final class ServiceProcess: Sendable {
         var last = "no answer"
         while ContinuousClock.now < end {
             if let ended = child.ended {
-                throw SupportError("auth-service ended (\(ended)) before it was ready")
+                throw SupportError("\(executable) ended (\(ended)) before it was ready")
             }
             do {
                 let report = try await client.request(
@@ -302,7 +313,7 @@ final class ServiceProcess: Sendable {
                 last = "\(error)"
             }
         }
-        throw SupportError("auth-service was not ready within \(deadline): \(last)")
+        throw SupportError("\(executable) was not ready within \(deadline): \(last)")
     }
 
     /// What the service logged so far.

@@ -1,0 +1,55 @@
+public import Contracts
+public import Reactive
+import RemoteProtocol
+public import RemoteStreams
+
+/// Where usernames are looked up: auth-service's `auth.exists` in the service, a stub in tests.
+///
+/// Disposing the returned `Single` before it answers cancels the lookup (over the wire, a `CANCEL`
+/// frame that makes auth-service dispose its work).
+public protocol UsernameDirectory: Sendable {
+    /// Whether an account named `username` exists; `client` names the end client for the
+    /// directory's rate limit. Fails with a ``RemoteError`` (`rate_limited`, `timeout`,
+    /// `unavailable`, …) when there is no answer.
+    func exists(_ username: String, client: String?) -> Single<Bool>
+}
+
+/// The directory behind a ``RemoteClient`` connected to auth-service.
+public struct RemoteUsernameDirectory: UsernameDirectory {
+    /// The client connected to auth-service.
+    public let client: RemoteClient
+    /// The deadline of each lookup (sent with the request; the client fails the call when it
+    /// passes).
+    public let deadline: Duration
+
+    /// A directory asking auth-service through `client`, each lookup within `deadline`.
+    public init(client: RemoteClient, deadline: Duration) {
+        self.client = client
+        self.deadline = deadline
+    }
+
+    public func exists(_ username: String, client end: String?) -> Single<Bool> {
+        client.request(
+            AuthMethod.exists, ExistsRequest(username: username, client: end), as: ExistsResponse.self,
+            deadline: deadline
+        ).map(\.exists)
+    }
+}
+
+/// How a failed lookup is shown: never as available and never as taken.
+public enum LookupFailure {
+    /// `username.throttled` when auth-service refused the check for its rate limit; `network.error`
+    /// for everything else (unreachable, timed out, overloaded, unreadable answer).
+    public static func result(for error: any Error) -> ValidationResult {
+        if let remote = error as? RemoteError, remote.code == .rateLimited {
+            return .failed(.usernameThrottled)
+        }
+        return .failed(.networkError)
+    }
+
+    /// True when `error` means auth-service could not be reached or did not answer in time.
+    public static func isUnreachable(_ error: any Error) -> Bool {
+        guard let remote = error as? RemoteError else { return error is RxError }
+        return remote.code == .unavailable || remote.code == .timeout
+    }
+}

@@ -1,0 +1,190 @@
+import Contracts
+import Foundation
+import Reactive
+import RemoteStreams
+import ServiceKit
+import Synchronization
+import ValidationCore
+import ZeroMQ
+
+/// The running validation service: the client to auth-service, the logic and the server, started in
+/// order and stopped in reverse (drain, then close) on SIGTERM.
+final class ValidationProcess: Service {
+    let health: HealthState
+    private let context: Context
+    private let server: RemoteServer
+    private let auth: RemoteClient
+    private let service: ValidationService
+    private let logger: Logger
+    private let stopped = Mutex<(done: Bool, waiter: CheckedContinuation<Void, Never>?)>((false, nil))
+    private let probe: Task<Void, Never>
+
+    init(configuration: Configuration, state: StateDirectory, logger: Logger) async throws {
+        typealias O = ValidationOptions
+        self.logger = logger
+        health = HealthState(service: "validation", version: O.interface.version)
+        context = try Context()
+
+        let authEndpoint = configuration[O.authEndpoint].description
+        var authCurve: RemoteClient.Curve?
+        if configuration[O.authCurve] == .on {
+            let keyPath = configuration[O.authPublicKey] ?? state.file("auth.pub")
+            authCurve = RemoteClient.Curve(
+                serverKey: try Self.readPublicKey(keyPath), keys: try CurveKeyFiles.clientKeys(in: state))
+        }
+        let deadline = configuration[O.authDeadline]
+        auth = try RemoteClient(
+            context: context,
+            configuration: .init(
+                endpoints: [authEndpoint], deadline: deadline, name: "auth-client", curve: authCurve))
+        let rules = ValidationRules(
+            minimumUsernameLength: configuration[O.minimumUsername],
+            maximumUsernameLength: configuration[O.maximumUsername],
+            minimumLoginPasswordLength: configuration[O.minimumLoginPassword],
+            minimumRegisterPasswordLength: configuration[O.minimumPassword],
+            minimumPhoneDigits: configuration[O.minimumPhoneDigits],
+            maximumPhoneDigits: configuration[O.maximumPhoneDigits])
+        // The client's own deadline fires first and says why (timeout or unavailable); the graph's
+        // timeout, a little later, only guards against a lookup that never ends.
+        let lookupTimeout = RxTimeInterval.milliseconds(Self.milliseconds(deadline) + 500)
+        service = ValidationService(
+            rules: rules, directory: RemoteUsernameDirectory(client: auth, deadline: deadline),
+            lookupTimeout: lookupTimeout)
+
+        var curve: RemoteServer.Curve?
+        if configuration[O.curve] == .on {
+            let keys = try CurveKeyFiles.serverKeys(in: state)
+            let allowed = try AllowList.loadOrCreate(in: state)
+            // The service's own client key (what --check uses) is always allowed.
+            let own = try CurveKeyFiles.clientKeys(in: state)
+            curve = RemoteServer.Curve(
+                keys: keys, allowList: CurveAllowList(allowed.keys.union([own.publicKey])))
+        }
+        var handlers = RemoteHandlers()
+        service.register(into: &handlers)
+        let health = self.health
+        let server = ServerBox()
+        let service = self.service
+        let auth = self.auth
+        handlers.addSystemMethods(health: health) {
+            var groups: [String: [String: Int]] = [
+                "validation": service.counters.statsGroup, "username_checks": service.checks.statsGroup,
+            ]
+            if let transport = await server.server?.counters { groups["transport"] = transport.statsGroup }
+            groups["auth_client"] = auth.counters.statsGroup
+            return groups
+        }
+        self.server = try RemoteServer(
+            context: context,
+            configuration: .init(
+                endpoints: [configuration[O.endpoint].description],
+                maxStreamsPerClient: configuration[O.maximumStreamsPerClient],
+                maxStreamsTotal: configuration[O.maximumStreams], name: "validation-server", curve: curve),
+            handlers: handlers)
+        server.server = self.server
+        // auth-service's health, asked periodically: degraded (still serving; usernames then answer
+        // network.error) while it does not answer.
+        let interval = configuration[O.authProbeInterval]
+        health.set(.ready)
+        probe = Task {
+            var wasReachable: Bool?
+            repeat {
+                let reachable: Bool
+                var reason = ""
+                do {
+                    let report = try await auth.request(
+                        SystemMethod.health, NoParameters(), as: HealthReport.self, deadline: deadline
+                    ).value
+                    reachable = report.ready
+                    if !reachable { reason = "auth-service at \(authEndpoint) is \(report.status.rawValue)" }
+                } catch {
+                    reachable = false
+                    reason = "auth-service at \(authEndpoint) does not answer (\(error))"
+                }
+                if Task.isCancelled { return }
+                if reachable {
+                    health.set(.ready)
+                } else {
+                    health.set(.degraded, reasons: [reason])
+                }
+                if wasReachable != reachable {
+                    if reachable {
+                        logger.notice("auth-service reachable", ["endpoint": .string(authEndpoint)])
+                    } else {
+                        logger.warning("auth-service unreachable", ["reason": .string(reason)])
+                    }
+                    wasReachable = reachable
+                }
+            } while (try? await Task.sleep(for: interval)) != nil
+        }
+        logger.notice(
+            "listening",
+            [
+                "endpoint": .string(self.server.endpoints.joined(separator: ",")),
+                "curve": .string(configuration[O.curve].rawValue), "auth_endpoint": .string(authEndpoint),
+                "auth_curve": .string(configuration[O.authCurve].rawValue),
+            ])
+    }
+
+    func run() async throws {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now = stopped.withLock { state -> Bool in
+                if state.done { return true }
+                state.waiter = continuation
+                return false
+            }
+            if now { continuation.resume() }
+        }
+    }
+
+    /// Drains: new calls are refused, calls and channels in flight finish, then everything closes.
+    func stop() async {
+        probe.cancel()
+        _ = await probe.value
+        health.set(.draining)
+        logger.notice("draining")
+        await server.drain()
+        await server.stop()
+        await auth.stop()
+        context.terminate()
+        logger.notice("stopped")
+        let waiter = stopped.withLock { state in
+            state.done = true
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume()
+    }
+
+    /// The 32-byte public key in a Z85 key file (40 characters and a line break).
+    private static func readPublicKey(_ path: String) throws -> [UInt8] {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+            throw ConfigurationProblem("cannot read auth-service's public key file \(path)")
+        }
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard trimmed.utf8.count == 40, let key = try? Z85.decode(trimmed), key.count == 32 else {
+            throw ConfigurationProblem("\(path): expected a 40-character Z85 public key")
+        }
+        return key
+    }
+
+    private static func milliseconds(_ duration: Duration) -> Int {
+        Int(duration.components.seconds) * 1_000
+            + Int(duration.components.attoseconds / 1_000_000_000_000_000)
+    }
+}
+
+/// A start-up problem described for a person.
+struct ConfigurationProblem: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Lets the stats closure reach the server created after it.
+private final class ServerBox: Sendable {
+    private let reference = Mutex<RemoteServer?>(nil)
+    var server: RemoteServer? {
+        get { reference.withLock { $0 } }
+        set { reference.withLock { $0 = newValue } }
+    }
+}
