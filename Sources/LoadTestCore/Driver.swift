@@ -130,6 +130,9 @@ public final class LoadDriver: Sendable {
         let end = measureStart + plan.duration
         times.withLock { $0 = (start, measureStart, end) }
         let limit = plan.maxRequests ?? Int.max
+        // The measured window ends when sending does: at the planned end, or earlier when
+        // --requests runs out.
+        var sendingEnded = end
         switch plan.model {
         case .open(let rate):
             let schedule = OpenSchedule(start: start, rate: rate)
@@ -150,28 +153,29 @@ public final class LoadDriver: Sendable {
                     index += 1
                 }
             }
+            sendingEnded = min(end, schedule.time(of: total))
         case .closed(let concurrency):
             sleep(nanoseconds: start &- min(start, monotonicNanoseconds()))
-            let chains = Mutex(0)
+            let chains = Counter()
+            // Signalled when the last request `limit` allows has been sent: the run ends early.
+            let allSent = DispatchSemaphore(value: 0)
             @Sendable func next() {
-                let index = chains.withLock { count -> Int? in
-                    guard count < limit, monotonicNanoseconds() < end else { return nil }
-                    count += 1
-                    return count - 1
-                }
-                guard let index else { return }
+                guard monotonicNanoseconds() < end, let index = chains.next(below: limit) else { return }
+                if index == limit - 1 { allSent.signal() }
                 issue(index, stamp: monotonicNanoseconds(), measureStart: measureStart, then: next)
             }
             for _ in 0..<concurrency { next() }
             let now = monotonicNanoseconds()
-            if now < end { sleep(nanoseconds: end - now) }
+            if now < end, allSent.wait(timeout: .now() + .nanoseconds(Int(end - now))) == .success {
+                sendingEnded = min(end, monotonicNanoseconds())
+            }
         }
         sendingDone.store(true, ordering: .sequentiallyConsistent)
         if completions.load(ordering: .sequentiallyConsistent) == issued.load(ordering: .sequentiallyConsistent) {
             signalFinished()
         }
         _ = finished.wait(timeout: .now() + .nanoseconds(Int(min(plan.drainTimeout, UInt64(Int.max)))))
-        return collect()
+        return collect(window: sendingEnded &- min(sendingEnded, measureStart))
     }
 
     private func issue(_ index: Int, stamp: UInt64, measureStart: UInt64, then next: (@Sendable () -> Void)? = nil) {
@@ -211,10 +215,9 @@ public final class LoadDriver: Sendable {
         }
     }
 
-    private func collect() -> LoadResult {
+    private func collect(window: UInt64) -> LoadResult {
         var result = LoadResult(
-            scenario: "", model: plan.model, connections: shards.count, duration: plan.duration,
-            warmup: plan.warmup)
+            scenario: "", model: plan.model, connections: shards.count, duration: window, warmup: plan.warmup)
         var perSecond: [Int] = []
         for shard in shards {
             shard.state.withLock { shard in
@@ -233,9 +236,9 @@ public final class LoadDriver: Sendable {
         result.errors += result.unfinished
         // Seconds after the last one with a completion are the drain's tail of nothing: cut them,
         // but keep the whole measured window.
-        let window = Int((plan.duration + 999_999_999) / 1_000_000_000)
+        let seconds = Int((window + 999_999_999) / 1_000_000_000)
         var last = perSecond.lastIndex { $0 > 0 } ?? -1
-        last = max(last, window - 1)
+        last = max(last, seconds - 1)
         result.perSecond = Array(perSecond.prefix(last + 1))
         return result
     }

@@ -7,7 +7,8 @@ public struct LoadResult: Sendable {
     public var model: LoadModel
     /// DEALER connections used.
     public var connections: Int
-    /// The planned measured time, in nanoseconds.
+    /// The measured time, in nanoseconds: from the end of the warm-up to the last send (the
+    /// planned duration, or less when `--requests` ran out first).
     public var duration: UInt64
     /// The warm-up before it, in nanoseconds.
     public var warmup: UInt64
