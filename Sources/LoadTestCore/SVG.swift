@@ -29,7 +29,7 @@ extension LoadResult {
         out.append(axes(origin: left, size: panel, title: "latency (ms) by percentile"))
         for depth in 0...Int(maxDepth) {
             let x = left.x + Double(depth) / maxDepth * panel.width
-            let label = depth == 0 ? "0%" : percentileName((1 - pow10(-Double(depth))) * 100) + "%"
+            let label = ["0%", "90%", "99%", "99.9%", "99.99%", "99.999%"][depth]
             out.append(tick(x: x, y: left.y + panel.height, label: label, vertical: true))
         }
         for step in 0...4 {
