@@ -99,12 +99,15 @@ let package = Package(
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite"], swiftSettings: common),
         .target(
             name: "LoadTestCore",
-            dependencies: ["BenchmarkSupport", "Contracts", "Reactive", "RemoteProtocol", "RemoteStreams", "ZeroMQ"],
+            dependencies: [
+                "BenchmarkSupport", "Contracts", "Reactive", "RemoteProtocol", "RemoteStreams", "ZeroMQ",
+            ],
             swiftSettings: common),
         .executableTarget(
             name: "auth-loadtest",
             dependencies: [
-                "LoadTestCore", "BenchmarkSupport", "Contracts", "Reactive", "RemoteStreams", "ServiceKit", "ZeroMQ",
+                "LoadTestCore", "BenchmarkSupport", "Contracts", "Reactive", "RemoteStreams", "ServiceKit",
+                "ZeroMQ",
             ],
             swiftSettings: common),
         .testTarget(

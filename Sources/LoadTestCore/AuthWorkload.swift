@@ -98,7 +98,8 @@ public final class AuthWorkload: Sendable {
             do {
                 let response = try await client.request(
                     AuthMethod.register,
-                    RegisterRequest(username: userName(index), password: password(index), client: "loadtest-seed"),
+                    RegisterRequest(
+                        username: userName(index), password: password(index), client: "loadtest-seed"),
                     as: RegisterResponse.self, deadline: .seconds(30)
                 ).value
                 switch response.statusCode {
@@ -151,11 +152,13 @@ public final class AuthWorkload: Sendable {
             let request = LoginRequest(
                 username: Self.userName(user), password: wrong ? "wrong-password" : Self.password(user),
                 client: endClient)
-            _ = client.request(AuthMethod.login, request, as: LoginResponse.self, deadline: deadline).subscribe(
-                onSuccess: { response in
-                    let expected = wrong ? 401 : 200
-                    done(Outcome("login \(response.statusCode)", isError: response.statusCode != expected))
-                }, onFailure: failed)
+            _ = client.request(AuthMethod.login, request, as: LoginResponse.self, deadline: deadline)
+                .subscribe(
+                    onSuccess: { response in
+                        let expected = wrong ? 401 : 200
+                        done(
+                            Outcome("login \(response.statusCode)", isError: response.statusCode != expected))
+                    }, onFailure: failed)
         case .register:
             let request = RegisterRequest(
                 username: "lt_\(runTag)_\(index)", password: "lt-password-new", client: endClient)
@@ -166,16 +169,18 @@ public final class AuthWorkload: Sendable {
                     }, onFailure: failed)
         case .exists:
             let request = ExistsRequest(username: Self.userName(user), client: endClient)
-            _ = client.request(AuthMethod.exists, request, as: ExistsResponse.self, deadline: deadline).subscribe(
-                onSuccess: { _ in done(Outcome("exists ok", isError: false)) }, onFailure: failed)
+            _ = client.request(AuthMethod.exists, request, as: ExistsResponse.self, deadline: deadline)
+                .subscribe(
+                    onSuccess: { _ in done(Outcome("exists ok", isError: false)) }, onFailure: failed)
         case .verify:
             guard !tokens.isEmpty else {
                 done(Outcome("error no_token", isError: true))
                 return
             }
             let request = VerifyRequest(token: tokens[Int(second % UInt64(tokens.count))])
-            _ = client.request(AuthMethod.verify, request, as: VerifyResponse.self, deadline: deadline).subscribe(
-                onSuccess: { _ in done(Outcome("verify ok", isError: false)) }, onFailure: failed)
+            _ = client.request(AuthMethod.verify, request, as: VerifyResponse.self, deadline: deadline)
+                .subscribe(
+                    onSuccess: { _ in done(Outcome("verify ok", isError: false)) }, onFailure: failed)
         }
     }
 }
@@ -209,14 +214,16 @@ public final class StubAuthServer: Sendable {
         }
         server = try RemoteServer(
             context: context,
-            configuration: .init(endpoints: [endpoint], maxStreamsPerClient: 100_000, maxStreamsTotal: 1_000_000,
+            configuration: .init(
+                endpoints: [endpoint], maxStreamsPerClient: 100_000, maxStreamsTotal: 1_000_000,
                 name: "stub-auth"),
             handlers: handlers)
     }
 
     /// Holds every request that arrives in the next `duration` until it has passed.
     public func stall(for duration: Duration) {
-        let nanoseconds = UInt64(duration.components.seconds) * 1_000_000_000
+        let nanoseconds =
+            UInt64(duration.components.seconds) * 1_000_000_000
             + UInt64(duration.components.attoseconds / 1_000_000_000)
         stallEnd.value.store(DispatchTime.now().uptimeNanoseconds + nanoseconds, ordering: .relaxed)
     }

@@ -61,7 +61,8 @@ public final class LoadDriver: Sendable {
         self.plan = plan
         self.call = call
         let seconds = Int((plan.duration + plan.drainTimeout) / 1_000_000_000) + 2
-        self.shards = (0..<shards).map { _ in Recorder(Shard(perSecond: [Int](repeating: 0, count: seconds))) }
+        self.shards = (0..<shards).map { _ in Recorder(Shard(perSecond: [Int](repeating: 0, count: seconds)))
+        }
     }
 
     /// Runs the plan to its end and returns what it measured (`scenario` and `connections` are for
@@ -72,7 +73,8 @@ public final class LoadDriver: Sendable {
         let done = Flag()
         return await withTaskGroup(of: LoadResult?.self) { group in
             group.addTask {
-                let result = await withCheckedContinuation { (continuation: CheckedContinuation<LoadResult, Never>) in
+                let result = await withCheckedContinuation {
+                    (continuation: CheckedContinuation<LoadResult, Never>) in
                     let thread = Thread { [self] in continuation.resume(returning: drive()) }
                     thread.name = "loadtest-sender"
                     thread.start()
@@ -90,7 +92,9 @@ public final class LoadDriver: Sendable {
                         let total = completions.load(ordering: .relaxed)
                         let rate = Double(total - previous) * 1e9 / Double(max(1, now - previousTime))
                         (previous, previousTime) = (total, now)
-                        if !done.value.load(ordering: .sequentiallyConsistent) { progress(snapshot(rate: rate, now: now)) }
+                        if !done.value.load(ordering: .sequentiallyConsistent) {
+                            progress(snapshot(rate: rate, now: now))
+                        }
                     }
                     return nil
                 }
@@ -102,7 +106,8 @@ public final class LoadDriver: Sendable {
                     group.cancelAll()
                 }
             }
-            return result ?? LoadResult(scenario: "", model: plan.model, connections: 0, duration: 0, warmup: 0)
+            return result
+                ?? LoadResult(scenario: "", model: plan.model, connections: 0, duration: 0, warmup: 0)
         }
     }
 
@@ -171,14 +176,18 @@ public final class LoadDriver: Sendable {
             }
         }
         sendingDone.store(true, ordering: .sequentiallyConsistent)
-        if completions.load(ordering: .sequentiallyConsistent) == issued.load(ordering: .sequentiallyConsistent) {
+        if completions.load(ordering: .sequentiallyConsistent)
+            == issued.load(ordering: .sequentiallyConsistent)
+        {
             signalFinished()
         }
         _ = finished.wait(timeout: .now() + .nanoseconds(Int(min(plan.drainTimeout, UInt64(Int.max)))))
         return collect(window: sendingEnded &- min(sendingEnded, measureStart))
     }
 
-    private func issue(_ index: Int, stamp: UInt64, measureStart: UInt64, then next: (@Sendable () -> Void)? = nil) {
+    private func issue(
+        _ index: Int, stamp: UInt64, measureStart: UInt64, then next: (@Sendable () -> Void)? = nil
+    ) {
         issued.add(1, ordering: .sequentiallyConsistent)
         let measured = stamp >= measureStart
         if measured { measuredSent.add(1, ordering: .relaxed) }
@@ -210,7 +219,9 @@ public final class LoadDriver: Sendable {
     }
 
     private func signalFinished() {
-        if signaled.compareExchange(expected: false, desired: true, ordering: .sequentiallyConsistent).exchanged {
+        if signaled.compareExchange(expected: false, desired: true, ordering: .sequentiallyConsistent)
+            .exchanged
+        {
             finished.signal()
         }
     }
@@ -226,7 +237,9 @@ public final class LoadDriver: Sendable {
                 result.completed += shard.completed
                 result.errors += shard.errors
                 result.warmupRequests += shard.warmup
-                if perSecond.isEmpty { perSecond = shard.perSecond } else {
+                if perSecond.isEmpty {
+                    perSecond = shard.perSecond
+                } else {
                     for second in perSecond.indices { perSecond[second] += shard.perSecond[second] }
                 }
             }

@@ -18,7 +18,8 @@ extension LoadResult {
         lines.append(rates)
         var rate = "  rate       sent \(fixed(sentRate, 1))/s, answered \(fixed(completedRate, 1))/s"
         if let requestedRate {
-            rate += " (requested \(fixed(requestedRate, 1))/s: \(fixed(sentRate / requestedRate * 100, 1)) % sent,"
+            rate +=
+                " (requested \(fixed(requestedRate, 1))/s: \(fixed(sentRate / requestedRate * 100, 1)) % sent,"
                 + " \(fixed(completedRate / requestedRate * 100, 1)) % answered)"
         }
         lines.append(rate)
@@ -27,22 +28,31 @@ extension LoadResult {
                 + reportedPercentiles.map {
                     "p\(percentileName($0)) \(DurationText.format(latency.value(atPercentile: $0)))"
                 }.joined(separator: "  ")
-                + "  max \(DurationText.format(latency.max))  mean \(DurationText.format(UInt64(latency.mean)))")
+                + "  max \(DurationText.format(latency.max))  mean \(DurationText.format(UInt64(latency.mean)))"
+        )
         lines.append(
             "  errors     \(grouped(Double(errors))) (\(fixed(errorPercent, 2)) %)"
-                + (warmupRequests > 0 ? "; \(grouped(Double(warmupRequests))) warm-up requests not counted" : ""))
+                + (warmupRequests > 0
+                    ? "; \(grouped(Double(warmupRequests))) warm-up requests not counted" : ""))
         lines.append("  outcomes")
-        for (label, count) in outcomes.sorted(by: { $0.value > $1.value || ($0.value == $1.value && $0.key < $1.key) }) {
-            lines.append("    \(label.padding(toLength: 24, withPad: " ", startingAt: 0)) \(grouped(Double(count)))")
+        for (label, count) in outcomes.sorted(by: {
+            $0.value > $1.value || ($0.value == $1.value && $0.key < $1.key)
+        }) {
+            lines.append(
+                "    \(label.padding(toLength: 24, withPad: " ", startingAt: 0)) \(grouped(Double(count)))")
         }
         if unfinished > 0 {
-            lines.append("    \("unanswered".padding(toLength: 24, withPad: " ", startingAt: 0)) \(grouped(Double(unfinished)))")
+            lines.append(
+                "    \("unanswered".padding(toLength: 24, withPad: " ", startingAt: 0)) \(grouped(Double(unfinished)))"
+            )
         }
         lines.append("  answered per second: " + perSecond.map { grouped(Double($0)) }.joined(separator: " "))
         if !verdicts.isEmpty {
             lines.append("  thresholds")
             for verdict in verdicts {
-                lines.append("    \(verdict.passed ? "pass" : "FAIL")  \(verdict.condition) (measured \(verdict.measured))")
+                lines.append(
+                    "    \(verdict.passed ? "pass" : "FAIL")  \(verdict.condition) (measured \(verdict.measured))"
+                )
             }
         }
         return lines.joined(separator: "\n") + "\n"
@@ -69,7 +79,8 @@ extension LoadResult {
                 mean: DurationText.milliseconds(UInt64(latency.mean)),
                 max: DurationText.milliseconds(latency.max),
                 percentiles: percentiles.map {
-                    JSONReport.Point(percentile: $0, value: DurationText.milliseconds(latency.value(atPercentile: $0)))
+                    JSONReport.Point(
+                        percentile: $0, value: DurationText.milliseconds(latency.value(atPercentile: $0)))
                 }),
             histogram: latency.buckets.map { JSONReport.Bucket(nanoseconds: $0.value, count: $0.count) },
             outcomes: outcomes,

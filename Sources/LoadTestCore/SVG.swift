@@ -17,7 +17,8 @@ extension LoadResult {
         out.append(#"<rect width="100%" height="100%" fill="white"/>"#)
         out.append(
             #"<text x="\#(Int(width / 2))" y="22" text-anchor="middle" font-size="15">"#
-                + escape("auth-loadtest: \(scenario), \(model), \(DurationText.format(duration))") + "</text>")
+                + escape("auth-loadtest: \(scenario), \(model), \(DurationText.format(duration))") + "</text>"
+        )
 
         // Left: latency by percentile.
         let maxDepth = 5.0  // up to 99.999 %
@@ -35,7 +36,8 @@ extension LoadResult {
         for step in 0...4 {
             let value = topMilliseconds * Double(step) / 4
             out.append(
-                tick(x: left.x, y: left.y + panel.height * (1 - Double(step) / 4), label: compact(value),
+                tick(
+                    x: left.x, y: left.y + panel.height * (1 - Double(step) / 4), label: compact(value),
                     vertical: false))
         }
         let path = points.map { depth, value in
@@ -43,7 +45,9 @@ extension LoadResult {
             let y = left.y + panel.height * (1 - value / topMilliseconds)
             return "\(fixed(x, 1)),\(fixed(y, 1))"
         }
-        out.append(#"<polyline fill="none" stroke="steelblue" stroke-width="2" points="\#(path.joined(separator: " "))"/>"#)
+        out.append(
+            #"<polyline fill="none" stroke="steelblue" stroke-width="2" points="\#(path.joined(separator: " "))"/>"#
+        )
 
         // Right: answers per second.
         let seconds = max(perSecond.count, 1)
@@ -68,13 +72,15 @@ extension LoadResult {
         }
         for step in 0...4 {
             out.append(
-                tick(x: right.x, y: right.y + panel.height * (1 - Double(step) / 4),
+                tick(
+                    x: right.x, y: right.y + panel.height * (1 - Double(step) / 4),
                     label: compact(top * Double(step) / 4), vertical: false))
         }
         for step in 0...4 {
             let second = Double(seconds) * Double(step) / 4
             out.append(
-                tick(x: right.x + panel.width * Double(step) / 4, y: right.y + panel.height,
+                tick(
+                    x: right.x + panel.width * Double(step) / 4, y: right.y + panel.height,
                     label: compact(second) + "s", vertical: true))
         }
         out.append("</svg>")
@@ -93,11 +99,14 @@ extension LoadResult {
 
     private func tick(x: Double, y: Double, label: String, vertical: Bool) -> String {
         if vertical {
-            return #"<line x1="\#(fixed(x, 1))" y1="\#(y)" x2="\#(fixed(x, 1))" y2="\#(y + 5)" stroke="black"/>"#
-                + "\n" + #"<text x="\#(fixed(x, 1))" y="\#(y + 18)" text-anchor="middle">\#(escape(label))</text>"#
+            return
+                #"<line x1="\#(fixed(x, 1))" y1="\#(y)" x2="\#(fixed(x, 1))" y2="\#(y + 5)" stroke="black"/>"#
+                + "\n"
+                + #"<text x="\#(fixed(x, 1))" y="\#(y + 18)" text-anchor="middle">\#(escape(label))</text>"#
         }
         return #"<line x1="\#(x - 5)" y1="\#(fixed(y, 1))" x2="\#(x)" y2="\#(fixed(y, 1))" stroke="black"/>"#
-            + "\n" + #"<text x="\#(x - 8)" y="\#(fixed(y + 4, 1))" text-anchor="end">\#(escape(label))</text>"#
+            + "\n"
+            + #"<text x="\#(x - 8)" y="\#(fixed(y + 4, 1))" text-anchor="end">\#(escape(label))</text>"#
     }
 }
 

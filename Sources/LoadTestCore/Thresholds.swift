@@ -136,7 +136,8 @@ extension Array where Element == Threshold {
     public func evaluate(_ result: LoadResult) -> [ThresholdVerdict] {
         map { threshold in
             ThresholdVerdict(
-                condition: threshold.description, measured: threshold.formatted(threshold.measured(in: result)),
+                condition: threshold.description,
+                measured: threshold.formatted(threshold.measured(in: result)),
                 passed: threshold.holds(for: result))
         }
     }

@@ -38,7 +38,8 @@ struct LoadTestCommand {
             try RemoteClient(
                 context: context,
                 configuration: .init(
-                    endpoints: [endpoint], deadline: configuration[options.timeout], name: "loadtest-\(index)",
+                    endpoints: [endpoint], deadline: configuration[options.timeout],
+                    name: "loadtest-\(index)",
                     curve: curve))
         }
         defer { context.terminate() }
@@ -48,13 +49,15 @@ struct LoadTestCommand {
             seed: UInt64(configuration[options.seed]), timeout: configuration[options.timeout])
         let tokens: [String]
         do {
-            tokens = try await prepare(client: clients[0], options: workloadOptions, endpoint: endpoint, echo: echo)
+            tokens = try await prepare(
+                client: clients[0], options: workloadOptions, endpoint: endpoint, echo: echo)
         } catch {
             await stopAll(clients, stub)
             throw error
         }
         let workload = AuthWorkload(clients: clients, options: workloadOptions, tokens: tokens)
-        let driver = LoadDriver(plan: plan, shards: clients.count) { index, done in workload.call(index, done) }
+        let driver = LoadDriver(plan: plan, shards: clients.count) { index, done in workload.call(index, done)
+        }
         let line = ProgressLine(setting: configuration[options.progress])
         var show: (@Sendable (ProgressSnapshot) -> Void)?
         if line.isOn { show = { @Sendable snapshot in line.show(snapshot) } }
@@ -83,7 +86,8 @@ struct LoadTestCommand {
         let options = LoadTestOptions.self
         let model: LoadModel
         switch (configuration[options.rate], configuration[options.concurrency]) {
-        case (.some, .some): throw CommandError("give --rate (open model) or --concurrency (closed), not both")
+        case (.some, .some):
+            throw CommandError("give --rate (open model) or --concurrency (closed), not both")
         case (.some(let rate), nil): model = .open(rate: rate)
         case (nil, .some(let concurrency)): model = .closed(concurrency: concurrency)
         case (nil, nil): model = .open(rate: 1_000)
@@ -99,7 +103,8 @@ struct LoadTestCommand {
     /// Refuses a tcp endpoint off the loopback interface unless `--allow-remote`.
     private func checkEndpoint(_ endpoint: Endpoint) throws {
         guard endpoint.transport == .tcp, !configuration[LoadTestOptions.allowRemote] else { return }
-        let host = String(endpoint.address[..<(endpoint.address.lastIndex(of: ":") ?? endpoint.address.endIndex)])
+        let host = String(
+            endpoint.address[..<(endpoint.address.lastIndex(of: ":") ?? endpoint.address.endIndex)])
         let loopback = host == "localhost" || host == "[::1]" || host.hasPrefix("127.")
         guard loopback else {
             throw CommandError("\(endpoint) is not on the loopback interface; add --allow-remote to load it")
@@ -165,7 +170,9 @@ struct LoadTestCommand {
         if needsUsers {
             let created = try await AuthWorkload.seed(client: client, users: options.users)
             FileHandle.standardError.write(
-                Data("seeded \(options.users) users (\(created) new, \(options.users - created) reused)\n".utf8))
+                Data(
+                    "seeded \(options.users) users (\(created) new, \(options.users - created) reused)\n".utf8
+                ))
         }
         guard kinds.contains(.verify) else { return [] }
         return try await AuthWorkload.fetchTokens(client: client, users: options.users, count: 64)

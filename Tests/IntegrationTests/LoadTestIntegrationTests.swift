@@ -2,7 +2,9 @@ import Foundation
 import Testing
 
 /// Runs `auth-loadtest` with `arguments` to its end; returns how it ended, its stdout and stderr.
-private func runLoadTest(_ arguments: [String], in directory: TemporaryDirectory, timeout: Duration = .seconds(30))
+private func runLoadTest(
+    _ arguments: [String], in directory: TemporaryDirectory, timeout: Duration = .seconds(30)
+)
     async throws -> (Termination, String, String)
 {
     let output = directory.file("loadtest-\(UUID().uuidString).out")
@@ -50,7 +52,8 @@ struct LoadTestIntegrationTests {
                 "--scenario", "mix:login=50,exists=40,verify=10", "--rate", "150",
             ]
             let (ended, output, errors) = try await runLoadTest(
-                common + ["--duration", "2s", "--json", json, "--svg", svg, "--fail-if", "errors<1%,p99<5s"], in: directory)
+                common + ["--duration", "2s", "--json", json, "--svg", svg, "--fail-if", "errors<1%,p99<5s"],
+                in: directory)
             #expect(ended == .exited(0), "stdout:\n\(output)\nstderr:\n\(errors)")
             #expect(output.contains("open model at 150 req/s"))
             #expect(output.contains("pass  errors<1%"))
@@ -86,7 +89,8 @@ struct LoadTestIntegrationTests {
         let (usage, _, usageText) = try await runLoadTest(["--scenario", "mix:login=0"], in: directory)
         #expect(usage == .exited(64))
         #expect(usageText.contains("--scenario"))
-        let (both, _, bothText) = try await runLoadTest(["--rate", "10", "--concurrency", "2"], in: directory)
+        let (both, _, bothText) = try await runLoadTest(
+            ["--rate", "10", "--concurrency", "2"], in: directory)
         #expect(both == .exited(2))
         #expect(bothText.contains("not both"))
         let (remote, _, remoteText) = try await runLoadTest(

@@ -15,7 +15,8 @@ private func withStub<T>(
     let clients = try (0..<connections).map { index in
         try RemoteClient(
             context: context,
-            configuration: .init(endpoints: stub.server.endpoints, deadline: .seconds(10), name: "lt-test-\(index)"))
+            configuration: .init(
+                endpoints: stub.server.endpoints, deadline: .seconds(10), name: "lt-test-\(index)"))
     }
     defer { context.terminate() }
     do {
@@ -38,7 +39,9 @@ struct DriverTests {
             model: .open(rate: 400), duration: 500_000_000, warmup: 250_000_000, drainTimeout: 5_000_000_000)
         let driver = LoadDriver(plan: plan, shards: 2) { index, done in
             DispatchQueue.global().async {
-                done(index % 10 == 0 ? Outcome("error overloaded", isError: true) : Outcome("ok", isError: false))
+                done(
+                    index % 10 == 0
+                        ? Outcome("error overloaded", isError: true) : Outcome("ok", isError: false))
             }
         }
         let result = await driver.run()
@@ -88,7 +91,9 @@ struct DriverTests {
     @Test("a one-second stall under the open model shows in p99; the closed model hides it")
     func stallShowsInP99() async throws {
         try await withStub(connections: 2) { stub, clients in
-            let workload = AuthWorkload(clients: clients, options: WorkloadOptions(scenario: Scenario(weights: [(.exists, 1)]), users: 10))
+            let workload = AuthWorkload(
+                clients: clients,
+                options: WorkloadOptions(scenario: Scenario(weights: [(.exists, 1)]), users: 10))
             // Open model, 300 req/s for 3 s: the server stalls for 1 s when request 300 (t = 1 s) is
             // sent. Every request due in that second waits for its end: a third of the requests
             // have latencies spread over 0...1 s, so p99 is near 1 s.
@@ -124,14 +129,17 @@ struct DriverTests {
     func ceiling() async throws {
         try await withStub(connections: 2) { _, clients in
             let workload = AuthWorkload(
-                clients: clients, options: WorkloadOptions(scenario: Scenario(weights: [(.exists, 1)]), users: 10))
+                clients: clients,
+                options: WorkloadOptions(scenario: Scenario(weights: [(.exists, 1)]), users: 10))
             let driver = LoadDriver(
                 plan: RunPlan(model: .closed(concurrency: 128), duration: 1_500_000_000, warmup: 300_000_000),
                 shards: clients.count
             ) { index, done in workload.call(index, done) }
             let result = await driver.run()
-            print("loadtest ceiling (debug build, closed model, 128 in flight, 2 connections): "
-                + "\(Int(result.completedRate)) answers/s, p99 \(DurationText.format(result.latency.value(atPercentile: 99)))")
+            print(
+                "loadtest ceiling (debug build, closed model, 128 in flight, 2 connections): "
+                    + "\(Int(result.completedRate)) answers/s, p99 \(DurationText.format(result.latency.value(atPercentile: 99)))"
+            )
             #expect(result.errors == 0)
             // A debug build on a busy 2-core machine: a floor that catches a broken pipeline, not the
             // release figure (≥ 20,000/s, docs/LOADTEST.md).
