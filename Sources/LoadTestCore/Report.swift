@@ -128,24 +128,44 @@ public struct JSONReport: Codable, Sendable {
         public var count: UInt64
     }
 
+    /// The scenario as typed.
     public var scenario: String
+    /// `open` or `closed`.
     public var model: String
+    /// The open model's requested rate (absent in the closed model).
     public var requestedRate: Double?
+    /// The closed model's requests in flight (absent in the open model).
     public var concurrency: Int?
+    /// DEALER connections used.
     public var connections: Int
+    /// The measured window, in seconds.
     public var durationSeconds: Double
+    /// The warm-up before it, in seconds.
     public var warmupSeconds: Double
+    /// Requests sent in the measured window.
     public var sent: Int
+    /// Of those, the ones answered.
     public var completed: Int
+    /// Of those, the ones never answered (errors).
     public var unfinished: Int
+    /// Requests of the warm-up, not counted elsewhere.
     public var warmupRequests: Int
+    /// Requests sent per second.
     public var sentRate: Double
+    /// Requests answered per second.
     public var completedRate: Double
+    /// Errors: failed calls, unexpected answers and unanswered requests.
     public var errors: Int
+    /// Errors as a percentage of the measured requests.
     public var errorPercent: Double
+    /// The latency summary and percentile curve, in milliseconds.
     public var latencyMilliseconds: Latency
+    /// The histogram's non-empty buckets.
     public var histogram: [Bucket]
+    /// Answered requests by outcome label.
     public var outcomes: [String: Int]
+    /// Answers in each second after the warm-up.
     public var perSecond: [Int]
+    /// Each `--fail-if` condition's verdict.
     public var thresholds: [ThresholdVerdict]
 }

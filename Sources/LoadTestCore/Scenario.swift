@@ -65,11 +65,13 @@ public struct Scenario: Sendable, Hashable, CustomStringConvertible {
         return "mix:" + weights.map { "\($0.kind.rawValue)=\($0.weight)" }.joined(separator: ",")
     }
 
+    /// Equal when the kinds and weights are, in order.
     public static func == (left: Scenario, right: Scenario) -> Bool {
         left.weights.map(\.kind) == right.weights.map(\.kind)
             && left.weights.map(\.weight) == right.weights.map(\.weight)
     }
 
+    /// Hashes the kinds and weights.
     public func hash(into hasher: inout Hasher) {
         for (kind, weight) in weights {
             hasher.combine(kind)

@@ -20,7 +20,14 @@ public struct Threshold: Sendable, Hashable, CustomStringConvertible {
 
     /// How the metric must compare to the bound to pass.
     public enum Comparison: String, Sendable, Hashable, CaseIterable {
-        case less = "<", lessOrEqual = "<=", greater = ">", greaterOrEqual = ">="
+        /// `<`
+        case less = "<"
+        /// `<=`
+        case lessOrEqual = "<="
+        /// `>`
+        case greater = ">"
+        /// `>=`
+        case greaterOrEqual = ">="
 
         func holds(_ value: Double, _ bound: Double) -> Bool {
             switch self {

@@ -48,6 +48,28 @@ extension ValueParser where Value == [Threshold] {
     }
 }
 
+extension ValueParser where Value == String {
+    /// A file path (not empty).
+    static var path: ValueParser<String> {
+        ValueParser(
+            expected: "a file path", placeholder: "<file>", parse: { $0.isEmpty ? nil : $0 }, format: { $0 })
+    }
+
+    /// A directory path (not empty).
+    static var directory: ValueParser<String> {
+        ValueParser(
+            expected: "a directory path", placeholder: "<dir>", parse: { $0.isEmpty ? nil : $0 },
+            format: { $0 })
+    }
+
+    /// A CURVE key as 40 Z85 characters.
+    static var z85Key: ValueParser<String> {
+        ValueParser(
+            expected: "40 Z85 characters", placeholder: "<z85>", parse: { $0.utf8.count == 40 ? $0 : nil },
+            format: { $0 })
+    }
+}
+
 /// Every option of `auth-loadtest`.
 enum LoadTestOptions {
     static let endpoint = Option(
@@ -94,10 +116,10 @@ enum LoadTestOptions {
         "seed", environment: nil, default: 1, parser: .integer(in: 0...Int.max),
         help: "Seed of the request sequence (users, kinds, wrong passwords).")
     static let json = Option(
-        "json", environment: nil, default: String?.none, parser: .optional(.string),
+        "json", environment: nil, default: String?.none, parser: .optional(.path),
         help: "Write the full result as JSON to this file.")
     static let svg = Option(
-        "svg", environment: nil, default: String?.none, parser: .optional(.string),
+        "svg", environment: nil, default: String?.none, parser: .optional(.path),
         help: "Draw latency by percentile and throughput over time as SVG to this file.")
     static let failIf = Option(
         "fail-if", environment: nil, default: [Threshold](), parser: .thresholds,
@@ -106,14 +128,14 @@ enum LoadTestOptions {
         "curve", environment: "LOADTEST_CURVE", default: CurveSetting.on, parser: .choice(),
         help: "CURVE as the service requires: keys from --server-key/--client-key or the state directory.")
     static let stateDirectory = Option(
-        "state-dir", environment: "AUTH_STATE_DIR", default: String?.none, parser: .optional(.string),
+        "state-dir", environment: "AUTH_STATE_DIR", default: String?.none, parser: .optional(.directory),
         help: "The auth service's state directory: its curve.pub, and client.key (generated if missing).",
         defaultDescription: "as auth-service resolves it")
     static let serverKey = Option(
-        "server-key", environment: nil, default: String?.none, parser: .optional(.string),
+        "server-key", environment: nil, default: String?.none, parser: .optional(.z85Key),
         help: "The service's CURVE public key (40 Z85 characters) instead of curve.pub.")
     static let clientKey = Option(
-        "client-key", environment: nil, default: String?.none, parser: .optional(.string),
+        "client-key", environment: nil, default: String?.none, parser: .optional(.path),
         help: "A file holding this client's CURVE secret key (Z85) instead of client.key.")
     static let progress = Option(
         "progress", environment: nil, default: ProgressSetting.auto, parser: .choice(),
