@@ -1,5 +1,8 @@
 import Foundation
+import RemoteStreams
+import ServiceKit
 import Testing
+import ZeroMQ
 
 /// Runs `auth-loadtest` with `arguments` to its end; returns how it ended, its stdout and stderr.
 private func runLoadTest(
@@ -101,5 +104,49 @@ struct LoadTestIntegrationTests {
             ["--endpoint", "ipc://" + directory.file("nobody.sock"), "--curve", "off"], in: directory)
         #expect(absent == .exited(2))
         #expect(absentText.contains("does not answer sys.health"))
+    }
+
+    @Test("CURVE: keys from the state directory, or by flag; an unlisted key never gets an answer")
+    func curve() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let state = try StateDirectory(creating: ServiceProcess.stateDirectory(in: directory))
+        let serverKey = try CurveKeyFiles.serverKeys(in: state).publicKey
+        let own = try CurveKeyFiles.clientKeys(in: state)
+        let listed = try CurveKeyPair.generate()
+        let unlisted = try CurveKeyPair.generate()
+        try (try Z85.encode(listed.publicKey) + " loadtest\n")
+            .write(toFile: state.file("allowed_clients"), atomically: true, encoding: .utf8)
+        let listedFile = directory.file("listed.key")
+        let unlistedFile = directory.file("unlisted.key")
+        try (try Z85.encode(listed.secretKey) + "\n").write(
+            toFile: listedFile, atomically: true, encoding: .utf8)
+        try (try Z85.encode(unlisted.secretKey) + "\n")
+            .write(toFile: unlistedFile, atomically: true, encoding: .utf8)
+        let service = try await ServiceProcess.start(
+            ["--curve", "on"], in: directory, curve: RemoteClient.Curve(serverKey: serverKey, keys: own))
+        do {
+            let common = [
+                "--endpoint", service.endpoint, "--scenario", "exists", "--users", "5", "--rate", "100",
+                "--duration", "1s", "--warmup", "0s", "--fail-if", "errors<1%",
+            ]
+            let (fromState, stateOutput, stateErrors) = try await runLoadTest(
+                common + ["--state-dir", state.path], in: directory)
+            #expect(fromState == .exited(0), "stdout:\n\(stateOutput)\nstderr:\n\(stateErrors)")
+            #expect(stateOutput.contains("100 sent, 100 answered"))
+            let serverKeyText = try Z85.encode(serverKey)
+            let (byFlag, flagOutput, flagErrors) = try await runLoadTest(
+                common + ["--server-key", serverKeyText, "--client-key", listedFile], in: directory)
+            #expect(byFlag == .exited(0), "stdout:\n\(flagOutput)\nstderr:\n\(flagErrors)")
+            let (refused, _, refusedErrors) = try await runLoadTest(
+                common + ["--server-key", serverKeyText, "--client-key", unlistedFile], in: directory)
+            #expect(refused == .exited(2))
+            #expect(refusedErrors.contains("does not answer sys.health"))
+        } catch {
+            Issue.record("service log:\n\(service.log)")
+            await service.stop()
+            throw error
+        }
+        await service.stop()
     }
 }
