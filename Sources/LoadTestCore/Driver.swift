@@ -138,6 +138,8 @@ public final class LoadDriver: Sendable {
         // The measured window ends when sending does: at the planned end, or earlier when
         // --requests runs out.
         var sendingEnded = end
+        // How late the open model's requests left the tool (measured ones): its own lag.
+        var lag = LatencyHistogram()
         switch plan.model {
         case .open(let rate):
             let schedule = OpenSchedule(start: start, rate: rate)
@@ -154,6 +156,7 @@ public final class LoadDriver: Sendable {
                 while index < total {
                     let time = schedule.time(of: index)
                     guard time <= now else { break }
+                    if time >= measureStart { lag.record(monotonicNanoseconds() &- time) }
                     issue(index, stamp: time, measureStart: measureStart)
                     index += 1
                 }
@@ -182,7 +185,9 @@ public final class LoadDriver: Sendable {
             signalFinished()
         }
         _ = finished.wait(timeout: .now() + .nanoseconds(Int(min(plan.drainTimeout, UInt64(Int.max)))))
-        return collect(window: sendingEnded &- min(sendingEnded, measureStart))
+        var result = collect(window: sendingEnded &- min(sendingEnded, measureStart))
+        result.senderLag = lag
+        return result
     }
 
     private func issue(

@@ -23,6 +23,13 @@ extension LoadResult {
                 + " \(fixed(completedRate / requestedRate * 100, 1)) % answered)"
         }
         lines.append(rate)
+        if requestedRate != nil, senderLag.count > 0 {
+            lines.append(
+                "  sender     lag p50 \(DurationText.format(senderLag.value(atPercentile: 50)))  "
+                    + "p99 \(DurationText.format(senderLag.value(atPercentile: 99)))  "
+                    + "max \(DurationText.format(senderLag.max)) (the tool's own lateness, part of the latencies)"
+            )
+        }
         lines.append(
             "  latency    min \(DurationText.format(latency.min))  "
                 + reportedPercentiles.map {
@@ -85,6 +92,12 @@ extension LoadResult {
             histogram: latency.buckets.map { JSONReport.Bucket(nanoseconds: $0.value, count: $0.count) },
             outcomes: outcomes,
             perSecond: perSecond,
+            senderLagMilliseconds: senderLag.count == 0
+                ? nil
+                : JSONReport.Lag(
+                    p50: DurationText.milliseconds(senderLag.value(atPercentile: 50)),
+                    p99: DurationText.milliseconds(senderLag.value(atPercentile: 99)),
+                    max: DurationText.milliseconds(senderLag.max)),
             thresholds: verdicts)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
@@ -118,6 +131,16 @@ public struct JSONReport: Codable, Sendable {
         public var max: Double
         /// The curve.
         public var percentiles: [Point]
+    }
+
+    /// The open model's sender lag, in milliseconds.
+    public struct Lag: Codable, Sendable {
+        /// The median.
+        public var p50: Double
+        /// The 99th percentile.
+        public var p99: Double
+        /// The largest.
+        public var max: Double
     }
 
     /// A histogram bucket: its highest equivalent value and count.
@@ -166,6 +189,8 @@ public struct JSONReport: Codable, Sendable {
     public var outcomes: [String: Int]
     /// Answers in each second after the warm-up.
     public var perSecond: [Int]
+    /// The open model's sender lag (absent in the closed model).
+    public var senderLagMilliseconds: Lag?
     /// Each `--fail-if` condition's verdict.
     public var thresholds: [ThresholdVerdict]
 }

@@ -28,6 +28,9 @@ public struct LoadResult: Sendable {
     public var errors: Int
     /// Measured requests completed in each second after the warm-up (by completion time).
     public var perSecond: [Int]
+    /// Open model: how late each measured request left the tool after its scheduled time, in
+    /// nanoseconds (the tool's own lag, part of every latency). Empty in the closed model.
+    public var senderLag: LatencyHistogram
 
     /// An empty result for a run of `model` over `duration` (nanoseconds).
     public init(scenario: String, model: LoadModel, connections: Int, duration: UInt64, warmup: UInt64) {
@@ -44,6 +47,7 @@ public struct LoadResult: Sendable {
         outcomes = [:]
         errors = 0
         perSecond = []
+        senderLag = LatencyHistogram()
     }
 
     /// The measured window in seconds.

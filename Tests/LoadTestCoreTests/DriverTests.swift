@@ -53,6 +53,9 @@ struct DriverTests {
         #expect(result.outcomes == ["ok": 180, "error overloaded": 20])
         #expect(result.latency.count == 200)
         #expect(result.perSecond.reduce(0, +) == 200)
+        // The sender's own lateness is measured for every measured request, and is small.
+        #expect(result.senderLag.count == 200)
+        #expect(result.senderLag.value(atPercentile: 50) < 50_000_000)
         #expect(abs(result.sentRate - 400) < 1)
     }
 

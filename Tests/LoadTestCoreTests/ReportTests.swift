@@ -16,6 +16,7 @@ struct ReportTests {
         result.warmupRequests = 1_000
         result.outcomes = ["login 200": 1_590, "exists ok": 395, "error overloaded": 5]
         result.perSecond = [990, 1_000]
+        for _ in 0..<2_000 { result.senderLag.record(60_000) }
         return result
     }
 
@@ -27,7 +28,8 @@ struct ReportTests {
             "mix:login=80,exists=20", "open model at 1000 req/s", "2,000 sent", "1,990 answered",
             "10 unanswered", "requested 1000.0/s: 100.0 % sent, 99.5 % answered", "min 1.00ms", "p50 ",
             "p90 ", "p99 ", "p99.9 ", "max 2.99ms", "errors     15 (0.75 %)", "login 200", "error overloaded",
-            "answered per second: 990 1,000", "pass  p99<50ms", "FAIL  errors<0.5%",
+            "answered per second: 990 1,000", "sender     lag p50 60.0µs", "pass  p99<50ms",
+            "FAIL  errors<0.5%",
         ] {
             #expect(report.contains(expected), "missing \(expected) in:\n\(report)")
         }
@@ -48,6 +50,7 @@ struct ReportTests {
         #expect(document.latencyMilliseconds.min == 1)
         #expect(document.latencyMilliseconds.percentiles.contains { $0.percentile == 99.9 })
         #expect(document.perSecond == [990, 1_000])
+        #expect(document.senderLagMilliseconds?.max == 0.06)
         #expect(document.thresholds.first?.passed == true)
         let text = String(decoding: data, as: UTF8.self)
         #expect(text.contains("\"per_second\""))
