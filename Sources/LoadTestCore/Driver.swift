@@ -54,6 +54,9 @@ public final class LoadDriver: Sendable {
     private let signaled = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
     private let times = Mutex<(start: UInt64, measureStart: UInt64, end: UInt64)>((0, 0, 0))
+    private let stopRequested = Atomic<Bool>(false)
+    /// Wakes the sender early: on ``stop()``, or when the closed model has sent its last request.
+    private let wake = DispatchSemaphore(value: 0)
 
     /// A driver for `plan`, recording into `shards` recorders (one per connection is best).
     public init(plan: RunPlan, shards: Int = 1, call: @escaping Call) {
@@ -128,6 +131,16 @@ public final class LoadDriver: Sendable {
             completed: completed, p99: latency.value(atPercentile: 99), errors: errors)
     }
 
+    /// Stops sending now (from any thread, e.g. on SIGINT): the run waits for the replies still out,
+    /// as at its planned end, and returns a result marked ``LoadResult/interrupted``, whose window
+    /// ends here.
+    public func stop() {
+        stopRequested.store(true, ordering: .sequentiallyConsistent)
+        wake.signal()
+    }
+
+    private var stopping: Bool { stopRequested.load(ordering: .sequentiallyConsistent) }
+
     /// Sends on this thread, waits for the replies, and collects the shards.
     private func drive() -> LoadResult {
         let start = monotonicNanoseconds() + 1_000_000
@@ -145,11 +158,17 @@ public final class LoadDriver: Sendable {
             let schedule = OpenSchedule(start: start, rate: rate)
             let total = min(limit, schedule.count(within: plan.warmup + plan.duration))
             var index = 0
-            while index < total {
+            while index < total && !stopping {
                 let now = monotonicNanoseconds()
                 let due = schedule.time(of: index)
                 if due > now {
-                    sleep(nanoseconds: due - now)
+                    // Long gaps (low rates) wait on the semaphore, so that stop() is prompt;
+                    // short ones sleep, which is more precise.
+                    if due - now > 10_000_000 {
+                        _ = wake.wait(timeout: .now() + .nanoseconds(Int(due - now)))
+                    } else {
+                        sleep(nanoseconds: due - now)
+                    }
                     continue
                 }
                 // Everything due by now goes out in one batch, each stamped with its own time.
@@ -161,20 +180,22 @@ public final class LoadDriver: Sendable {
                     index += 1
                 }
             }
-            sendingEnded = min(end, schedule.time(of: total))
+            sendingEnded = min(end, schedule.time(of: index))
         case .closed(let concurrency):
             sleep(nanoseconds: start &- min(start, monotonicNanoseconds()))
             let chains = Counter()
-            // Signalled when the last request `limit` allows has been sent: the run ends early.
-            let allSent = DispatchSemaphore(value: 0)
+            let wake = self.wake
             @Sendable func next() {
-                guard monotonicNanoseconds() < end, let index = chains.next(below: limit) else { return }
-                if index == limit - 1 { allSent.signal() }
+                guard !stopping, monotonicNanoseconds() < end, let index = chains.next(below: limit) else {
+                    return
+                }
+                // The last request `limit` allows: the run ends early.
+                if index == limit - 1 { wake.signal() }
                 issue(index, stamp: monotonicNanoseconds(), measureStart: measureStart, then: next)
             }
             for _ in 0..<concurrency { next() }
             let now = monotonicNanoseconds()
-            if now < end, allSent.wait(timeout: .now() + .nanoseconds(Int(end - now))) == .success {
+            if now < end, wake.wait(timeout: .now() + .nanoseconds(Int(end - now))) == .success {
                 sendingEnded = min(end, monotonicNanoseconds())
             }
         }
@@ -187,6 +208,7 @@ public final class LoadDriver: Sendable {
         _ = finished.wait(timeout: .now() + .nanoseconds(Int(min(plan.drainTimeout, UInt64(Int.max)))))
         var result = collect(window: sendingEnded &- min(sendingEnded, measureStart))
         result.senderLag = lag
+        result.interrupted = stopping
         return result
     }
 

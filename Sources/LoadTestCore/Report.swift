@@ -13,6 +13,9 @@ extension LoadResult {
         lines.append(
             "auth-loadtest: \(scenario), \(model), \(DurationText.format(duration))\(warm), "
                 + "\(connections) connection\(connections == 1 ? "" : "s")")
+        if interrupted {
+            lines.append("  INTERRUPTED: stopped after \(DurationText.format(duration)) of the measured time")
+        }
         var rates = "  requests   \(grouped(Double(sent))) sent, \(grouped(Double(completed))) answered"
         if unfinished > 0 { rates += ", \(grouped(Double(unfinished))) unanswered" }
         lines.append(rates)
@@ -92,6 +95,7 @@ extension LoadResult {
             histogram: latency.buckets.map { JSONReport.Bucket(nanoseconds: $0.value, count: $0.count) },
             outcomes: outcomes,
             perSecond: perSecond,
+            interrupted: interrupted,
             senderLagMilliseconds: senderLag.count == 0
                 ? nil
                 : JSONReport.Lag(
@@ -189,6 +193,8 @@ public struct JSONReport: Codable, Sendable {
     public var outcomes: [String: Int]
     /// Answers in each second after the warm-up.
     public var perSecond: [Int]
+    /// Whether the run was stopped early (SIGINT).
+    public var interrupted: Bool
     /// The open model's sender lag (absent in the closed model).
     public var senderLagMilliseconds: Lag?
     /// Each `--fail-if` condition's verdict.

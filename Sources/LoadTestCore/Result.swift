@@ -31,6 +31,8 @@ public struct LoadResult: Sendable {
     /// Open model: how late each measured request left the tool after its scheduled time, in
     /// nanoseconds (the tool's own lag, part of every latency). Empty in the closed model.
     public var senderLag: LatencyHistogram
+    /// Whether the run was stopped early (``LoadDriver/stop()``, SIGINT).
+    public var interrupted = false
 
     /// An empty result for a run of `model` over `duration` (nanoseconds).
     public init(scenario: String, model: LoadModel, connections: Int, duration: UInt64, warmup: UInt64) {

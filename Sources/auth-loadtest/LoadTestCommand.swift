@@ -1,8 +1,10 @@
 import Contracts
+import Dispatch
 import Foundation
 import LoadTestCore
 import RemoteStreams
 import ServiceKit
+import Synchronization
 import ZeroMQ
 
 /// A failure that stops the tool before or instead of a run (exit 2).
@@ -58,11 +60,13 @@ struct LoadTestCommand {
         let workload = AuthWorkload(clients: clients, options: workloadOptions, tokens: tokens)
         let driver = LoadDriver(plan: plan, shards: clients.count) { index, done in workload.call(index, done)
         }
+        let interruption = Interruption(driver: driver)
         let line = ProgressLine(setting: configuration[options.progress])
         var show: (@Sendable (ProgressSnapshot) -> Void)?
         if line.isOn { show = { @Sendable snapshot in line.show(snapshot) } }
         var result = await driver.run(progress: show)
         line.finish()
+        interruption.cancel()
         await stopAll(clients, stub)
         result.scenario = echo ? "exists (in-process stub, --echo)" : scenario.description
         result.connections = clients.count
@@ -74,6 +78,7 @@ struct LoadTestCommand {
         if let path = configuration[options.svg] {
             try Data(result.svg().utf8).write(to: URL(fileURLWithPath: path))
         }
+        if result.interrupted { return 130 }
         return verdicts.allSatisfy { $0.passed } ? 0 : 1
     }
 
@@ -209,5 +214,33 @@ final class ProgressLine: Sendable {
 
     func finish() {
         if isOn { FileHandle.standardError.write(Data("\r\u{1B}[2K".utf8)) }
+    }
+}
+
+/// SIGINT during a run: the first stops sending, so the report covers what was measured; a second
+/// exits at once (130).
+final class Interruption {
+    private let source: any DispatchSourceSignal
+
+    private final class Presses: Sendable {
+        let count = Atomic<Int>(0)
+    }
+
+    init(driver: LoadDriver) {
+        signal(SIGINT, SIG_IGN)
+        let presses = Presses()
+        source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+        source.setEventHandler {
+            if presses.count.add(1, ordering: .relaxed).newValue > 1 { exit(130) }
+            FileHandle.standardError.write(Data("\ninterrupted: stopping (again to quit at once)\n".utf8))
+            driver.stop()
+        }
+        source.resume()
+    }
+
+    /// Stops watching (SIGINT kills the process again).
+    func cancel() {
+        source.cancel()
+        signal(SIGINT, SIG_DFL)
     }
 }

@@ -77,6 +77,25 @@ struct DriverTests {
         #expect(inFlight.highest >= 1)
     }
 
+    @Test("stop() ends a 60 s run at once, in either model, and marks the result interrupted")
+    func stopEarly() async {
+        for model in [LoadModel.open(rate: 1_000), .closed(concurrency: 4)] {
+            let holder = DriverHolder()
+            let driver = LoadDriver(plan: RunPlan(model: model, duration: 60_000_000_000), shards: 1) {
+                index, done in
+                if index == 200 { holder.driver?.stop() }
+                DispatchQueue.global().async { done(Outcome("ok", isError: false)) }
+            }
+            holder.driver = driver
+            let result = await driver.run()
+            #expect(result.interrupted)
+            #expect(result.sent >= 200 && result.sent < 2_000, "\(model)")
+            #expect(result.completed == result.sent)
+            #expect(result.duration < 10_000_000_000)
+            #expect(result.report().contains("INTERRUPTED"))
+        }
+    }
+
     @Test("unanswered requests count as errors once the drain timeout passes")
     func unanswered() async {
         let plan = RunPlan(model: .open(rate: 100), duration: 200_000_000, drainTimeout: 200_000_000)
@@ -165,4 +184,14 @@ private final class InFlight: Sendable {
     func leave() { state.withLock { $0.now -= 1 } }
 
     var highest: Int { state.withLock { $0.highest } }
+}
+
+/// Lets a driver's call reach the driver itself.
+private final class DriverHolder: Sendable {
+    private let state = Mutex<LoadDriver?>(nil)
+
+    var driver: LoadDriver? {
+        get { state.withLock { $0 } }
+        set { state.withLock { $0 = newValue } }
+    }
 }
