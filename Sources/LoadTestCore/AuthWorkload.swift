@@ -174,7 +174,7 @@ public final class AuthWorkload: Sendable {
                     onSuccess: { _ in done(Outcome("exists ok", isError: false)) }, onFailure: failed)
         case .verify:
             guard !tokens.isEmpty else {
-                done(Outcome("error no_token", isError: true))
+                DispatchQueue.global().async { done(Outcome("error no_token", isError: true)) }
                 return
             }
             let request = VerifyRequest(token: tokens[Int(second % UInt64(tokens.count))])

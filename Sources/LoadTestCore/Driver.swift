@@ -27,7 +27,9 @@ public struct ProgressSnapshot: Sendable {
 /// `shards` recorders chosen by the request's index, so that each connection's thread records
 /// into its own, uncontended, recorder. `call` must report exactly once per request.
 public final class LoadDriver: Sendable {
-    /// Makes request `index` and calls `done` once with its outcome, from any thread.
+    /// Makes request `index` and calls `done` once with its outcome, from any thread. `done` should
+    /// come after `call` returns (an answer over the network always does): in the closed model a
+    /// `done` called inside `call` would send the next request on the same stack.
     public typealias Call = @Sendable (_ index: Int, _ done: @escaping @Sendable (Outcome) -> Void) -> Void
 
     private struct Shard: Sendable {
@@ -68,7 +70,7 @@ public final class LoadDriver: Sendable {
         }
     }
 
-    /// Runs the plan to its end and returns what it measured (`scenario` and `connections` are for
+    /// Runs the plan to its end (once per driver) and returns what it measured (`scenario` and `connections` are for
     /// the caller to fill in). `progress` is called about every `interval` while it runs.
     public func run(
         progress: (@Sendable (ProgressSnapshot) -> Void)? = nil, interval: Duration = .seconds(1)
