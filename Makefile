@@ -5,6 +5,7 @@
 #   make bench-transport  round trips: raw libzmq (C), the ZeroMQ wrapper and RemoteStreams, side by side
 #   make bench-json       JSON bodies: RemoteProtocol's own coder against Foundation's, ns per call
 #   make bench-auth       argon2id verifications (libsodium, all cores) against logins through auth-service
+#   make loadtest         auth-loadtest for 20 s against auth-service (started if not running), with the report
 #   make format           format the sources with swift-format
 #   make fuzz             fuzz the RemoteProtocol codec with libFuzzer for FUZZ_SECONDS (default 60)
 #
@@ -22,7 +23,7 @@ APT_PACKAGES := pkg-config libzmq3-dev libsodium-dev libsqlite3-dev python3-zmq
 #   make test TEST_FILTER=MapTests
 TEST_FILTER ?=
 
-.PHONY: all deps build build-release test bench-reactive bench-transport bench-json bench-auth fuzz format lint clean
+.PHONY: all deps build build-release test bench-reactive bench-transport bench-json bench-auth loadtest fuzz format lint clean
 
 all: build
 
@@ -92,6 +93,30 @@ bench-auth: deps
 	$(SWIFT) build -c release $(STRICT) --product AuthBenchmarks
 	$$($(SWIFT) build -c release --show-bin-path)/AuthBenchmarks \
 	  --service $$($(SWIFT) build -c release --show-bin-path)/auth-service $(BENCH_AUTH_ARGS)
+
+# auth-loadtest (docs/LOADTEST.md), release mode, against the auth-service at LOADTEST_ENDPOINT. If
+# none answers there, one is started (state in LOADTEST_STATE, --curve off, the cheap hash profile
+# unless LOADTEST_HASH_COST=owasp) and stopped by its pid afterwards. LOADTEST_ARGS is the scenario.
+LOADTEST_ENDPOINT ?= tcp://127.0.0.1:5562
+LOADTEST_STATE ?= .build/loadtest/state
+LOADTEST_HASH_COST ?= test
+LOADTEST_ARGS ?= --scenario mix:login=80,exists=15,register=5 --rate 1000 --duration 20s --warmup 3s \
+  --users 1000 --json .build/loadtest/last.json --svg .build/loadtest/last.svg
+
+loadtest: deps
+	$(SWIFT) build -c release $(STRICT) --product auth-service
+	$(SWIFT) build -c release $(STRICT) --product auth-loadtest
+	@mkdir -p $(LOADTEST_STATE); bin=$$($(SWIFT) build -c release --show-bin-path); started=""; \
+	check() { $$bin/auth-service --check --curve off --state-dir $(LOADTEST_STATE) \
+	  --endpoint $(LOADTEST_ENDPOINT) >/dev/null 2>&1; }; \
+	if check; then echo "auth-service already answers at $(LOADTEST_ENDPOINT)"; else \
+	  echo "starting auth-service at $(LOADTEST_ENDPOINT) (--hash-cost $(LOADTEST_HASH_COST), --curve off)"; \
+	  $$bin/auth-service --state-dir $(LOADTEST_STATE) --endpoint $(LOADTEST_ENDPOINT) --curve off \
+	    --hash-cost $(LOADTEST_HASH_COST) --log-level warning 2>>.build/loadtest/auth-service.log & \
+	  started=$$!; trap 'kill -TERM '$$started' 2>/dev/null; wait '$$started'' EXIT; \
+	  for i in $$(seq 1 100); do check && break; sleep 0.1; done; check || { echo "auth-service did not start" >&2; exit 1; }; \
+	fi; \
+	$$bin/auth-loadtest --endpoint $(LOADTEST_ENDPOINT) --curve off $(LOADTEST_ARGS)
 
 # The codec's libFuzzer target: Tests/Fuzz/RemoteProtocolFuzz.swift compiled with the RemoteProtocol
 # sources into one binary (not a SwiftPM target: SwiftPM cannot link libFuzzer's main). The seed

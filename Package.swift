@@ -111,6 +111,23 @@ let package = Package(
         .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         .target(name: "SQLite", dependencies: ["CSQLite"], swiftSettings: common),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite"], swiftSettings: common),
+        .target(
+            name: "LoadTestCore",
+            dependencies: [
+                "BenchmarkSupport", "Contracts", "Reactive", "RemoteProtocol", "RemoteStreams", "ZeroMQ",
+            ],
+            swiftSettings: common),
+        .executableTarget(
+            name: "auth-loadtest",
+            dependencies: [
+                "LoadTestCore", "BenchmarkSupport", "Contracts", "Reactive", "RemoteStreams", "ServiceKit",
+                "ZeroMQ",
+            ],
+            swiftSettings: common),
+        .testTarget(
+            name: "LoadTestCoreTests",
+            dependencies: ["LoadTestCore", "Contracts", "Reactive", "RemoteStreams", "ZeroMQ"],
+            swiftSettings: common),
         .testTarget(
             name: "IntegrationTests",
             dependencies: [

@@ -1,0 +1,233 @@
+import Contracts
+import Dispatch
+import Reactive
+import RemoteProtocol
+public import RemoteStreams
+import Synchronization
+public import ZeroMQ
+
+/// The parts of a workload a command line chooses.
+public struct WorkloadOptions: Sendable {
+    /// What to send.
+    public var scenario: Scenario
+    /// Seeded accounts that logins, lookups and tokens use (`lt_user_0000000`...).
+    public var users: Int
+    /// The share of logins made with a wrong password (0...1).
+    public var failRatio: Double
+    /// End-client names spread over (`client` in the bodies), so that per-client limits of the
+    /// service apply per simulated person, as behind the gateway.
+    public var clients: Int
+    /// The seed of the request sequence.
+    public var seed: UInt64
+    /// Each call's deadline.
+    public var timeout: Duration
+
+    /// Options.
+    public init(
+        scenario: Scenario, users: Int = 100, failRatio: Double = 0, clients: Int = 1_000,
+        seed: UInt64 = 1, timeout: Duration = .seconds(10)
+    ) {
+        self.scenario = scenario
+        self.users = users
+        self.failRatio = failRatio
+        self.clients = clients
+        self.seed = seed
+        self.timeout = timeout
+    }
+}
+
+/// A failure while preparing a run (seeding, fetching tokens).
+public struct WorkloadError: Error, CustomStringConvertible {
+    /// What went wrong.
+    public let description: String
+
+    /// An error saying `description`.
+    public init(_ description: String) { self.description = description }
+}
+
+/// The auth service's calls for a scenario, spread over several `RemoteClient`s (one DEALER each):
+/// request `i` goes through client `i % clients.count`.
+public final class AuthWorkload: Sendable {
+    /// The connections.
+    public let clients: [RemoteClient]
+    /// The options.
+    public let options: WorkloadOptions
+    private let tokens: [String]
+    private let runTag: String
+
+    /// A workload over `clients` with session `tokens` for `auth.verify` (needed when the scenario
+    /// verifies; see ``fetchTokens(client:options:count:)``).
+    public init(clients: [RemoteClient], options: WorkloadOptions, tokens: [String] = []) {
+        precondition(!clients.isEmpty, "at least one client")
+        self.clients = clients
+        self.options = options
+        self.tokens = tokens
+        runTag = String(UInt32.random(in: 0...UInt32.max), radix: 36)
+    }
+
+    /// The `index`-th seeded user's name.
+    public static func userName(_ index: Int) -> String {
+        let digits = String(index)
+        return "lt_user_" + String(repeating: "0", count: max(0, 7 - digits.count)) + digits
+    }
+
+    /// The `index`-th seeded user's password.
+    public static func password(_ index: Int) -> String { "lt-password-\(index)" }
+
+    /// Makes sure `users` seeded accounts exist: registers each, taking `409 username.exists` as
+    /// already done (so later runs reuse them), retrying `overloaded`. Returns how many were
+    /// created now.
+    public static func seed(client: RemoteClient, users: Int, inFlight: Int = 16) async throws -> Int {
+        let next = Counter()
+        return try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<max(1, min(inFlight, users)) {
+                group.addTask {
+                    var created = 0
+                    while let index = next.next(below: users) {
+                        created += try await register(client: client, index: index) ? 1 : 0
+                    }
+                    return created
+                }
+            }
+            return try await group.reduce(0, +)
+        }
+    }
+
+    private static func register(client: RemoteClient, index: Int) async throws -> Bool {
+        for attempt in 0..<50 {
+            do {
+                let response = try await client.request(
+                    AuthMethod.register,
+                    RegisterRequest(
+                        username: userName(index), password: password(index), client: "loadtest-seed"),
+                    as: RegisterResponse.self, deadline: .seconds(30)
+                ).value
+                switch response.statusCode {
+                case 201: return true
+                case 409: return false
+                default: throw WorkloadError("registering \(userName(index)): status \(response.statusCode)")
+                }
+            } catch let error as RemoteError where error.code == .overloaded && attempt < 49 {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+        }
+        throw WorkloadError("registering \(userName(index)): overloaded 50 times")
+    }
+
+    /// Logs the first `count` seeded users in (correct passwords) and returns their tokens.
+    public static func fetchTokens(client: RemoteClient, users: Int, count: Int) async throws -> [String] {
+        var tokens: [String] = []
+        for index in 0..<min(count, users) {
+            let response = try await client.request(
+                AuthMethod.login,
+                LoginRequest(username: userName(index), password: password(index), client: "loadtest-seed"),
+                as: LoginResponse.self, deadline: .seconds(30)
+            ).value
+            guard response.statusCode == 200, let token = response.user?.userToken else {
+                throw WorkloadError(
+                    "logging \(userName(index)) in for a token: status \(response.statusCode) "
+                        + "(\(response.message.rawValue))")
+            }
+            tokens.append(token)
+        }
+        return tokens
+    }
+
+    /// Makes request `index` and reports its outcome to `done`: the ``LoadDriver/Call`` of a run.
+    public func call(_ index: Int, _ done: @escaping @Sendable (Outcome) -> Void) {
+        let client = clients[index % clients.count]
+        let draw = SplitMix64.value(seed: options.seed, index: UInt64(index))
+        let kind = options.scenario.kind(for: draw)
+        let second = SplitMix64.value(seed: options.seed ^ 0x5EED, index: UInt64(index))
+        let user = options.users > 0 ? Int(second % UInt64(options.users)) : 0
+        let endClient = "loadtest-\(Int((draw >> 20) % UInt64(max(1, options.clients))))"
+        let deadline = options.timeout
+        let failed: @Sendable (any Error) -> Void = { error in
+            let code = (error as? RemoteError)?.code.rawValue ?? "client"
+            done(Outcome("error \(code)", isError: true))
+        }
+        switch kind {
+        case .login:
+            let wrong = Double((second >> 32) % 1_000_000) < options.failRatio * 1_000_000
+            let request = LoginRequest(
+                username: Self.userName(user), password: wrong ? "wrong-password" : Self.password(user),
+                client: endClient)
+            _ = client.request(AuthMethod.login, request, as: LoginResponse.self, deadline: deadline)
+                .subscribe(
+                    onSuccess: { response in
+                        let expected = wrong ? 401 : 200
+                        done(
+                            Outcome("login \(response.statusCode)", isError: response.statusCode != expected))
+                    }, onFailure: failed)
+        case .register:
+            let request = RegisterRequest(
+                username: "lt_\(runTag)_\(index)", password: "lt-password-new", client: endClient)
+            _ = client.request(AuthMethod.register, request, as: RegisterResponse.self, deadline: deadline)
+                .subscribe(
+                    onSuccess: { response in
+                        done(Outcome("register \(response.statusCode)", isError: response.statusCode != 201))
+                    }, onFailure: failed)
+        case .exists:
+            let request = ExistsRequest(username: Self.userName(user), client: endClient)
+            _ = client.request(AuthMethod.exists, request, as: ExistsResponse.self, deadline: deadline)
+                .subscribe(
+                    onSuccess: { _ in done(Outcome("exists ok", isError: false)) }, onFailure: failed)
+        case .verify:
+            guard !tokens.isEmpty else {
+                DispatchQueue.global().async { done(Outcome("error no_token", isError: true)) }
+                return
+            }
+            let request = VerifyRequest(token: tokens[Int(second % UInt64(tokens.count))])
+            _ = client.request(AuthMethod.verify, request, as: VerifyResponse.self, deadline: deadline)
+                .subscribe(
+                    onSuccess: { _ in done(Outcome("verify ok", isError: false)) }, onFailure: failed)
+        }
+    }
+}
+
+/// A stand-in auth service for measuring the tool itself and for tests: answers `auth.exists` at
+/// once (`{"exists": true}`), except during a stall, when every request is held until the stall
+/// ends, as a paused server would hold them.
+public final class StubAuthServer: Sendable {
+    /// The server.
+    public let server: RemoteServer
+    private let stallEnd = StallEnd()
+
+    private final class StallEnd: Sendable {
+        let value = Atomic<UInt64>(0)
+    }
+
+    /// Listens on `endpoint` with its own threads in `context`.
+    public init(context: Context, endpoint: String) throws {
+        var handlers = RemoteHandlers()
+        let stallEnd = self.stallEnd
+        handlers.request(AuthMethod.exists) { (_: ExistsRequest) -> Single<ExistsResponse> in
+            let until = stallEnd.value.load(ordering: .relaxed)
+            let now = DispatchTime.now().uptimeNanoseconds
+            guard until > now else { return .just(ExistsResponse(exists: true)) }
+            return Single.create { done in
+                DispatchQueue.global().asyncAfter(deadline: DispatchTime(uptimeNanoseconds: until)) {
+                    done(.success(ExistsResponse(exists: true)))
+                }
+                return Disposables.create()
+            }
+        }
+        server = try RemoteServer(
+            context: context,
+            configuration: .init(
+                endpoints: [endpoint], maxStreamsPerClient: 100_000, maxStreamsTotal: 1_000_000,
+                name: "stub-auth"),
+            handlers: handlers)
+    }
+
+    /// Holds every request that arrives in the next `duration` until it has passed.
+    public func stall(for duration: Duration) {
+        let nanoseconds =
+            UInt64(duration.components.seconds) * 1_000_000_000
+            + UInt64(duration.components.attoseconds / 1_000_000_000)
+        stallEnd.value.store(DispatchTime.now().uptimeNanoseconds + nanoseconds, ordering: .relaxed)
+    }
+
+    /// Stops the server.
+    public func stop() async { await server.stop() }
+}

@@ -1,0 +1,314 @@
+import BenchmarkSupport
+import Dispatch
+import Foundation
+import Synchronization
+
+/// A live view of a run, for the progress line.
+public struct ProgressSnapshot: Sendable {
+    /// Seconds since the first send.
+    public var elapsed: Double
+    /// Whether the warm-up is still on.
+    public var warmingUp: Bool
+    /// Replies per second over the last interval.
+    public var rate: Double
+    /// Measured requests completed so far.
+    public var completed: Int
+    /// The p99 latency of the measured requests so far (nanoseconds).
+    public var p99: UInt64
+    /// Errors among them.
+    public var errors: Int
+}
+
+/// Drives a run: sends requests on the plan's schedule through `call`, records each reply, and
+/// returns the ``LoadResult``.
+///
+/// Sending happens on a thread of its own (never on Swift's cooperative pool); replies are
+/// recorded wherever `call` reports them, typically a `RemoteClient`'s loop thread, into one of
+/// `shards` recorders chosen by the request's index, so that each connection's thread records
+/// into its own, uncontended, recorder. `call` must report exactly once per request.
+public final class LoadDriver: Sendable {
+    /// Makes request `index` and calls `done` once with its outcome, from any thread. `done` should
+    /// come after `call` returns (an answer over the network always does): in the closed model a
+    /// `done` called inside `call` would send the next request on the same stack.
+    public typealias Call = @Sendable (_ index: Int, _ done: @escaping @Sendable (Outcome) -> Void) -> Void
+
+    private struct Shard: Sendable {
+        var latency = LatencyHistogram()
+        var outcomes: [String: Int] = [:]
+        var completed = 0
+        var errors = 0
+        var warmup = 0
+        var perSecond: [Int]
+    }
+
+    private let plan: RunPlan
+    private let call: Call
+    private final class Recorder: Sendable {
+        let state: Mutex<Shard>
+        init(_ shard: Shard) { state = Mutex(shard) }
+    }
+
+    private let shards: [Recorder]
+    private let issued = Atomic<Int>(0)
+    private let measuredSent = Atomic<Int>(0)
+    private let completions = Atomic<Int>(0)
+    private let sendingDone = Atomic<Bool>(false)
+    private let signaled = Atomic<Bool>(false)
+    private let finished = DispatchSemaphore(value: 0)
+    private let times = Mutex<(start: UInt64, measureStart: UInt64, end: UInt64)>((0, 0, 0))
+    private let stopRequested = Atomic<Bool>(false)
+    /// Wakes the sender early: on ``stop()``, or when the closed model has sent its last request.
+    private let wake = DispatchSemaphore(value: 0)
+
+    /// A driver for `plan`, recording into `shards` recorders (one per connection is best).
+    public init(plan: RunPlan, shards: Int = 1, call: @escaping Call) {
+        precondition(shards > 0, "at least one shard")
+        self.plan = plan
+        self.call = call
+        let seconds = Int((plan.duration + plan.drainTimeout) / 1_000_000_000) + 2
+        self.shards = (0..<shards).map { _ in Recorder(Shard(perSecond: [Int](repeating: 0, count: seconds)))
+        }
+    }
+
+    /// Runs the plan to its end (once per driver) and returns what it measured (`scenario` and `connections` are for
+    /// the caller to fill in). `progress` is called about every `interval` while it runs.
+    public func run(
+        progress: (@Sendable (ProgressSnapshot) -> Void)? = nil, interval: Duration = .seconds(1)
+    ) async -> LoadResult {
+        let done = Flag()
+        return await withTaskGroup(of: LoadResult?.self) { group in
+            group.addTask {
+                let result = await withCheckedContinuation {
+                    (continuation: CheckedContinuation<LoadResult, Never>) in
+                    let thread = Thread { [self] in continuation.resume(returning: drive()) }
+                    thread.name = "loadtest-sender"
+                    thread.start()
+                }
+                done.value.store(true, ordering: .sequentiallyConsistent)
+                return result
+            }
+            if let progress {
+                group.addTask { [self] in
+                    var previous = 0
+                    var previousTime = monotonicNanoseconds()
+                    while !done.value.load(ordering: .sequentiallyConsistent) {
+                        do { try await Task.sleep(for: interval) } catch { return nil }
+                        let now = monotonicNanoseconds()
+                        let total = completions.load(ordering: .relaxed)
+                        let rate = Double(total - previous) * 1e9 / Double(max(1, now - previousTime))
+                        (previous, previousTime) = (total, now)
+                        if !done.value.load(ordering: .sequentiallyConsistent) {
+                            progress(snapshot(rate: rate, now: now))
+                        }
+                    }
+                    return nil
+                }
+            }
+            var result: LoadResult?
+            for await value in group {
+                if let value {
+                    result = value
+                    group.cancelAll()
+                }
+            }
+            return result
+                ?? LoadResult(scenario: "", model: plan.model, connections: 0, duration: 0, warmup: 0)
+        }
+    }
+
+    private func snapshot(rate: Double, now: UInt64) -> ProgressSnapshot {
+        let (start, measureStart, _) = times.withLock { $0 }
+        var latency = LatencyHistogram()
+        var completed = 0
+        var errors = 0
+        for shard in shards {
+            shard.state.withLock { shard in
+                latency.merge(shard.latency)
+                completed += shard.completed
+                errors += shard.errors
+            }
+        }
+        return ProgressSnapshot(
+            elapsed: Double(now &- start) / 1e9, warmingUp: now < measureStart, rate: rate,
+            completed: completed, p99: latency.value(atPercentile: 99), errors: errors)
+    }
+
+    /// Stops sending now (from any thread, e.g. on SIGINT): the run waits for the replies still out,
+    /// as at its planned end, and returns a result marked ``LoadResult/interrupted``, whose window
+    /// ends here.
+    public func stop() {
+        stopRequested.store(true, ordering: .sequentiallyConsistent)
+        wake.signal()
+    }
+
+    private var stopping: Bool { stopRequested.load(ordering: .sequentiallyConsistent) }
+
+    /// Sends on this thread, waits for the replies, and collects the shards.
+    private func drive() -> LoadResult {
+        let start = monotonicNanoseconds() + 1_000_000
+        let measureStart = start + plan.warmup
+        let end = measureStart + plan.duration
+        times.withLock { $0 = (start, measureStart, end) }
+        let limit = plan.maxRequests ?? Int.max
+        // The measured window ends when sending does: at the planned end, or earlier when
+        // --requests runs out.
+        var sendingEnded = end
+        // How late the open model's requests left the tool (measured ones): its own lag.
+        var lag = LatencyHistogram()
+        switch plan.model {
+        case .open(let rate):
+            let schedule = OpenSchedule(start: start, rate: rate)
+            let total = min(limit, schedule.count(within: plan.warmup + plan.duration))
+            var index = 0
+            while index < total && !stopping {
+                let now = monotonicNanoseconds()
+                let due = schedule.time(of: index)
+                if due > now {
+                    // Long gaps (low rates) wait on the semaphore, so that stop() is prompt;
+                    // short ones sleep, which is more precise.
+                    if due - now > 10_000_000 {
+                        _ = wake.wait(timeout: .now() + .nanoseconds(Int(due - now)))
+                    } else {
+                        sleep(nanoseconds: due - now)
+                    }
+                    continue
+                }
+                // Everything due by now goes out in one batch, each stamped with its own time.
+                while index < total {
+                    let time = schedule.time(of: index)
+                    guard time <= now else { break }
+                    if time >= measureStart { lag.record(monotonicNanoseconds() &- time) }
+                    issue(index, stamp: time, measureStart: measureStart)
+                    index += 1
+                }
+            }
+            sendingEnded = min(end, schedule.time(of: index))
+        case .closed(let concurrency):
+            sleep(nanoseconds: start &- min(start, monotonicNanoseconds()))
+            let chains = Counter()
+            let wake = self.wake
+            @Sendable func next() {
+                guard !stopping, monotonicNanoseconds() < end, let index = chains.next(below: limit) else {
+                    return
+                }
+                // The last request `limit` allows: the run ends early.
+                if index == limit - 1 { wake.signal() }
+                issue(index, stamp: monotonicNanoseconds(), measureStart: measureStart, then: next)
+            }
+            for _ in 0..<concurrency { next() }
+            let now = monotonicNanoseconds()
+            if now < end, wake.wait(timeout: .now() + .nanoseconds(Int(end - now))) == .success {
+                sendingEnded = min(end, monotonicNanoseconds())
+            }
+        }
+        sendingDone.store(true, ordering: .sequentiallyConsistent)
+        if completions.load(ordering: .sequentiallyConsistent)
+            == issued.load(ordering: .sequentiallyConsistent)
+        {
+            signalFinished()
+        }
+        _ = finished.wait(timeout: .now() + .nanoseconds(Int(min(plan.drainTimeout, UInt64(Int.max)))))
+        var result = collect(window: sendingEnded &- min(sendingEnded, measureStart))
+        result.senderLag = lag
+        result.interrupted = stopping
+        return result
+    }
+
+    private func issue(
+        _ index: Int, stamp: UInt64, measureStart: UInt64, then next: (@Sendable () -> Void)? = nil
+    ) {
+        issued.add(1, ordering: .sequentiallyConsistent)
+        let measured = stamp >= measureStart
+        if measured { measuredSent.add(1, ordering: .relaxed) }
+        let shard = shards[index % shards.count]
+        call(index) { [self] outcome in
+            let now = monotonicNanoseconds()
+            // The next request of a closed chain is issued before this one counts as completed, so
+            // that the count of replies never catches up with the sends while a chain goes on.
+            next?()
+            shard.state.withLock { shard in
+                if measured {
+                    shard.latency.record(now &- min(now, stamp))
+                    shard.outcomes[outcome.label, default: 0] += 1
+                    shard.completed += 1
+                    if outcome.isError { shard.errors += 1 }
+                    let second = Int((now &- min(now, measureStart)) / 1_000_000_000)
+                    shard.perSecond[min(second, shard.perSecond.count - 1)] += 1
+                } else {
+                    shard.warmup += 1
+                }
+            }
+            let completed = completions.add(1, ordering: .sequentiallyConsistent).newValue
+            if sendingDone.load(ordering: .sequentiallyConsistent),
+                completed == issued.load(ordering: .sequentiallyConsistent)
+            {
+                signalFinished()
+            }
+        }
+    }
+
+    private func signalFinished() {
+        if signaled.compareExchange(expected: false, desired: true, ordering: .sequentiallyConsistent)
+            .exchanged
+        {
+            finished.signal()
+        }
+    }
+
+    private func collect(window: UInt64) -> LoadResult {
+        var result = LoadResult(
+            scenario: "", model: plan.model, connections: shards.count, duration: window, warmup: plan.warmup)
+        var perSecond: [Int] = []
+        for shard in shards {
+            shard.state.withLock { shard in
+                result.latency.merge(shard.latency)
+                for (label, count) in shard.outcomes { result.outcomes[label, default: 0] += count }
+                result.completed += shard.completed
+                result.errors += shard.errors
+                result.warmupRequests += shard.warmup
+                if perSecond.isEmpty {
+                    perSecond = shard.perSecond
+                } else {
+                    for second in perSecond.indices { perSecond[second] += shard.perSecond[second] }
+                }
+            }
+        }
+        result.sent = measuredSent.load(ordering: .sequentiallyConsistent)
+        result.unfinished = max(0, result.sent - result.completed)
+        result.errors += result.unfinished
+        // Seconds after the last one with a completion are the drain's tail of nothing: cut them,
+        // but keep the whole measured window.
+        let seconds = Int((window + 999_999_999) / 1_000_000_000)
+        var last = perSecond.lastIndex { $0 > 0 } ?? -1
+        last = max(last, seconds - 1)
+        result.perSecond = Array(perSecond.prefix(last + 1))
+        return result
+    }
+
+    private func sleep(nanoseconds: UInt64) {
+        guard nanoseconds > 0 else { return }
+        var request = timespec(
+            tv_sec: Int(nanoseconds / 1_000_000_000), tv_nsec: Int(nanoseconds % 1_000_000_000))
+        var remaining = timespec()
+        while nanosleep(&request, &remaining) == -1 && errno == EINTR { request = remaining }
+    }
+}
+
+/// A flag shared between tasks.
+final class Flag: Sendable {
+    let value = Atomic<Bool>(false)
+}
+
+/// A counter shared between tasks and threads.
+final class Counter: Sendable {
+    let value = Mutex(0)
+
+    /// The next number below `limit`, or nil once `limit` have been handed out.
+    func next(below limit: Int) -> Int? {
+        value.withLock { value -> Int? in
+            guard value < limit else { return nil }
+            value += 1
+            return value - 1
+        }
+    }
+}

@@ -1,0 +1,202 @@
+import BenchmarkSupport
+public import Foundation
+
+/// The percentiles the report and the JSON list.
+public let reportedPercentiles: [Double] = [50, 90, 99, 99.9]
+
+extension LoadResult {
+    /// The report, as wrk2 and vegeta users expect it: the run, rates, latency distribution,
+    /// outcomes and throughput over time.
+    public func report(verdicts: [ThresholdVerdict] = []) -> String {
+        var lines: [String] = []
+        let warm = warmup > 0 ? " after a \(DurationText.format(warmup)) warm-up" : ""
+        lines.append(
+            "auth-loadtest: \(scenario), \(model), \(DurationText.format(duration))\(warm), "
+                + "\(connections) connection\(connections == 1 ? "" : "s")")
+        if interrupted {
+            lines.append("  INTERRUPTED: stopped after \(DurationText.format(duration)) of the measured time")
+        }
+        var rates = "  requests   \(grouped(Double(sent))) sent, \(grouped(Double(completed))) answered"
+        if unfinished > 0 { rates += ", \(grouped(Double(unfinished))) unanswered" }
+        lines.append(rates)
+        var rate = "  rate       sent \(fixed(sentRate, 1))/s, answered \(fixed(completedRate, 1))/s"
+        if let requestedRate {
+            rate +=
+                " (requested \(fixed(requestedRate, 1))/s: \(fixed(sentRate / requestedRate * 100, 1)) % sent,"
+                + " \(fixed(completedRate / requestedRate * 100, 1)) % answered)"
+        }
+        lines.append(rate)
+        if requestedRate != nil, senderLag.count > 0 {
+            lines.append(
+                "  sender     lag p50 \(DurationText.format(senderLag.value(atPercentile: 50)))  "
+                    + "p99 \(DurationText.format(senderLag.value(atPercentile: 99)))  "
+                    + "max \(DurationText.format(senderLag.max)) (the tool's own lateness, part of the latencies)"
+            )
+        }
+        lines.append(
+            "  latency    min \(DurationText.format(latency.min))  "
+                + reportedPercentiles.map {
+                    "p\(percentileName($0)) \(DurationText.format(latency.value(atPercentile: $0)))"
+                }.joined(separator: "  ")
+                + "  max \(DurationText.format(latency.max))  mean \(DurationText.format(UInt64(latency.mean)))"
+        )
+        lines.append(
+            "  errors     \(grouped(Double(errors))) (\(fixed(errorPercent, 2)) %)"
+                + (warmupRequests > 0
+                    ? "; \(grouped(Double(warmupRequests))) warm-up requests not counted" : ""))
+        lines.append("  outcomes")
+        for (label, count) in outcomes.sorted(by: {
+            $0.value > $1.value || ($0.value == $1.value && $0.key < $1.key)
+        }) {
+            lines.append(
+                "    \(label.padding(toLength: 24, withPad: " ", startingAt: 0)) \(grouped(Double(count)))")
+        }
+        if unfinished > 0 {
+            lines.append(
+                "    \("unanswered".padding(toLength: 24, withPad: " ", startingAt: 0)) \(grouped(Double(unfinished)))"
+            )
+        }
+        lines.append("  answered per second: " + perSecond.map { grouped(Double($0)) }.joined(separator: " "))
+        if !verdicts.isEmpty {
+            lines.append("  thresholds")
+            for verdict in verdicts {
+                lines.append(
+                    "    \(verdict.passed ? "pass" : "FAIL")  \(verdict.condition) (measured \(verdict.measured))"
+                )
+            }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The result as JSON (`--json FILE`): the run, counts, rates, latency percentiles in
+    /// milliseconds, the histogram's non-empty buckets, outcomes, throughput per second and the
+    /// thresholds' verdicts.
+    public func json(verdicts: [ThresholdVerdict] = []) throws -> Data {
+        let percentiles = [0.0, 50, 75, 90, 95, 99, 99.9, 99.99, 100]
+        let document = JSONReport(
+            scenario: scenario,
+            model: { if case .open = model { "open" } else { "closed" } }(),
+            requestedRate: requestedRate,
+            concurrency: { if case .closed(let concurrency) = model { concurrency } else { nil } }(),
+            connections: connections,
+            durationSeconds: seconds,
+            warmupSeconds: Double(warmup) / 1e9,
+            sent: sent, completed: completed, unfinished: unfinished, warmupRequests: warmupRequests,
+            sentRate: sentRate, completedRate: completedRate,
+            errors: errors, errorPercent: errorPercent,
+            latencyMilliseconds: JSONReport.Latency(
+                min: DurationText.milliseconds(latency.min),
+                mean: DurationText.milliseconds(UInt64(latency.mean)),
+                max: DurationText.milliseconds(latency.max),
+                percentiles: percentiles.map {
+                    JSONReport.Point(
+                        percentile: $0, value: DurationText.milliseconds(latency.value(atPercentile: $0)))
+                }),
+            histogram: latency.buckets.map { JSONReport.Bucket(nanoseconds: $0.value, count: $0.count) },
+            outcomes: outcomes,
+            perSecond: perSecond,
+            interrupted: interrupted,
+            senderLagMilliseconds: senderLag.count == 0
+                ? nil
+                : JSONReport.Lag(
+                    p50: DurationText.milliseconds(senderLag.value(atPercentile: 50)),
+                    p99: DurationText.milliseconds(senderLag.value(atPercentile: 99)),
+                    max: DurationText.milliseconds(senderLag.max)),
+            thresholds: verdicts)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        return try encoder.encode(document)
+    }
+}
+
+/// `99.9` → `99.9`, `50` → `50`.
+func percentileName(_ percentile: Double) -> String {
+    percentile == percentile.rounded() ? String(Int(percentile)) : String(percentile)
+}
+
+/// The `--json` document.
+public struct JSONReport: Codable, Sendable {
+    /// A point of the percentile curve.
+    public struct Point: Codable, Sendable {
+        /// The percentile (0...100).
+        public var percentile: Double
+        /// The latency there, in milliseconds.
+        public var value: Double
+    }
+
+    /// The latency summary, in milliseconds.
+    public struct Latency: Codable, Sendable {
+        /// The smallest.
+        public var min: Double
+        /// The mean.
+        public var mean: Double
+        /// The largest.
+        public var max: Double
+        /// The curve.
+        public var percentiles: [Point]
+    }
+
+    /// The open model's sender lag, in milliseconds.
+    public struct Lag: Codable, Sendable {
+        /// The median.
+        public var p50: Double
+        /// The 99th percentile.
+        public var p99: Double
+        /// The largest.
+        public var max: Double
+    }
+
+    /// A histogram bucket: its highest equivalent value and count.
+    public struct Bucket: Codable, Sendable {
+        /// The bucket's highest value, in nanoseconds.
+        public var nanoseconds: UInt64
+        /// Values recorded in it.
+        public var count: UInt64
+    }
+
+    /// The scenario as typed.
+    public var scenario: String
+    /// `open` or `closed`.
+    public var model: String
+    /// The open model's requested rate (absent in the closed model).
+    public var requestedRate: Double?
+    /// The closed model's requests in flight (absent in the open model).
+    public var concurrency: Int?
+    /// DEALER connections used.
+    public var connections: Int
+    /// The measured window, in seconds.
+    public var durationSeconds: Double
+    /// The warm-up before it, in seconds.
+    public var warmupSeconds: Double
+    /// Requests sent in the measured window.
+    public var sent: Int
+    /// Of those, the ones answered.
+    public var completed: Int
+    /// Of those, the ones never answered (errors).
+    public var unfinished: Int
+    /// Requests of the warm-up, not counted elsewhere.
+    public var warmupRequests: Int
+    /// Requests sent per second.
+    public var sentRate: Double
+    /// Requests answered per second.
+    public var completedRate: Double
+    /// Errors: failed calls, unexpected answers and unanswered requests.
+    public var errors: Int
+    /// Errors as a percentage of the measured requests.
+    public var errorPercent: Double
+    /// The latency summary and percentile curve, in milliseconds.
+    public var latencyMilliseconds: Latency
+    /// The histogram's non-empty buckets.
+    public var histogram: [Bucket]
+    /// Answered requests by outcome label.
+    public var outcomes: [String: Int]
+    /// Answers in each second after the warm-up.
+    public var perSecond: [Int]
+    /// Whether the run was stopped early (SIGINT).
+    public var interrupted: Bool
+    /// The open model's sender lag (absent in the closed model).
+    public var senderLagMilliseconds: Lag?
+    /// Each `--fail-if` condition's verdict.
+    public var thresholds: [ThresholdVerdict]
+}

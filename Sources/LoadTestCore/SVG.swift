@@ -1,0 +1,156 @@
+import BenchmarkSupport
+
+extension LoadResult {
+    /// A plain SVG image of two panels: latency by percentile (the x axis spaced as HdrHistogram's
+    /// plots are, by `1/(1-p)` on a log scale, so 90 %, 99 %, 99.9 % are equally far apart) and
+    /// answers per second over time.
+    public func svg() -> String {
+        let width = 960.0
+        let height = 360.0
+        let panel = (width: 400.0, height: 260.0)
+        let left = (x: 70.0, y: 50.0)
+        let right = (x: 550.0, y: 50.0)
+        var out: [String] = []
+        out.append(
+            #"<svg xmlns="http://www.w3.org/2000/svg" width="\#(Int(width))" height="\#(Int(height))" "#
+                + #"font-family="sans-serif" font-size="12">"#)
+        out.append(#"<rect width="100%" height="100%" fill="white"/>"#)
+        out.append(
+            #"<text x="\#(Int(width / 2))" y="22" text-anchor="middle" font-size="15">"#
+                + escape("auth-loadtest: \(scenario), \(model), \(DurationText.format(duration))") + "</text>"
+        )
+
+        // Left: latency by percentile.
+        let maxDepth = 5.0  // up to 99.999 %
+        let points = stride(from: 0.0, through: maxDepth, by: 0.05).map { depth -> (Double, Double) in
+            let percentile = (1 - pow10(-depth)) * 100
+            return (depth, Double(latency.value(atPercentile: min(percentile, 100))) / 1e6)
+        }
+        let topMilliseconds = niceCeiling(max(points.map(\.1).max() ?? 1, Double(latency.max) / 1e6, 0.001))
+        out.append(axes(origin: left, size: panel, title: "latency (ms) by percentile"))
+        for depth in 0...Int(maxDepth) {
+            let x = left.x + Double(depth) / maxDepth * panel.width
+            let label = ["0%", "90%", "99%", "99.9%", "99.99%", "99.999%"][depth]
+            out.append(tick(x: x, y: left.y + panel.height, label: label, vertical: true))
+        }
+        for step in 0...4 {
+            let value = topMilliseconds * Double(step) / 4
+            out.append(
+                tick(
+                    x: left.x, y: left.y + panel.height * (1 - Double(step) / 4), label: compact(value),
+                    vertical: false))
+        }
+        let path = points.map { depth, value in
+            let x = left.x + depth / maxDepth * panel.width
+            let y = left.y + panel.height * (1 - value / topMilliseconds)
+            return "\(fixed(x, 1)),\(fixed(y, 1))"
+        }
+        out.append(
+            #"<polyline fill="none" stroke="steelblue" stroke-width="2" points="\#(path.joined(separator: " "))"/>"#
+        )
+
+        // Right: answers per second.
+        let seconds = max(perSecond.count, 1)
+        let top = niceCeiling(Double(max(perSecond.max() ?? 1, 1)) * 1.1)
+        out.append(axes(origin: right, size: panel, title: "answered per second"))
+        let barWidth = panel.width / Double(seconds)
+        for (second, count) in perSecond.enumerated() {
+            let barHeight = panel.height * Double(count) / top
+            out.append(
+                #"<rect x="\#(fixed(right.x + Double(second) * barWidth + 0.5, 1))" "#
+                    + #"y="\#(fixed(right.y + panel.height - barHeight, 1))" width="\#(fixed(max(barWidth - 1, 0.5), 1))" "#
+                    + #"height="\#(fixed(barHeight, 1))" fill="seagreen"/>"#)
+        }
+        if let requestedRate {
+            let y = right.y + panel.height * (1 - min(requestedRate / top, 1))
+            out.append(
+                #"<line x1="\#(right.x)" y1="\#(fixed(y, 1))" x2="\#(right.x + panel.width)" y2="\#(fixed(y, 1))" "#
+                    + #"stroke="crimson" stroke-dasharray="4 3"/>"#)
+            out.append(
+                #"<text x="\#(right.x + panel.width - 4)" y="\#(fixed(y - 4, 1))" text-anchor="end" fill="crimson">"#
+                    + "requested \(compact(requestedRate))/s</text>")
+        }
+        for step in 0...4 {
+            out.append(
+                tick(
+                    x: right.x, y: right.y + panel.height * (1 - Double(step) / 4),
+                    label: compact(top * Double(step) / 4), vertical: false))
+        }
+        for step in 0...4 {
+            let second = Double(seconds) * Double(step) / 4
+            out.append(
+                tick(
+                    x: right.x + panel.width * Double(step) / 4, y: right.y + panel.height,
+                    label: compact(second) + "s", vertical: true))
+        }
+        out.append("</svg>")
+        return out.joined(separator: "\n") + "\n"
+    }
+
+    private func axes(origin: (x: Double, y: Double), size: (width: Double, height: Double), title: String)
+        -> String
+    {
+        let bottom = origin.y + size.height
+        return #"<text x="\#(origin.x + size.width / 2)" y="\#(origin.y - 10)" text-anchor="middle">"#
+            + escape(title) + "</text>\n"
+            + #"<path d="M\#(origin.x),\#(origin.y) V\#(bottom) H\#(origin.x + size.width)" "#
+            + #"fill="none" stroke="black"/>"#
+    }
+
+    private func tick(x: Double, y: Double, label: String, vertical: Bool) -> String {
+        if vertical {
+            return
+                #"<line x1="\#(fixed(x, 1))" y1="\#(y)" x2="\#(fixed(x, 1))" y2="\#(y + 5)" stroke="black"/>"#
+                + "\n"
+                + #"<text x="\#(fixed(x, 1))" y="\#(y + 18)" text-anchor="middle">\#(escape(label))</text>"#
+        }
+        return #"<line x1="\#(x - 5)" y1="\#(fixed(y, 1))" x2="\#(x)" y2="\#(fixed(y, 1))" stroke="black"/>"#
+            + "\n"
+            + #"<text x="\#(x - 8)" y="\#(fixed(y + 4, 1))" text-anchor="end">\#(escape(label))</text>"#
+    }
+}
+
+/// 10^exponent without Foundation.
+func pow10(_ exponent: Double) -> Double {
+    var result = 1.0
+    let whole = Int(exponent.magnitude)
+    for _ in 0..<whole { result *= 10 }
+    let fraction = exponent.magnitude - Double(whole)
+    if fraction > 0 { result *= exp10Fraction(fraction) }
+    return exponent < 0 ? 1 / result : result
+}
+
+/// 10^x for 0 ≤ x < 1 by a short series of e^(x ln 10).
+private func exp10Fraction(_ x: Double) -> Double {
+    let y = x * 2.302_585_092_994_046
+    var term = 1.0
+    var sum = 1.0
+    for n in 1...30 {
+        term *= y / Double(n)
+        sum += term
+    }
+    return sum
+}
+
+/// The smallest of 1, 2, 2.5, 5 × 10^k at or above `value`, for an axis' top.
+func niceCeiling(_ value: Double) -> Double {
+    var scale = 1.0
+    while scale * 10 <= value { scale *= 10 }
+    while scale > value { scale /= 10 }
+    for step in [1.0, 2, 2.5, 5, 10] where step * scale >= value { return step * scale }
+    return 10 * scale
+}
+
+/// A short axis label: `0`, `0.25`, `12.5`, `2,500`.
+func compact(_ value: Double) -> String {
+    if value == 0 { return "0" }
+    if value >= 100 { return grouped(value) }
+    if value >= 10 { return fixed(value, 1) }
+    if value >= 1 { return fixed(value, 2) }
+    return fixed(value, 3)
+}
+
+/// Text with `&`, `<`, `>` escaped for SVG.
+func escape(_ text: String) -> String {
+    text.replacing("&", with: "&amp;").replacing("<", with: "&lt;").replacing(">", with: "&gt;")
+}

@@ -1,0 +1,159 @@
+import LoadTestCore
+import ServiceKit
+
+/// `--curve`.
+enum CurveSetting: String, CaseIterable, Sendable {
+    /// CURVE with the service's public key and a client key pair (the default, as the service's).
+    case on
+    /// Plain connections, for a service started with `--curve off` (development).
+    case off
+}
+
+/// `--progress`.
+enum ProgressSetting: String, CaseIterable, Sendable {
+    /// A live line on standard error when it is a terminal.
+    case auto
+    /// Always.
+    case on
+    /// Never.
+    case off
+}
+
+extension ValueParser where Value == Scenario {
+    /// `login`, `register`, `exists`, `verify` or `mix:login=80,exists=15,register=5`.
+    static var scenario: ValueParser<Scenario> {
+        ValueParser(
+            expected: "login, register, exists, verify or mix:kind=weight,... (mix:login=80,exists=20)",
+            placeholder: "<scenario>", parse: { Scenario(parsing: $0) }, format: { $0.description })
+    }
+}
+
+extension ValueParser where Value == Double {
+    /// A finite number in `range`.
+    static func number(in range: ClosedRange<Double>) -> ValueParser<Double> {
+        ValueParser(
+            expected: "a number from \(range.lowerBound) to \(range.upperBound)", placeholder: "<x>",
+            parse: { text in Double(text).flatMap { range.contains($0) ? $0 : nil } },
+            format: { "\($0)" })
+    }
+}
+
+extension ValueParser where Value == [Threshold] {
+    /// `p99<50ms,errors<1%`.
+    static var thresholds: ValueParser<[Threshold]> {
+        ValueParser(
+            expected: "conditions such as p99<50ms,errors<1% (p50 p90 p99 p99.9 min max mean errors rate)",
+            placeholder: "<conditions>", parse: { Threshold.parseList($0) },
+            format: { $0.isEmpty ? "none" : $0.map(\.description).joined(separator: ",") })
+    }
+}
+
+extension ValueParser where Value == String {
+    /// A file path (not empty).
+    static var path: ValueParser<String> {
+        ValueParser(
+            expected: "a file path", placeholder: "<file>", parse: { $0.isEmpty ? nil : $0 }, format: { $0 })
+    }
+
+    /// A directory path (not empty).
+    static var directory: ValueParser<String> {
+        ValueParser(
+            expected: "a directory path", placeholder: "<dir>", parse: { $0.isEmpty ? nil : $0 },
+            format: { $0 })
+    }
+
+    /// A CURVE key as 40 Z85 characters.
+    static var z85Key: ValueParser<String> {
+        ValueParser(
+            expected: "40 Z85 characters", placeholder: "<z85>", parse: { $0.utf8.count == 40 ? $0 : nil },
+            format: { $0 })
+    }
+}
+
+/// Every option of `auth-loadtest`.
+enum LoadTestOptions {
+    static let endpoint = Option(
+        "endpoint", environment: "LOADTEST_ENDPOINT", default: Endpoint(tcpHost: "127.0.0.1", port: 5562),
+        parser: .endpoint, help: "The auth service to load; the only endpoint the tool connects to.")
+    static let allowRemote = Option(
+        "allow-remote", environment: nil, default: false, parser: .boolean,
+        help: "Allow a tcp endpoint that is not on the loopback interface.")
+    static let scenario = Option(
+        "scenario", environment: "LOADTEST_SCENARIO", default: Scenario(weights: [(.login, 1)]),
+        parser: .scenario, help: "What to send.")
+    static let rate = Option(
+        "rate", environment: nil, default: Double?.none, parser: .optional(.number(in: 0.001...10_000_000)),
+        help: "Open model: requests per second on a fixed schedule (latency from the scheduled time).",
+        defaultDescription: "1000 unless --concurrency is given")
+    static let concurrency = Option(
+        "concurrency", environment: nil, default: Int?.none, parser: .optional(.integer(in: 1...100_000)),
+        help: "Closed model: requests in flight, each reply sending the next.")
+    static let duration = Option(
+        "duration", environment: nil, default: Duration.seconds(10), parser: .duration,
+        help: "The measured time, after the warm-up.")
+    static let warmup = Option(
+        "warmup", environment: nil, default: Duration.seconds(2), parser: .duration,
+        help: "Time sent at the same pace but not counted.")
+    static let requests = Option(
+        "requests", environment: nil, default: Int?.none, parser: .optional(.integer(in: 1...1_000_000_000)),
+        help: "The most requests sent in all (warm-up included).", defaultDescription: "only time bounds it")
+    static let users = Option(
+        "users", environment: nil, default: 100, parser: .integer(in: 0...10_000_000),
+        help: "Accounts lt_user_NNNNNNN to seed first (existing ones are reused) for login, exists, verify.")
+    static let failRatio = Option(
+        "fail-ratio", environment: nil, default: 0.0, parser: .number(in: 0...1),
+        help: "The share of logins made with a wrong password (expected to answer 401).")
+    static let clients = Option(
+        "clients", environment: nil, default: 1_000, parser: .integer(in: 1...100_000),
+        help: "End-client names the requests are spread over (per-client limits apply to each).")
+    static let connections = Option(
+        "connections", environment: nil, default: 4, parser: .integer(in: 1...64),
+        help: "DEALER connections (one RemoteClient each); requests go round-robin.")
+    static let timeout = Option(
+        "timeout", environment: nil, default: Duration.seconds(10), parser: .duration,
+        help: "Each request's deadline; an unanswered request counts as an error at this latency.")
+    static let seed = Option(
+        "seed", environment: nil, default: 1, parser: .integer(in: 0...Int.max),
+        help: "Seed of the request sequence (users, kinds, wrong passwords).")
+    static let json = Option(
+        "json", environment: nil, default: String?.none, parser: .optional(.path),
+        help: "Write the full result as JSON to this file.")
+    static let svg = Option(
+        "svg", environment: nil, default: String?.none, parser: .optional(.path),
+        help: "Draw latency by percentile and throughput over time as SVG to this file.")
+    static let failIf = Option(
+        "fail-if", environment: nil, default: [Threshold](), parser: .thresholds,
+        help: "Exit 1 when any condition is missed, e.g. 'p99<50ms,errors<1%'.")
+    static let curve = Option(
+        "curve", environment: "LOADTEST_CURVE", default: CurveSetting.on, parser: .choice(),
+        help: "CURVE as the service requires: keys from --server-key/--client-key or the state directory.")
+    static let stateDirectory = Option(
+        "state-dir", environment: "AUTH_STATE_DIR", default: String?.none, parser: .optional(.directory),
+        help: "The auth service's state directory: its curve.pub, and client.key (generated if missing).",
+        defaultDescription: "as auth-service resolves it")
+    static let serverKey = Option(
+        "server-key", environment: nil, default: String?.none, parser: .optional(.z85Key),
+        help: "The service's CURVE public key (40 Z85 characters) instead of curve.pub.")
+    static let clientKey = Option(
+        "client-key", environment: nil, default: String?.none, parser: .optional(.path),
+        help: "A file holding this client's CURVE secret key (Z85) instead of client.key.")
+    static let progress = Option(
+        "progress", environment: nil, default: ProgressSetting.auto, parser: .choice(),
+        help: "The live progress line on standard error.")
+    static let echo = Option(
+        "echo", environment: nil, default: false, parser: .boolean,
+        help: "Measure the tool itself: load an in-process stub answering auth.exists at once (on "
+            + "tcp loopback) instead of --endpoint.")
+
+    static let all: [any AnyOption] = [
+        endpoint, allowRemote, scenario, rate, concurrency, duration, warmup, requests, users, failRatio,
+        clients, connections, timeout, seed, json, svg, failIf, curve, stateDirectory, serverKey, clientKey,
+        progress, echo,
+    ]
+
+    static let interface = CommandLineInterface(
+        executable: "auth-loadtest", version: "0.1.0",
+        summary: "A load generator for auth-service: open (--rate) or closed (--concurrency) model, "
+            + "HdrHistogram-style latencies, report, --json, --svg, --fail-if (docs/LOADTEST.md).",
+        options: all)
+}

@@ -1,0 +1,14 @@
+// auth-loadtest: drives auth-service with a scenario and reports what it measured. The logic is in
+// LoadTestCore; this file reads the command line, connects, seeds, runs and writes the report.
+import Foundation
+import LoadTestCore
+import ServiceKit
+
+let configuration = LoadTestOptions.interface.parseOrExit()
+do {
+    let code = try await LoadTestCommand(configuration: configuration).run()
+    exit(code)
+} catch {
+    FileHandle.standardError.write(Data("auth-loadtest: \(error)\n".utf8))
+    exit(2)
+}

@@ -1,0 +1,157 @@
+import Foundation
+import RemoteStreams
+import ServiceKit
+import Testing
+import ZeroMQ
+
+/// Runs `auth-loadtest` with `arguments` to its end; returns how it ended, its stdout and stderr.
+private func runLoadTest(
+    _ arguments: [String], in directory: TemporaryDirectory, timeout: Duration = .seconds(30)
+)
+    async throws -> (Termination, String, String)
+{
+    let output = directory.file("loadtest-\(UUID().uuidString).out")
+    let child = try ChildProcess(
+        executable: try Binaries.path("auth-loadtest"), arguments: arguments, standardOutput: output,
+        standardError: output + ".err")
+    guard let ended = await child.waitForExit(timeout: timeout) else {
+        await child.stop(grace: .zero)
+        throw SupportError("auth-loadtest \(arguments) did not exit within \(timeout)")
+    }
+    let standardOutput = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+    let standardError = (try? String(contentsOfFile: output + ".err", encoding: .utf8)) ?? ""
+    return (ended, standardOutput, standardError)
+}
+
+/// The fields of `--json` the tests read.
+private struct LoadTestJSON: Decodable {
+    struct Verdict: Decodable {
+        let condition: String
+        let passed: Bool
+    }
+    let sent: Int
+    let completed: Int
+    let errors: Int
+    let outcomes: [String: Int]
+    let perSecond: [Int]
+    let thresholds: [Verdict]
+}
+
+private func readJSON(_ path: String) throws -> LoadTestJSON {
+    let decoder = JSONDecoder()
+    decoder.keyDecodingStrategy = .convertFromSnakeCase
+    return try decoder.decode(LoadTestJSON.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
+}
+
+@Suite("auth-loadtest against a real auth-service", .timeLimit(.minutes(1)))
+struct LoadTestIntegrationTests {
+    @Test(
+        "a 2 s mixed open-model run (wrong passwords too): exit 0, --json and --svg written, --fail-if passes then fails"
+    )
+    func realRun() async throws {
+        try await withService { service, directory in
+            let json = directory.file("run.json")
+            let svg = directory.file("run.svg")
+            let common = [
+                "--endpoint", service.endpoint, "--curve", "off", "--users", "20", "--warmup", "0s",
+                "--scenario", "mix:login=50,exists=30,verify=10,register=10", "--rate", "150", "--fail-ratio",
+                "0.2",
+            ]
+            let (ended, output, errors) = try await runLoadTest(
+                common + ["--duration", "2s", "--json", json, "--svg", svg, "--fail-if", "errors<1%,p99<5s"],
+                in: directory)
+            #expect(ended == .exited(0), "stdout:\n\(output)\nstderr:\n\(errors)")
+            #expect(output.contains("open model at 150 req/s"))
+            #expect(output.contains("pass  errors<1%"))
+            #expect(errors.contains("seeded 20 users (20 new, 0 reused)"))
+            let result = try readJSON(json)
+            #expect(result.sent == 300)
+            #expect(result.completed == 300)
+            #expect(result.errors == 0)
+            #expect(result.outcomes["login 200", default: 0] > 80)
+            #expect(result.outcomes["exists ok", default: 0] > 50)
+            #expect(result.outcomes["verify ok", default: 0] > 10)
+            #expect(result.outcomes["login 401", default: 0] > 10)
+            #expect(result.outcomes["register 201", default: 0] > 10)
+            #expect(result.thresholds.map(\.passed) == [true, true])
+            let picture = try String(contentsOfFile: svg, encoding: .utf8)
+            #expect(picture.hasPrefix("<svg") && picture.hasSuffix("</svg>\n"))
+
+            // The same users again (reused, not re-created), with a threshold nobody meets: exit 1.
+            let (failed, failedOutput, failedErrors) = try await runLoadTest(
+                common + ["--duration", "1s", "--json", json, "--fail-if", "p99<1us"], in: directory)
+            #expect(failed == .exited(1), "stdout:\n\(failedOutput)\nstderr:\n\(failedErrors)")
+            #expect(failedErrors.contains("seeded 20 users (0 new, 20 reused)"))
+            #expect(failedOutput.contains("FAIL  p99<1us"))
+            #expect(try readJSON(json).thresholds.map(\.passed) == [false])
+        }
+    }
+
+    @Test("usage errors exit 64, an unreachable or remote endpoint exits 2, --help exits 0")
+    func exitCodes() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (help, helpText, _) = try await runLoadTest(["--help"], in: directory)
+        #expect(help == .exited(0))
+        #expect(helpText.contains("--fail-if"))
+        let (usage, _, usageText) = try await runLoadTest(["--scenario", "mix:login=0"], in: directory)
+        #expect(usage == .exited(64))
+        #expect(usageText.contains("--scenario"))
+        let (both, _, bothText) = try await runLoadTest(
+            ["--rate", "10", "--concurrency", "2"], in: directory)
+        #expect(both == .exited(2))
+        #expect(bothText.contains("not both"))
+        let (remote, _, remoteText) = try await runLoadTest(
+            ["--endpoint", "tcp://192.0.2.1:5562", "--curve", "off"], in: directory)
+        #expect(remote == .exited(2))
+        #expect(remoteText.contains("--allow-remote"))
+        let (absent, _, absentText) = try await runLoadTest(
+            ["--endpoint", "ipc://" + directory.file("nobody.sock"), "--curve", "off"], in: directory)
+        #expect(absent == .exited(2))
+        #expect(absentText.contains("does not answer sys.health"))
+    }
+
+    @Test("CURVE: keys from the state directory, or by flag; an unlisted key never gets an answer")
+    func curve() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let state = try StateDirectory(creating: ServiceProcess.stateDirectory(in: directory))
+        let serverKey = try CurveKeyFiles.serverKeys(in: state).publicKey
+        let own = try CurveKeyFiles.clientKeys(in: state)
+        let listed = try CurveKeyPair.generate()
+        let unlisted = try CurveKeyPair.generate()
+        try (try Z85.encode(listed.publicKey) + " loadtest\n")
+            .write(toFile: state.file("allowed_clients"), atomically: true, encoding: .utf8)
+        let listedFile = directory.file("listed.key")
+        let unlistedFile = directory.file("unlisted.key")
+        try (try Z85.encode(listed.secretKey) + "\n").write(
+            toFile: listedFile, atomically: true, encoding: .utf8)
+        try (try Z85.encode(unlisted.secretKey) + "\n")
+            .write(toFile: unlistedFile, atomically: true, encoding: .utf8)
+        let service = try await ServiceProcess.start(
+            ["--curve", "on"], in: directory, curve: RemoteClient.Curve(serverKey: serverKey, keys: own))
+        do {
+            let common = [
+                "--endpoint", service.endpoint, "--scenario", "exists", "--users", "5", "--rate", "100",
+                "--duration", "1s", "--warmup", "0s", "--fail-if", "errors<1%",
+            ]
+            let (fromState, stateOutput, stateErrors) = try await runLoadTest(
+                common + ["--state-dir", state.path], in: directory)
+            #expect(fromState == .exited(0), "stdout:\n\(stateOutput)\nstderr:\n\(stateErrors)")
+            #expect(stateOutput.contains("100 sent, 100 answered"))
+            let serverKeyText = try Z85.encode(serverKey)
+            let (byFlag, flagOutput, flagErrors) = try await runLoadTest(
+                common + ["--server-key", serverKeyText, "--client-key", listedFile], in: directory)
+            #expect(byFlag == .exited(0), "stdout:\n\(flagOutput)\nstderr:\n\(flagErrors)")
+            let (refused, _, refusedErrors) = try await runLoadTest(
+                common + ["--server-key", serverKeyText, "--client-key", unlistedFile], in: directory)
+            #expect(refused == .exited(2))
+            #expect(refusedErrors.contains("does not answer sys.health"))
+        } catch {
+            Issue.record("service log:\n\(service.log)")
+            await service.stop()
+            throw error
+        }
+        await service.stop()
+    }
+}
