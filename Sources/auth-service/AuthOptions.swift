@@ -71,8 +71,12 @@ enum AuthOptions {
         parser: .integer(in: 1...256), help: "Threads hashing passwords (each holds the cost's memory).",
         defaultDescription: "the number of cores")
     static let hashQueue = Option(
-        "hash-queue", environment: "AUTH_HASH_QUEUE", default: 64, parser: .integer(in: 0...100_000),
-        help: "Password checks that may wait for a hashing thread; past it, logins get `overloaded` at once.")
+        "hash-queue", environment: "AUTH_HASH_QUEUE", default: Int?.none,
+        parser: .optional(.integer(in: 0...100_000)),
+        help: "Password checks that may wait for a hashing thread; past it, logins get `overloaded` at once. "
+            + "Each queued check adds one hash time / workers to the wait (about 10 ms at the default cost on "
+            + "2 cores), so a deep queue trades refusals for latency.",
+        defaultDescription: "4 per hashing worker")
     static let tokenLifetime = Option(
         "token-lifetime", environment: "AUTH_TOKEN_LIFETIME", default: Duration.seconds(24 * 3_600),
         parser: .duration, help: "How long a session token lives.")

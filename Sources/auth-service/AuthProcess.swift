@@ -31,7 +31,8 @@ final class AuthProcess: Service {
             configuration: .init(path: databasePath, synchronous: configuration[O.synchronous].value),
             report: { message in logger.error("storage", ["problem": .string(message)]) })
         pool = PasswordHashingPool(
-            workers: configuration[O.hashWorkers], queueCapacity: configuration[O.hashQueue])
+            workers: configuration[O.hashWorkers],
+            queueCapacity: configuration[O.hashQueue] ?? 4 * configuration[O.hashWorkers])
         let policy = ThrottlePolicy(
             freeFailures: configuration[O.freeFailures], maximumDelay: configuration[O.maximumDelay],
             lockAfter: configuration[O.lockAfter], lockDuration: configuration[O.lockDuration],

@@ -201,7 +201,8 @@ struct MalformedInputIntegrationTests {
 struct LifecycleIntegrationTests {
     @Test("SIGTERM while logins are in flight: they are answered, exit 0, pid file gone, then refused")
     func drainOnSIGTERM() async throws {
-        try await withService(["--hash-cost", "owasp", "--hash-workers", "1"]) { service, directory in
+        try await withService(["--hash-cost", "owasp", "--hash-workers", "1", "--hash-queue", "8"]) {
+            service, directory in
             let client = service.client
             #expect(try await client.register("drain_user").statusCode == 201)
             let pidFile = ServiceProcess.stateDirectory(in: directory) + "/auth.pid"
