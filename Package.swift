@@ -22,6 +22,7 @@ let package = Package(
         .library(name: "AuthCore", targets: ["AuthCore"]),
         .library(name: "Contracts", targets: ["Contracts"]),
         .library(name: "ServiceKit", targets: ["ServiceKit"]),
+        .library(name: "HeroCatalogCore", targets: ["HeroCatalogCore"]),
     ],
     targets: [
         .target(name: "Reactive", swiftSettings: common),
@@ -92,6 +93,22 @@ let package = Package(
         .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         .target(name: "SQLite", dependencies: ["CSQLite"], swiftSettings: common),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite"], swiftSettings: common),
+        .target(
+            name: "HeroCatalogCore", dependencies: ["Contracts", "Reactive", "RemoteProtocol", "RemoteStreams"],
+            swiftSettings: common),
+        .testTarget(
+            name: "HeroCatalogCoreTests",
+            dependencies: ["HeroCatalogCore", "Contracts", "Reactive", "RemoteProtocol", "RemoteStreams"],
+            swiftSettings: common),
+        .executableTarget(
+            name: "hero-catalog-service",
+            dependencies: ["HeroCatalogCore", "ServiceKit", "RemoteStreams", "ZeroMQ", "Contracts", "Reactive"],
+            swiftSettings: common),
+        .executableTarget(
+            name: "CatalogBenchmarks",
+            dependencies: ["HeroCatalogCore", "Contracts", "Reactive", "RemoteStreams", "ZeroMQ"],
+            path: "Benchmarks/CatalogBenchmarks",
+            swiftSettings: common),
         .testTarget(
             name: "IntegrationTests",
             dependencies: ["Contracts", "RemoteStreams", "RemoteProtocol", "ZeroMQ", "Reactive", "ServiceKit"],
