@@ -123,6 +123,16 @@ final class HeroProcess: Service {
         }
     }
 
+    /// Reloads `--catalog` on every SIGHUP, on a Dispatch queue of its own (loading a big file takes
+    /// a while); the returned source must be kept alive, and cancelled at the end.
+    func reloadOnHangup() -> any DispatchSourceSignal {
+        signal(SIGHUP, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: SIGHUP, queue: DispatchQueue(label: "heroes.reload"))
+        source.setEventHandler { [self] in reload() }
+        source.resume()
+        return source
+    }
+
     func run() async throws {
         health.set(.ready)
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in

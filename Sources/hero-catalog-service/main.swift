@@ -1,6 +1,5 @@
 // hero-catalog-service: the hero catalog over the remote-streams protocol, for session holders.
 // Everything it does is in HeroCatalogCore; this file reads the configuration and runs it.
-import Dispatch
 import Foundation
 import HeroCatalogCore
 import RemoteStreams
@@ -34,11 +33,7 @@ do {
     signals.installHandlers()
     let process = try HeroProcess(
         configuration: configuration, state: state, environment: environment, catalog: catalog, logger: logger)
-    // SIGHUP reloads --catalog, on a queue of its own (loading a big file takes a while).
-    signal(SIGHUP, SIG_IGN)
-    let hangups = DispatchSource.makeSignalSource(signal: SIGHUP, queue: DispatchQueue(label: "heroes.reload"))
-    hangups.setEventHandler { process.reload() }
-    hangups.resume()
+    let hangups = process.reloadOnHangup()
     let outcome = await ServiceLifecycle.run(
         process, signals: signals, drainTimeout: configuration[HeroOptions.standard.drainTimeout], logger: logger)
     hangups.cancel()
