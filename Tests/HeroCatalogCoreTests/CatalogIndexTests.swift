@@ -44,6 +44,26 @@ struct CatalogIndexTests {
         }
     }
 
+    @Test("long names (positions past 254) and repeated triples: still the scan's answer")
+    func longAndRepetitive() {
+        var generator = SeededGenerator(seed: 99)
+        let names: [[String]] = (0..<200).map { _ in
+            [String((0..<Int.random(in: 0...300, using: &generator)).map { _ in Bool.random(using: &generator) ? "a" : "b" })]
+        }
+        let index = CatalogIndex(names: names + [["abcabcabc"], ["xabcyabcz"]])
+        for length in 4...9 {
+            for _ in 0..<40 {
+                let query = String((0..<length).map { _ in Bool.random(using: &generator) ? "a" : "b" })
+                let folded = SearchFolding.fold(query)
+                #expect(index.search(folded: folded, offset: 0, limit: 500) == index.scan(folded: folded, offset: 0, limit: 500))
+            }
+        }
+        for query in ["abca", "bcab", "abcy", "cabc", "yabcz", "abcabc"] {
+            let folded = SearchFolding.fold(query)
+            #expect(index.search(folded: folded, offset: 0, limit: 9) == index.scan(folded: folded, offset: 0, limit: 9))
+        }
+    }
+
     @Test("pairs never span two names of one hero")
     func noPairAcrossNames() {
         let index = CatalogIndex(names: [["ab", "cd"]])
