@@ -8,6 +8,7 @@
 //   --scan-queries  queries per length through the scan (default 40: a scan takes tens of ms)
 //   --wire-queries  queries per length through ZeroMQ, one in flight (default 1000; 0 skips)
 //   --bin           where auth-service and hero-catalog-service are (default: next to this one)
+// CATBENCH_SLOWEST=1 in the environment also prints the eight slowest index queries of each length.
 
 import Contracts
 import Foundation
