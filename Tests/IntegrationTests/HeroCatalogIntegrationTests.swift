@@ -244,6 +244,26 @@ struct HeroCatalogIntegrationTests {
         }
     }
 
+    @Test("SIGTERM drains: an open watch ends with unavailable, the process exits 0")
+    func drain() async throws {
+        try await withHeroes { heroes, token, _, _ in
+            let pages = Locked<Int>(0)
+            let failure = Locked<ErrorCode?>(nil)
+            let subscription = heroes.client.stream(
+                HeroMethod.watch, HeroWatchRequest(query: "", token: token), as: HeroSearchResponse.self
+            ).subscribe(
+                onNext: { _ in pages.withLock { $0 += 1 } },
+                onError: { error in failure.withLock { $0 = (error as? RemoteError)?.code } })
+            defer { subscription.dispose() }
+            #expect(await heroes.eventually(.seconds(5)) { pages.value == 1 })
+            heroes.child.send(SIGTERM)
+            let ended = await heroes.child.waitForExit(timeout: .seconds(15))
+            #expect(ended == .exited(0))
+            #expect(await heroes.eventually(.seconds(3)) { failure.value == .unavailable })
+            #expect(heroes.log.contains("drain"))
+        }
+    }
+
     @Test("--catalog with a property list like the demo's heros.plist")
     func propertyList() async throws {
         try await withHeroes(catalog: heroFixturePropertyList, catalogName: "heros.plist") { heroes, token, _, _ in
