@@ -18,25 +18,33 @@ struct SeededGenerator: RandomNumberGenerator {
     }
 }
 
+/// A random element of `array` (which is never empty here).
+func pick<Element>(_ array: [Element], _ generator: inout SeededGenerator) -> Element {
+    array[Int.random(in: array.indices, using: &generator)]
+}
+
 enum CatalogGenerator {
     static let syllables = [
         "ka", "lo", "mir", "an", "tel", "zu", "ve", "dra", "sin", "or", "bel", "qua", "th", "ys", "nor",
         "ga", "ri", "fen", "os", "pla", "ur", "kes", "li", "mon", "da", "e", "ho", "ju", "wex", "sta",
     ]
     static let titles = ["", "", "", " the Bold", " of Ur", " Ironhand", " the Wise", " D'Arc", "·Vale"]
-    /// 400 common Chinese characters (a contiguous stretch of the CJK block, every third one).
-    static let characters: [Character] = (0..<400).map { Character(Unicode.Scalar(0x4E00 + UInt32($0) * 3)!) }
+    /// 400 Chinese characters: every third one from U+4E00.
+    static let characters: [Character] = (0..<400).map {
+        Character(Unicode.Scalar(0x4E00 + UInt32($0) * 3) ?? "?")
+    }
 
     /// Hero `id`'s names: a Latin one and a Chinese one.
     static func names(_ generator: inout SeededGenerator) -> (latin: String, chinese: String) {
         var latin = ""
         for _ in 0..<Int.random(in: 2...4, using: &generator) {
-            latin += syllables.randomElement(using: &generator)!
+            latin += pick(syllables, &generator)
         }
-        latin = latin.prefix(1).uppercased() + latin.dropFirst() + titles.randomElement(using: &generator)!
-        let chinese = String((0..<Int.random(in: 2...4, using: &generator)).map { _ in
-            characters.randomElement(using: &generator)!
-        })
+        latin = latin.prefix(1).uppercased() + latin.dropFirst() + pick(titles, &generator)
+        let chinese = String(
+            (0..<Int.random(in: 2...4, using: &generator)).map { _ in
+                pick(characters, &generator)
+            })
         return (latin, chinese)
     }
 
@@ -55,7 +63,8 @@ enum CatalogGenerator {
         text.reserveCapacity(heroes.count * 90)
         for (index, hero) in heroes.enumerated() {
             if index > 0 { text += ",\n" }
-            text += #"{"id":\#(hero.id),"name":{"en":"\#(hero.name["en"]!)","zh-Hans":"\#(hero.name["zh-Hans"]!)"},"#
+            text +=
+                #"{"id":\#(hero.id),"name":{"en":"\#(hero.name["en", default: ""])","zh-Hans":"\#(hero.name["zh-Hans", default: ""])"},"#
             text += #""intro":{},"icon":"\#(hero.icon)"}"#
         }
         return text + "\n]\n"
@@ -67,8 +76,10 @@ enum CatalogGenerator {
         var generator = SeededGenerator(seed: seed)
         var queries: [String] = []
         while queries.count < count {
-            let hero = heroes.randomElement(using: &generator)!
-            let name = Array(Bool.random(using: &generator) ? hero.name["en"]! : hero.name["zh-Hans"]!)
+            let hero = pick(heroes, &generator)
+            let name = Array(
+                Bool.random(using: &generator)
+                    ? hero.name["en", default: ""] : hero.name["zh-Hans", default: ""])
             guard name.count >= length else { continue }
             let start = Int.random(in: 0...(name.count - length), using: &generator)
             queries.append(String(name[start..<(start + length)]))

@@ -27,7 +27,9 @@ final class Child {
 
     /// Starts `executable` with `arguments` plus `--endpoint` and `--state-dir` in `directory`, and
     /// waits until `sys.health` says ready (at most `timeout`).
-    init(name: String, executable: String, arguments: [String], directory: String, timeout: Duration) async throws {
+    init(name: String, executable: String, arguments: [String], directory: String, timeout: Duration)
+        async throws
+    {
         self.name = name
         endpoint = "ipc://\(directory)/\(name).sock"
         logPath = "\(directory)/\(name).log"
@@ -35,13 +37,15 @@ final class Child {
         process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments =
-            ["--endpoint", endpoint, "--state-dir", "\(directory)/\(name)-state", "--log-level", "notice"] + arguments
+            ["--endpoint", endpoint, "--state-dir", "\(directory)/\(name)-state", "--log-level", "notice"]
+            + arguments
         let output = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
         process.standardOutput = output
         process.standardError = output
         context = try Context()
         client = try RemoteClient(
-            context: context, configuration: .init(endpoints: [endpoint], deadline: .seconds(30), name: "\(name)-bench"))
+            context: context,
+            configuration: .init(endpoints: [endpoint], deadline: .seconds(30), name: "\(name)-bench"))
         try process.run()
         let end = ContinuousClock.now + timeout
         while ContinuousClock.now < end {
@@ -60,7 +64,8 @@ final class Child {
 
     /// The child's resident memory now, in MiB (from /proc).
     var residentMiB: Int {
-        let status = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8)) ?? ""
+        let status =
+            (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8)) ?? ""
         let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
         return (Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0) / 1_024
     }

@@ -47,7 +47,9 @@ struct Options {
 
     static func usage(_ problem: String) -> Never {
         print("CatalogBenchmarks: \(problem)")
-        print("usage: CatalogBenchmarks [--count N] [--queries Q] [--scan-queries S] [--wire-queries W] [--bin DIR]")
+        print(
+            "usage: CatalogBenchmarks [--count N] [--queries Q] [--scan-queries S] [--wire-queries W] [--bin DIR]"
+        )
         exit(64)
     }
 }
@@ -58,10 +60,14 @@ struct Percentiles {
     let p99: Double
 
     init(_ samples: [Duration]) {
-        let sorted = samples.map { Double($0.components.attoseconds) / 1e12 + Double($0.components.seconds) * 1e6 }
-            .sorted()
+        let sorted = samples.map {
+            Double($0.components.attoseconds) / 1e12 + Double($0.components.seconds) * 1e6
+        }
+        .sorted()
         func at(_ fraction: Double) -> Double {
-            sorted.isEmpty ? .nan : sorted[min(sorted.count - 1, Int((Double(sorted.count) * fraction).rounded(.up)) - 1)]
+            sorted.isEmpty
+                ? .nan
+                : sorted[min(sorted.count - 1, Int((Double(sorted.count) * fraction).rounded(.up)) - 1)]
         }
         p50 = at(0.50)
         p99 = at(0.99)
@@ -72,7 +78,8 @@ func milliseconds(_ microseconds: Double) -> String { String(format: "%.3f", mic
 
 func seconds(since start: ContinuousClock.Instant) -> String {
     let elapsed = ContinuousClock.now - start
-    return String(format: "%.1f s", Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+    return String(
+        format: "%.1f s", Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
 }
 
 let options = Options.parse()
@@ -97,7 +104,8 @@ struct Row {
 var rows: [Row] = []
 for length in lengths {
     var row = Row(length: length)
-    let queries = CatalogGenerator.queries(length: length, count: options.queries, in: heroes, seed: UInt64(length))
+    let queries = CatalogGenerator.queries(
+        length: length, count: options.queries, in: heroes, seed: UInt64(length))
     var samples: [Duration] = []
     var totals = 0
     for query in queries {
@@ -110,7 +118,9 @@ for length in lengths {
     if ProcessInfo.processInfo.environment["CATBENCH_SLOWEST"] != nil {
         let slowest = zip(queries, samples).sorted { $0.1 > $1.1 }.prefix(8)
         for (query, time) in slowest {
-            print("  slow: \(query.debugDescription) \(time) total \(catalog.search(query, offset: 0, limit: 1).total)")
+            print(
+                "  slow: \(query.debugDescription) \(time) total \(catalog.search(query, offset: 0, limit: 1).total)"
+            )
         }
     }
     row.index = Percentiles(samples)
@@ -135,20 +145,25 @@ if options.wireQueries > 0 {
     try CatalogGenerator.json(heroes).write(toFile: file, atomically: false, encoding: .utf8)
     print("catalog file written in \(seconds(since: start))")
     let auth = try await Child(
-        name: "auth", executable: options.bin + "/auth-service", arguments: ["--curve", "off", "--hash-cost", "test"],
+        name: "auth", executable: options.bin + "/auth-service",
+        arguments: ["--curve", "off", "--hash-cost", "test"],
         directory: directory, timeout: .seconds(60))
     start = ContinuousClock.now
     let service: Child
     do {
         service = try await Child(
             name: "heroes", executable: options.bin + "/hero-catalog-service",
-            arguments: ["--curve", "off", "--auth-curve", "off", "--auth-endpoint", auth.endpoint, "--catalog", file],
+            arguments: [
+                "--curve", "off", "--auth-curve", "off", "--auth-endpoint", auth.endpoint, "--catalog", file,
+            ],
             directory: directory, timeout: .seconds(300))
     } catch {
         await auth.stop()
         throw error
     }
-    print("hero-catalog-service loaded the file and was ready in \(seconds(since: start)), \(service.residentMiB) MiB resident")
+    print(
+        "hero-catalog-service loaded the file and was ready in \(seconds(since: start)), \(service.residentMiB) MiB resident"
+    )
     do {
         let _: RegisterResponse = try await auth.client.request(
             AuthMethod.register, RegisterRequest(username: "benchmark", password: "benchmark password")
@@ -156,10 +171,13 @@ if options.wireQueries > 0 {
         let login: LoginResponse = try await auth.client.request(
             AuthMethod.login, LoginRequest(username: "benchmark", password: "benchmark password")
         ).value
-        guard let token = login.user?.userToken else { throw BenchmarkError(description: "login failed: \(login)") }
+        guard let token = login.user?.userToken else {
+            throw BenchmarkError(description: "login failed: \(login)")
+        }
         for index in rows.indices {
             let queries = CatalogGenerator.queries(
-                length: rows[index].length, count: options.wireQueries, in: heroes, seed: UInt64(rows[index].length))
+                length: rows[index].length, count: options.wireQueries, in: heroes,
+                seed: UInt64(rows[index].length))
             var samples: [Duration] = []
             for query in queries {
                 let begin = ContinuousClock.now
@@ -179,7 +197,9 @@ if options.wireQueries > 0 {
 }
 
 print("")
-print("| query | mean matches | index p50 ms | index p99 ms | scan p50 ms | scan p99 ms | scan/index p50 | scan/index p99 | ZeroMQ p50 ms | ZeroMQ p99 ms | ZeroMQ/index p50 |")
+print(
+    "| query | mean matches | index p50 ms | index p99 ms | scan p50 ms | scan p99 ms | scan/index p50 | scan/index p99 | ZeroMQ p50 ms | ZeroMQ p99 ms | ZeroMQ/index p50 |"
+)
 print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 for row in rows {
     let wire = row.wire.map { ($0.p50, $0.p99) }

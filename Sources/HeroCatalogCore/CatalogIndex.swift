@@ -116,7 +116,9 @@ public struct CatalogIndex: Sendable {
         }
     }
 
-    private static func flatten(_ lists: [UInt64: [Int32]], into postings: inout [Int32]) -> [UInt64: PostingList] {
+    private static func flatten(_ lists: [UInt64: [Int32]], into postings: inout [Int32]) -> [UInt64:
+        PostingList]
+    {
         var placed: [UInt64: PostingList] = [:]
         placed.reserveCapacity(lists.count)
         for (key, list) in lists {
@@ -166,7 +168,8 @@ public struct CatalogIndex: Sendable {
                                 var page: [Int32] = []
                                 let triples = zip(offsets, lists).map { offset, list in
                                     Triple(
-                                        ids: UnsafeBufferPointer(rebasing: postings[list.start..<(list.start + list.count)]),
+                                        ids: UnsafeBufferPointer(
+                                            rebasing: postings[list.start..<(list.start + list.count)]),
                                         positions: UnsafeBufferPointer(
                                             rebasing: positions[list.start..<(list.start + list.count)]),
                                         offset: offset)
@@ -175,7 +178,8 @@ public struct CatalogIndex: Sendable {
                                     let position = Int(candidate)
                                     let found =
                                         decided
-                                        ?? Self.contains(query, in: text, from: starts[position], to: starts[position + 1])
+                                        ?? Self.contains(
+                                            query, in: text, from: starts[position], to: starts[position + 1])
                                     if found {
                                         if total >= offset && page.count < limit { page.append(candidate) }
                                         total += 1
@@ -191,7 +195,8 @@ public struct CatalogIndex: Sendable {
         guard let exact else { return Matches(total: 0, page: []) }
         let end = min(exact.count, offset &+ limit)
         guard offset < end else { return Matches(total: exact.count, page: []) }
-        return Matches(total: exact.count, page: Array(postings[(exact.start + offset)..<(exact.start + end)]))
+        return Matches(
+            total: exact.count, page: Array(postings[(exact.start + offset)..<(exact.start + end)]))
     }
 
     /// The same answer as ``search(folded:offset:limit:)`` without the posting lists: every hero's
@@ -219,7 +224,8 @@ public struct CatalogIndex: Sendable {
     /// Whether `text[start..<end]` contains `query`.
     @inline(__always)
     static func contains(
-        _ query: UnsafeBufferPointer<UInt32>, in text: UnsafeBufferPointer<UInt32>, from start: Int, to end: Int
+        _ query: UnsafeBufferPointer<UInt32>, in text: UnsafeBufferPointer<UInt32>, from start: Int,
+        to end: Int
     ) -> Bool {
         let length = query.count
         if length == 0 { return true }

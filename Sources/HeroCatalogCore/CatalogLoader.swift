@@ -48,7 +48,9 @@ public enum CatalogLoader {
         default:
             guard let sniffed = sniff(data) else {
                 throw CatalogError(
-                    file: path, problem: "unknown format: expected a .json or .plist file (a JSON array or a property list)")
+                    file: path,
+                    problem:
+                        "unknown format: expected a .json or .plist file (a JSON array or a property list)")
             }
             format = sniffed
         }

@@ -156,12 +156,15 @@ public final class HeroCatalogService: Sendable {
             }
             count { $0.unavailable += 1 }
             throw code == .unavailable
-                ? error : RemoteError(code: .unavailable, message: "the token cannot be checked now: \(error)")
+                ? error
+                : RemoteError(code: .unavailable, message: "the token cannot be checked now: \(error)")
         }
     }
 
     /// The checked paging of a call.
-    private func page(query: String, offset: Int?, limit: Int?) throws(RemoteError) -> (offset: Int, limit: Int) {
+    private func page(query: String, offset: Int?, limit: Int?) throws(RemoteError) -> (
+        offset: Int, limit: Int
+    ) {
         let offset = offset ?? 0
         let limit = limit ?? limits.defaultLimit
         var problem: String?

@@ -27,15 +27,19 @@ public struct RemoteTokenVerifier: TokenVerifier {
     }
 
     public func verify(_ token: String) -> Single<VerifyResponse> {
-        client.request(AuthMethod.verify, VerifyRequest(token: token), as: VerifyResponse.self, deadline: deadline)
-            .catch { error in
-                let code = (error as? RemoteError)?.code
-                if code == .unauthenticated || code == .badRequest {
-                    return .error(RemoteError(code: .unauthenticated, message: "invalid or expired session token"))
-                }
+        client.request(
+            AuthMethod.verify, VerifyRequest(token: token), as: VerifyResponse.self, deadline: deadline
+        )
+        .catch { error in
+            let code = (error as? RemoteError)?.code
+            if code == .unauthenticated || code == .badRequest {
                 return .error(
-                    RemoteError(code: .unavailable, message: "auth-service cannot verify the token now: \(error)"))
+                    RemoteError(code: .unauthenticated, message: "invalid or expired session token"))
             }
+            return .error(
+                RemoteError(code: .unavailable, message: "auth-service cannot verify the token now: \(error)")
+            )
+        }
     }
 }
 
@@ -67,7 +71,8 @@ public final class StubTokenVerifier: TokenVerifier {
                 return .failure(RemoteError(code: .unavailable, message: "auth is unreachable (stub)"))
             }
             guard let user = state.valid[token] else {
-                return .failure(RemoteError(code: .unauthenticated, message: "invalid or expired session token"))
+                return .failure(
+                    RemoteError(code: .unauthenticated, message: "invalid or expired session token"))
             }
             return .success(VerifyResponse(name: user, expiresAt: Int64.max))
         }

@@ -25,7 +25,8 @@ enum HeroOptions {
             + ".plist (an array of {name, intro, icon}). SIGHUP reloads it.",
         defaultDescription: "the built-in catalog")
     static let authEndpoint = Option(
-        "auth-endpoint", environment: "HEROES_AUTH_ENDPOINT", default: Endpoint(tcpHost: "127.0.0.1", port: 5562),
+        "auth-endpoint", environment: "HEROES_AUTH_ENDPOINT",
+        default: Endpoint(tcpHost: "127.0.0.1", port: 5562),
         parser: .endpoint, help: "auth-service, which verifies session tokens (auth.verify).")
     static let authCurve = Option(
         "auth-curve", environment: "HEROES_AUTH_CURVE", default: CurveSetting.on, parser: .choice(),
@@ -33,7 +34,8 @@ enum HeroOptions {
             + "(add it to auth's allowed_clients).")
     static let authServerKey = Option(
         "auth-server-key", environment: "HEROES_AUTH_SERVER_KEY", default: String?.none,
-        parser: .optional(.string), help: "auth-service's public key file (its curve.pub), with --auth-curve on.",
+        parser: .optional(.string),
+        help: "auth-service's public key file (its curve.pub), with --auth-curve on.",
         defaultDescription: "curve.pub in auth-service's default state directory")
     static let authDeadline = Option(
         "auth-deadline", environment: "HEROES_AUTH_DEADLINE", default: Duration.seconds(2), parser: .duration,

@@ -23,7 +23,8 @@ final class HeroProcess: Service {
 
     /// Starts serving `catalog` (already loaded by `main`).
     init(
-        configuration: Configuration, state: StateDirectory, environment: [String: String], catalog: HeroCatalog,
+        configuration: Configuration, state: StateDirectory, environment: [String: String],
+        catalog: HeroCatalog,
         logger: Logger
     ) throws {
         typealias O = HeroOptions
@@ -36,24 +37,31 @@ final class HeroProcess: Service {
         if configuration[O.authCurve] == .on {
             let keyPath =
                 configuration[O.authServerKey]
-                ?? StateDirectory.resolve(service: "auth", override: nil, environment: environment) + "/curve.pub"
+                ?? StateDirectory.resolve(service: "auth", override: nil, environment: environment)
+                + "/curve.pub"
             let serverKey: [UInt8]
             do {
                 let text = try String(contentsOfFile: keyPath, encoding: .utf8)
                 serverKey = try Z85.decode(text.trimmingCharacters(in: .whitespacesAndNewlines))
             } catch {
-                throw StartError("\(keyPath): cannot read auth-service's public key (\(error)); give it with "
-                    + "--auth-server-key, or use --auth-curve off on a trusted loopback")
+                throw StartError(
+                    "\(keyPath): cannot read auth-service's public key (\(error)); give it with "
+                        + "--auth-server-key, or use --auth-curve off on a trusted loopback")
             }
             let own = try CurveKeyFiles.clientKeys(in: state)
             authCurve = RemoteClient.Curve(serverKey: serverKey, keys: own)
             logger.notice(
-                "auth client key", ["public": .string((try? Z85.encode(own.publicKey)) ?? "?"), "hint": "list it in auth's allowed_clients"])
+                "auth client key",
+                [
+                    "public": .string((try? Z85.encode(own.publicKey)) ?? "?"),
+                    "hint": "list it in auth's allowed_clients",
+                ])
         }
         authClient = try RemoteClient(
             context: context,
             configuration: .init(
-                endpoints: [configuration[O.authEndpoint].description], deadline: configuration[O.authDeadline],
+                endpoints: [configuration[O.authEndpoint].description],
+                deadline: configuration[O.authDeadline],
                 name: "heroes-auth", curve: authCurve))
         cache = CachingTokenVerifier(
             RemoteTokenVerifier(client: authClient, deadline: configuration[O.authDeadline]),
@@ -65,7 +73,8 @@ final class HeroProcess: Service {
             let keys = try CurveKeyFiles.serverKeys(in: state)
             let allowed = try AllowList.loadOrCreate(in: state)
             let own = try CurveKeyFiles.clientKeys(in: state)
-            curve = RemoteServer.Curve(keys: keys, allowList: CurveAllowList(allowed.keys.union([own.publicKey])))
+            curve = RemoteServer.Curve(
+                keys: keys, allowList: CurveAllowList(allowed.keys.union([own.publicKey])))
         }
         var handlers = RemoteHandlers()
         service.register(into: &handlers)
@@ -115,8 +124,11 @@ final class HeroProcess: Service {
                 "catalog reloaded",
                 [
                     "catalog": .string(catalogPath), "heroes": .integer(catalog.heroes.count),
-                    "ms": .integer(Int((ContinuousClock.now - start).components.seconds * 1_000
-                        + (ContinuousClock.now - start).components.attoseconds / 1_000_000_000_000_000)),
+                    "ms": .integer(
+                        Int(
+                            (ContinuousClock.now - start).components.seconds * 1_000
+                                + (ContinuousClock.now - start).components.attoseconds / 1_000_000_000_000_000
+                        )),
                 ])
         } catch {
             logger.error("reload failed: keeping the current catalog", ["error": .string("\(error)")])
@@ -127,7 +139,8 @@ final class HeroProcess: Service {
     /// a while); the returned source must be kept alive, and cancelled at the end.
     func reloadOnHangup() -> any DispatchSourceSignal {
         signal(SIGHUP, SIG_IGN)
-        let source = DispatchSource.makeSignalSource(signal: SIGHUP, queue: DispatchQueue(label: "heroes.reload"))
+        let source = DispatchSource.makeSignalSource(
+            signal: SIGHUP, queue: DispatchQueue(label: "heroes.reload"))
         source.setEventHandler { [self] in reload() }
         source.resume()
         return source

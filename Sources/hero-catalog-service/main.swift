@@ -32,10 +32,12 @@ do {
     let signals = ShutdownSignals()
     signals.installHandlers()
     let process = try HeroProcess(
-        configuration: configuration, state: state, environment: environment, catalog: catalog, logger: logger)
+        configuration: configuration, state: state, environment: environment, catalog: catalog, logger: logger
+    )
     let hangups = process.reloadOnHangup()
     let outcome = await ServiceLifecycle.run(
-        process, signals: signals, drainTimeout: configuration[HeroOptions.standard.drainTimeout], logger: logger)
+        process, signals: signals, drainTimeout: configuration[HeroOptions.standard.drainTimeout],
+        logger: logger)
     hangups.cancel()
     pidFile.release()
     exit(outcome.exitCode)

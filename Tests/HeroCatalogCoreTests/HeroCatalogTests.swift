@@ -71,7 +71,9 @@ struct HeroCatalogTests {
         let catalog = try edgeCaseCatalog()
         #expect(catalog.hero(id: 2)?.name["en"] == "Jean·Valjean")
         #expect(catalog.hero(id: 99) == nil)
-        #expect(throws: CatalogError.self) { try HeroCatalog(heroes: [hero(1, ["en": "A"]), hero(1, ["en": "B"])]) }
+        #expect(throws: CatalogError.self) {
+            try HeroCatalog(heroes: [hero(1, ["en": "A"]), hero(1, ["en": "B"])])
+        }
         #expect(throws: CatalogError.self) { try HeroCatalog(heroes: [hero(1, ["en": ""])]) }
     }
 }

@@ -64,14 +64,22 @@ struct LoaderTests {
         arguments: [
             ("bad.json", "[{\"id\": 1, \"name\": {\"en\": \"A\"}", "not a JSON catalog"),
             ("missing.json", "[{\"id\": 1, \"name\": {\"en\": \"A\"}, \"intro\": {}}]", "icon"),
-            ("dup.json", "[{\"id\": 1, \"name\": {\"en\": \"A\"}, \"intro\": {}, \"icon\": \"a\"},"
-                + "{\"id\": 1, \"name\": {\"en\": \"B\"}, \"intro\": {}, \"icon\": \"b\"}]", "same id 1"),
+            (
+                "dup.json",
+                "[{\"id\": 1, \"name\": {\"en\": \"A\"}, \"intro\": {}, \"icon\": \"a\"},"
+                    + "{\"id\": 1, \"name\": {\"en\": \"B\"}, \"intro\": {}, \"icon\": \"b\"}]", "same id 1"
+            ),
             ("empty.json", "[]", "no heroes"),
             ("bad.plist", "<?xml version=\"1.0\"?><plist><array><dict>", "not a property list"),
-            ("dict.plist", "<?xml version=\"1.0\"?><plist version=\"1.0\"><dict/></plist>", "array of dictionaries"),
-            ("noicon.plist",
-             "<?xml version=\"1.0\"?><plist version=\"1.0\"><array><dict><key>name</key><string>A</string>"
-                + "<key>intro</key><string>B</string></dict></array></plist>", "item 1: `icon`"),
+            (
+                "dict.plist", "<?xml version=\"1.0\"?><plist version=\"1.0\"><dict/></plist>",
+                "array of dictionaries"
+            ),
+            (
+                "noicon.plist",
+                "<?xml version=\"1.0\"?><plist version=\"1.0\"><array><dict><key>name</key><string>A</string>"
+                    + "<key>intro</key><string>B</string></dict></array></plist>", "item 1: `icon`"
+            ),
             ("catalog.txt", "hello", "unknown format"),
         ])
     func malformed(name: String, contents: String, problem: String) throws {

@@ -29,10 +29,12 @@ struct ServiceTests {
     @Test("no token, a wrong token: unauthenticated; auth unreachable: unavailable")
     func refused() async throws {
         let (service, stub, _) = try makeService()
-        #expect(await errorCode(of: service.search(HeroSearchRequest(query: "", token: ""))) == .unauthenticated)
+        #expect(
+            await errorCode(of: service.search(HeroSearchRequest(query: "", token: ""))) == .unauthenticated)
         #expect(await errorCode(of: service.get(HeroGetRequest(id: 1, token: "bad"))) == .unauthenticated)
         stub.setReachable(false)
-        #expect(await errorCode(of: service.search(HeroSearchRequest(query: "", token: "good"))) == .unavailable)
+        #expect(
+            await errorCode(of: service.search(HeroSearchRequest(query: "", token: "good"))) == .unavailable)
         #expect(service.counters.unauthenticated == 2 && service.counters.unavailable == 1)
     }
 

@@ -43,14 +43,16 @@ final class HeroServiceProcess: Sendable {
             standardError: logPath)
         let context = try Context()
         let client = try RemoteClient(
-            context: context, configuration: .init(endpoints: [endpoint], deadline: .seconds(5), name: "heroes-test"))
+            context: context,
+            configuration: .init(endpoints: [endpoint], deadline: .seconds(5), name: "heroes-test"))
         let service = HeroServiceProcess(child: child, context: context, client: client, logPath: logPath)
         let end = ContinuousClock.now + .seconds(20)
         var last = "no answer"
         while ContinuousClock.now < end {
             if let ended = child.ended {
                 await service.stop()
-                throw SupportError("hero-catalog-service ended (\(ended)) before it was ready; log:\n\(service.log)")
+                throw SupportError(
+                    "hero-catalog-service ended (\(ended)) before it was ready; log:\n\(service.log)")
             }
             do {
                 let report = try await client.request(
@@ -75,8 +77,11 @@ final class HeroServiceProcess: Sendable {
         return await child.stop()
     }
 
-    func search(_ query: String, offset: Int? = nil, limit: Int? = nil, token: String) -> Single<HeroSearchResponse> {
-        client.request(HeroMethod.search, HeroSearchRequest(query: query, offset: offset, limit: limit, token: token))
+    func search(_ query: String, offset: Int? = nil, limit: Int? = nil, token: String) -> Single<
+        HeroSearchResponse
+    > {
+        client.request(
+            HeroMethod.search, HeroSearchRequest(query: query, offset: offset, limit: limit, token: token))
     }
 
     func get(_ id: Int, token: String) -> Single<Hero> {
@@ -139,7 +144,8 @@ func heroCatalogJSON(count: Int, extra: String = "") -> String {
         #"{"id": \#(id), "name": {"en": "Hero \#(id)", "zh-Hans": "英雄\#(id)"}, "intro": {"en": "i"}, "icon": "h\#(id).png"}"#
     }
     items.append(#"{"id": 1001, "name": {"en": "D'Artagnan"}, "intro": {}, "icon": "d.png"}"#)
-    items.append(#"{"id": 1002, "name": {"en": "Jean·Valjean", "zh-Hans": "冉·阿让"}, "intro": {}, "icon": "j.png"}"#)
+    items.append(
+        #"{"id": 1002, "name": {"en": "Jean·Valjean", "zh-Hans": "冉·阿让"}, "intro": {}, "icon": "j.png"}"#)
     if !extra.isEmpty { items.append(extra) }
     return "[" + items.joined(separator: ",\n") + "]"
 }
@@ -266,7 +272,8 @@ struct HeroCatalogIntegrationTests {
 
     @Test("--catalog with a property list like the demo's heros.plist")
     func propertyList() async throws {
-        try await withHeroes(catalog: heroFixturePropertyList, catalogName: "heros.plist") { heroes, token, _, _ in
+        try await withHeroes(catalog: heroFixturePropertyList, catalogName: "heros.plist") {
+            heroes, token, _, _ in
             let all = try await heroes.search("", token: token).value
             #expect(all.items.map(\.id) == [1, 2])
             let found = try await heroes.search("精", token: token).value
@@ -280,7 +287,8 @@ struct HeroCatalogIntegrationTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let heroes = try await HeroServiceProcess.start(
-            ["--auth-deadline", "300ms"], authEndpoint: "ipc://" + directory.file("nobody.sock"), in: directory)
+            ["--auth-deadline", "300ms"], authEndpoint: "ipc://" + directory.file("nobody.sock"),
+            in: directory)
         let code = await errorCode(of: heroes.search("", token: "some-token"))
         await heroes.stop()
         #expect(code == .unavailable)
