@@ -33,7 +33,7 @@ struct CatalogIndexTests {
                 query = String(characters[start..<end])
             } else {
                 query = (0..<Int.random(in: 0...5, using: &generator)).map { _ in
-                    Self.alphabet[Int.random(in: alphabet.indices, using: &generator)]
+                    Self.alphabet[Int.random(in: Self.alphabet.indices, using: &generator)]
                 }.joined()
             }
             let folded = SearchFolding.fold(query)
