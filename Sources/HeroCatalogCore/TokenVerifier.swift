@@ -88,7 +88,7 @@ public final class StubTokenVerifier: TokenVerifier {
 /// `lifetime`. Failures are not remembered (a token auth could not check is checked again next time).
 public final class CachingTokenVerifier: TokenVerifier {
     private struct Entry {
-        let user: String
+        let answer: VerifyResponse
         let until: ContinuousClock.Instant
     }
 
@@ -116,24 +116,24 @@ public final class CachingTokenVerifier: TokenVerifier {
 
     public func verify(_ token: String) -> Single<VerifyResponse> {
         let time = now()
-        let cached = entries.withLock { entries -> String? in
+        let cached = entries.withLock { entries -> VerifyResponse? in
             guard let entry = entries[token] else { return nil }
-            if entry.until > time { return entry.user }
+            if entry.until > time { return entry.answer }
             entries[token] = nil
             return nil
         }
         if let cached {
             counts.withLock { $0.hits += 1 }
-            return .just(VerifyResponse(name: cached, expiresAt: 0))
+            return .just(cached)
         }
         counts.withLock { $0.misses += 1 }
         guard lifetime > .zero else { return upstream.verify(token) }
         return upstream.verify(token).do(onSuccess: { [self] response in
-            remember(token, user: response.name)
+            remember(token, response)
         })
     }
 
-    private func remember(_ token: String, user: String) {
+    private func remember(_ token: String, _ answer: VerifyResponse) {
         let time = now()
         let until = time + lifetime
         entries.withLock { entries in
@@ -141,7 +141,7 @@ public final class CachingTokenVerifier: TokenVerifier {
                 entries = entries.filter { $0.value.until > time }
                 if entries.count >= capacity { entries.removeAll(keepingCapacity: true) }
             }
-            entries[token] = Entry(user: user, until: until)
+            entries[token] = Entry(answer: answer, until: until)
         }
     }
 }

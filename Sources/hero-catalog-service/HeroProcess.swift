@@ -124,11 +124,7 @@ final class HeroProcess: Service {
                 "catalog reloaded",
                 [
                     "catalog": .string(catalogPath), "heroes": .integer(catalog.heroes.count),
-                    "ms": .integer(
-                        Int(
-                            (ContinuousClock.now - start).components.seconds * 1_000
-                                + (ContinuousClock.now - start).components.attoseconds / 1_000_000_000_000_000
-                        )),
+                    "ms": .integer(Int((ContinuousClock.now - start) / .milliseconds(1))),
                 ])
         } catch {
             logger.error("reload failed: keeping the current catalog", ["error": .string("\(error)")])
