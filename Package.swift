@@ -98,7 +98,7 @@ let package = Package(
             swiftSettings: common),
         .testTarget(
             name: "HeroCatalogCoreTests",
-            dependencies: ["HeroCatalogCore", "Contracts", "Reactive", "RemoteProtocol", "RemoteStreams"],
+            dependencies: ["HeroCatalogCore", "Contracts", "Reactive", "RemoteProtocol", "RemoteStreams", "ZeroMQ"],
             swiftSettings: common),
         .executableTarget(
             name: "hero-catalog-service",
