@@ -5,9 +5,9 @@
 #   make bench-transport  round trips: raw libzmq (C), the ZeroMQ wrapper and RemoteStreams, side by side
 #   make bench-json       JSON bodies: RemoteProtocol's own coder against Foundation's, ns per call
 #   make bench-auth       argon2id verifications (libsodium, all cores) against logins through auth-service
-#   make bench-catalog    hero search over 1 M generated names: the index against a scan, and through ZeroMQ
 #   make format           format the sources with swift-format
 #   make fuzz             fuzz the RemoteProtocol codec with libFuzzer for FUZZ_SECONDS (default 60)
+#   make bench-catalog    hero search over 1 M generated names: the index against a scan, and through ZeroMQ
 #
 # Every target works on a fresh Debian machine as root: `deps` installs what is missing first.
 
@@ -23,7 +23,7 @@ APT_PACKAGES := pkg-config libzmq3-dev libsodium-dev libsqlite3-dev python3-zmq
 #   make test TEST_FILTER=MapTests
 TEST_FILTER ?=
 
-.PHONY: all deps build build-release test bench-reactive bench-transport bench-json bench-auth bench-catalog fuzz format lint clean
+.PHONY: all deps build build-release test bench-reactive bench-transport bench-json bench-auth fuzz format lint clean
 
 all: build
 
@@ -94,20 +94,6 @@ bench-auth: deps
 	$$($(SWIFT) build -c release --show-bin-path)/AuthBenchmarks \
 	  --service $$($(SWIFT) build -c release --show-bin-path)/auth-service $(BENCH_AUTH_ARGS)
 
-# Hero search in one run: 1,000,000 generated heroes (a Latin and a Chinese name each), p50/p99 per
-# query length (1, 2, 5 characters) in the core's index against a plain scan, then through ZeroMQ:
-# the benchmark starts auth-service (to log in once) and hero-catalog-service on the generated catalog
-# (temp directory, --curve off, ipc://) and stops both by pid. Options: BENCH_CATALOG_ARGS (--count N,
-# --queries Q, --scan-queries S, --wire-queries W; 0 skips the ZeroMQ part).
-BENCH_CATALOG_ARGS ?=
-
-bench-catalog: deps
-	$(SWIFT) build -c release $(STRICT) --product auth-service
-	$(SWIFT) build -c release $(STRICT) --product hero-catalog-service
-	$(SWIFT) build -c release $(STRICT) --product CatalogBenchmarks
-	$$($(SWIFT) build -c release --show-bin-path)/CatalogBenchmarks \
-	  --bin $$($(SWIFT) build -c release --show-bin-path) $(BENCH_CATALOG_ARGS)
-
 # The codec's libFuzzer target: Tests/Fuzz/RemoteProtocolFuzz.swift compiled with the RemoteProtocol
 # sources into one binary (not a SwiftPM target: SwiftPM cannot link libFuzzer's main). The seed
 # corpus is the golden vectors, written in the fuzzer's input format (a part count, then u16 lengths);
@@ -129,6 +115,22 @@ fuzz: deps
 	done
 	$(FUZZ_DIR)/RemoteProtocolFuzz -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=10 \
 	  -artifact_prefix=$(FUZZ_DIR)/ $(FUZZ_DIR)/corpus $(FUZZ_DIR)/seeds
+
+# Hero search in one run: 1,000,000 generated heroes (a Latin and a Chinese name each), p50/p99 per
+# query length (1, 2, 5 characters) in the core's index against a plain scan, then through ZeroMQ:
+# the benchmark starts auth-service (to log in once) and hero-catalog-service on the generated catalog
+# (temp directory, --curve off, ipc://) and stops both by pid. Options: BENCH_CATALOG_ARGS (--count N,
+# --queries Q, --scan-queries S, --wire-queries W; 0 skips the ZeroMQ part).
+BENCH_CATALOG_ARGS ?=
+
+.PHONY: bench-catalog
+
+bench-catalog: deps
+	$(SWIFT) build -c release $(STRICT) --product auth-service
+	$(SWIFT) build -c release $(STRICT) --product hero-catalog-service
+	$(SWIFT) build -c release $(STRICT) --product CatalogBenchmarks
+	$$($(SWIFT) build -c release --show-bin-path)/CatalogBenchmarks \
+	  --bin $$($(SWIFT) build -c release --show-bin-path) $(BENCH_CATALOG_ARGS)
 
 format:
 	$(SWIFT) format --in-place --recursive --configuration .swift-format Sources Tests Benchmarks Package.swift

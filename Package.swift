@@ -73,6 +73,22 @@ let package = Package(
         .testTarget(name: "SodiumTests", dependencies: ["Sodium"], swiftSettings: common),
         .target(name: "Contracts", swiftSettings: common),
         .target(
+            name: "HeroCatalogCore", dependencies: ["Contracts", "Reactive", "RemoteProtocol", "RemoteStreams"],
+            swiftSettings: common),
+        .testTarget(
+            name: "HeroCatalogCoreTests",
+            dependencies: ["HeroCatalogCore", "Contracts", "Reactive", "RemoteProtocol", "RemoteStreams", "ZeroMQ"],
+            swiftSettings: common),
+        .executableTarget(
+            name: "hero-catalog-service",
+            dependencies: ["HeroCatalogCore", "ServiceKit", "RemoteStreams", "ZeroMQ", "Contracts", "Reactive"],
+            swiftSettings: common),
+        .executableTarget(
+            name: "CatalogBenchmarks",
+            dependencies: ["HeroCatalogCore", "Contracts", "Reactive", "RemoteStreams", "ZeroMQ"],
+            path: "Benchmarks/CatalogBenchmarks",
+            swiftSettings: common),
+        .target(
             name: "AuthCore",
             dependencies: ["Sodium", "SQLite", "Reactive", "Contracts", "RemoteProtocol", "RemoteStreams"],
             swiftSettings: common),
@@ -93,22 +109,6 @@ let package = Package(
         .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         .target(name: "SQLite", dependencies: ["CSQLite"], swiftSettings: common),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite"], swiftSettings: common),
-        .target(
-            name: "HeroCatalogCore", dependencies: ["Contracts", "Reactive", "RemoteProtocol", "RemoteStreams"],
-            swiftSettings: common),
-        .testTarget(
-            name: "HeroCatalogCoreTests",
-            dependencies: ["HeroCatalogCore", "Contracts", "Reactive", "RemoteProtocol", "RemoteStreams", "ZeroMQ"],
-            swiftSettings: common),
-        .executableTarget(
-            name: "hero-catalog-service",
-            dependencies: ["HeroCatalogCore", "ServiceKit", "RemoteStreams", "ZeroMQ", "Contracts", "Reactive"],
-            swiftSettings: common),
-        .executableTarget(
-            name: "CatalogBenchmarks",
-            dependencies: ["HeroCatalogCore", "Contracts", "Reactive", "RemoteStreams", "ZeroMQ"],
-            path: "Benchmarks/CatalogBenchmarks",
-            swiftSettings: common),
         .testTarget(
             name: "IntegrationTests",
             dependencies: ["Contracts", "RemoteStreams", "RemoteProtocol", "ZeroMQ", "Reactive", "ServiceKit"],
