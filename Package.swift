@@ -22,6 +22,7 @@ let package = Package(
         .library(name: "AuthCore", targets: ["AuthCore"]),
         .library(name: "Contracts", targets: ["Contracts"]),
         .library(name: "ServiceKit", targets: ["ServiceKit"]),
+        .library(name: "HeroCatalogCore", targets: ["HeroCatalogCore"]),
     ],
     targets: [
         .target(name: "Reactive", swiftSettings: common),
@@ -73,7 +74,22 @@ let package = Package(
         .target(name: "Sodium", dependencies: ["CSodium"], swiftSettings: common),
         .testTarget(name: "SodiumTests", dependencies: ["Sodium"], swiftSettings: common),
         .target(name: "Contracts", swiftSettings: common),
-        .target(name: "HeroCatalogCore", swiftSettings: common),
+        .target(
+            name: "HeroCatalogCore", dependencies: ["Contracts", "Reactive", "RemoteProtocol", "RemoteStreams"],
+            swiftSettings: common),
+        .testTarget(
+            name: "HeroCatalogCoreTests",
+            dependencies: ["HeroCatalogCore", "Contracts", "Reactive", "RemoteProtocol", "RemoteStreams", "ZeroMQ"],
+            swiftSettings: common),
+        .executableTarget(
+            name: "hero-catalog-service",
+            dependencies: ["HeroCatalogCore", "ServiceKit", "RemoteStreams", "ZeroMQ", "Contracts", "Reactive"],
+            swiftSettings: common),
+        .executableTarget(
+            name: "CatalogBenchmarks",
+            dependencies: ["HeroCatalogCore", "Contracts", "Reactive", "RemoteStreams", "ZeroMQ"],
+            path: "Benchmarks/CatalogBenchmarks",
+            swiftSettings: common),
         .target(
             name: "AuthCore",
             dependencies: ["Sodium", "SQLite", "Reactive", "Contracts", "RemoteProtocol", "RemoteStreams"],

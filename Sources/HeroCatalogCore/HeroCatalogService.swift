@@ -1,0 +1,188 @@
+public import Contracts
+public import Reactive
+import RemoteProtocol
+public import RemoteStreams
+import Synchronization
+
+/// The hero catalog's logic, behind the `heroes.*` methods of docs/services/hero-catalog.md.
+///
+/// Every call first verifies its token (through a ``TokenVerifier``, usually a
+/// ``CachingTokenVerifier`` over auth-service), then answers from the current ``HeroCatalog``. The
+/// catalog is held in a relay: ``replace(_:)`` swaps in a new one (a reload) and every
+/// `heroes.watch` stream sends its results again.
+///
+/// A search is CPU work of microseconds for the built-in catalog and at most a few milliseconds
+/// for a million heroes (see docs/BENCHMARKS.md); it runs where the token's check answers: at once
+/// on a cache hit, else on the auth client's thread.
+public final class HeroCatalogService: Sendable {
+    /// The bounds of the parameters.
+    public struct Limits: Sendable, Hashable {
+        /// The page size when a call gives none.
+        public var defaultLimit: Int
+        /// The largest page size.
+        public var maximumLimit: Int
+        /// The longest query, in Unicode scalars.
+        public var maximumQueryLength: Int
+
+        /// Limits: 50 per page unless asked, at most 500; queries up to 256 scalars.
+        public init(defaultLimit: Int = 50, maximumLimit: Int = 500, maximumQueryLength: Int = 256) {
+            self.defaultLimit = defaultLimit
+            self.maximumLimit = maximumLimit
+            self.maximumQueryLength = maximumQueryLength
+        }
+    }
+
+    /// Counters for `sys.stats`.
+    public struct Counters: Sendable, Hashable {
+        /// `heroes.search` calls answered.
+        public var searches = 0
+        /// `heroes.get` calls answered with a hero.
+        public var gets = 0
+        /// `heroes.get` calls answered `not_found`.
+        public var notFound = 0
+        /// `heroes.watch` streams opened.
+        public var watches = 0
+        /// Calls refused as `bad_request`.
+        public var badRequests = 0
+        /// Calls refused as `unauthenticated`.
+        public var unauthenticated = 0
+        /// Calls refused as `unavailable` (the token could not be checked).
+        public var unavailable = 0
+        /// Catalogs swapped in after the first.
+        public var reloads = 0
+        /// Heroes in the current catalog.
+        public var heroes = 0
+
+        /// The counters as a `sys.stats` group.
+        public var statsGroup: [String: Int] {
+            [
+                "searches": searches, "gets": gets, "not_found": notFound, "watches": watches,
+                "bad_requests": badRequests, "unauthenticated": unauthenticated, "unavailable": unavailable,
+                "reloads": reloads, "heroes": heroes,
+            ]
+        }
+    }
+
+    private let catalog: BehaviorRelay<HeroCatalog>
+    private let verifier: any TokenVerifier
+    private let limits: Limits
+    private let counters_ = Mutex(Counters())
+
+    /// A service answering from `catalog`, checking tokens with `verifier`.
+    public init(catalog: HeroCatalog, verifier: any TokenVerifier, limits: Limits = Limits()) {
+        self.catalog = BehaviorRelay(value: catalog)
+        self.verifier = verifier
+        self.limits = limits
+        counters_.withLock { $0.heroes = catalog.heroes.count }
+    }
+
+    /// The catalog answering now.
+    public var current: HeroCatalog { catalog.value }
+
+    /// The counters so far.
+    public var counters: Counters { counters_.withLock { $0 } }
+
+    /// Swaps in `newCatalog`: later calls answer from it and every watch sends its results again.
+    public func replace(_ newCatalog: HeroCatalog) {
+        counters_.withLock {
+            $0.reloads += 1
+            $0.heroes = newCatalog.heroes.count
+        }
+        catalog.accept(newCatalog)
+    }
+
+    /// Registers `heroes.search`, `heroes.get` and `heroes.watch`.
+    public func register(into handlers: inout RemoteHandlers) {
+        handlers.request(HeroMethod.search) { [self] (request: HeroSearchRequest) in search(request) }
+        handlers.request(HeroMethod.get) { [self] (request: HeroGetRequest) in get(request) }
+        handlers.stream(HeroMethod.watch) { [self] (request: HeroWatchRequest) in watch(request) }
+    }
+
+    // MARK: Methods
+
+    /// `heroes.search`: one page of the heroes whose name contains the query.
+    public func search(_ request: HeroSearchRequest) -> Single<HeroSearchResponse> {
+        authenticated(request.token).flatMap { [self] _ in
+            let page = try page(query: request.query, offset: request.offset, limit: request.limit)
+            let answer = catalog.value.search(request.query, offset: page.offset, limit: page.limit)
+            count { $0.searches += 1 }
+            return .just(answer)
+        }
+    }
+
+    /// `heroes.get`: the hero with the id, or `not_found`.
+    public func get(_ request: HeroGetRequest) -> Single<Hero> {
+        authenticated(request.token).flatMap { [self] _ in
+            guard let hero = catalog.value.hero(id: request.id) else {
+                count { $0.notFound += 1 }
+                throw RemoteError(code: .notFound, message: "no hero has id \(request.id)")
+            }
+            count { $0.gets += 1 }
+            return .just(hero)
+        }
+    }
+
+    /// `heroes.watch`: the page of results now, then again whenever the catalog is replaced. The
+    /// token is checked when the stream opens and again before each later page (through the cache),
+    /// so a revoked token ends the stream with `unauthenticated` at the next reload.
+    public func watch(_ request: HeroWatchRequest) -> Observable<HeroSearchResponse> {
+        let catalog = self.catalog
+        return Observable.deferred { [self] in
+            let page = try page(query: request.query, offset: request.offset, limit: request.limit)
+            return authenticated(request.token).asObservable().flatMap { _ in
+                self.count { $0.watches += 1 }
+                return catalog.asObservable().flatMapLatest { current in
+                    self.authenticated(request.token).map { _ in
+                        current.search(request.query, offset: page.offset, limit: page.limit)
+                    }
+                }
+            }
+        }
+    }
+
+    // MARK: Helpers
+
+    /// The token's user, or the verifier's failure (counted).
+    private func authenticated(_ token: String) -> Single<VerifyResponse> {
+        guard !token.isEmpty else {
+            count { $0.unauthenticated += 1 }
+            return .error(RemoteError(code: .unauthenticated, message: "a session token is required"))
+        }
+        return verifier.verify(token).catch { [self] error in
+            let code = (error as? RemoteError)?.code
+            if code == .unauthenticated {
+                count { $0.unauthenticated += 1 }
+                throw error
+            }
+            count { $0.unavailable += 1 }
+            throw code == .unavailable
+                ? error
+                : RemoteError(code: .unavailable, message: "the token cannot be checked now: \(error)")
+        }
+    }
+
+    /// The checked paging of a call.
+    private func page(query: String, offset: Int?, limit: Int?) throws(RemoteError) -> (
+        offset: Int, limit: Int
+    ) {
+        let offset = offset ?? 0
+        let limit = limit ?? limits.defaultLimit
+        var problem: String?
+        if offset < 0 {
+            problem = "offset must be 0 or more, not \(offset)"
+        } else if !(1...limits.maximumLimit).contains(limit) {
+            problem = "limit must be from 1 to \(limits.maximumLimit), not \(limit)"
+        } else if query.unicodeScalars.count > limits.maximumQueryLength {
+            problem = "the query is longer than \(limits.maximumQueryLength) characters"
+        }
+        if let problem {
+            count { $0.badRequests += 1 }
+            throw RemoteError(code: .badRequest, message: problem)
+        }
+        return (offset, limit)
+    }
+
+    private func count(_ change: (inout Counters) -> Void) {
+        counters_.withLock { change(&$0) }
+    }
+}

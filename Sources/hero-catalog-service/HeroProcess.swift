@@ -1,0 +1,188 @@
+import Contracts
+import Dispatch
+import Foundation
+import HeroCatalogCore
+import Reactive
+import RemoteStreams
+import ServiceKit
+import Synchronization
+import ZeroMQ
+
+/// The running catalog service: the auth client, the logic and the server, started in order and
+/// stopped in reverse (drain, then close) on SIGTERM; SIGHUP reloads `--catalog`.
+final class HeroProcess: Service {
+    let health: HealthState
+    private let context: Context
+    private let server: RemoteServer
+    private let authClient: RemoteClient
+    private let service: HeroCatalogService
+    private let cache: CachingTokenVerifier
+    private let catalogPath: String?
+    private let logger: Logger
+    private let stopped = Mutex<(done: Bool, waiter: CheckedContinuation<Void, Never>?)>((false, nil))
+
+    /// Starts serving `catalog` (already loaded by `main`).
+    init(
+        configuration: Configuration, state: StateDirectory, environment: [String: String],
+        catalog: HeroCatalog,
+        logger: Logger
+    ) throws {
+        typealias O = HeroOptions
+        self.logger = logger
+        catalogPath = configuration[O.catalog]
+        health = HealthState(service: "heroes", version: O.interface.version)
+        context = try Context()
+
+        var authCurve: RemoteClient.Curve?
+        if configuration[O.authCurve] == .on {
+            let keyPath =
+                configuration[O.authServerKey]
+                ?? StateDirectory.resolve(service: "auth", override: nil, environment: environment)
+                + "/curve.pub"
+            let serverKey: [UInt8]
+            do {
+                let text = try String(contentsOfFile: keyPath, encoding: .utf8)
+                serverKey = try Z85.decode(text.trimmingCharacters(in: .whitespacesAndNewlines))
+            } catch {
+                throw StartError(
+                    "\(keyPath): cannot read auth-service's public key (\(error)); give it with "
+                        + "--auth-server-key, or use --auth-curve off on a trusted loopback")
+            }
+            let own = try CurveKeyFiles.clientKeys(in: state)
+            authCurve = RemoteClient.Curve(serverKey: serverKey, keys: own)
+            logger.notice(
+                "auth client key",
+                [
+                    "public": .string((try? Z85.encode(own.publicKey)) ?? "?"),
+                    "hint": "list it in auth's allowed_clients",
+                ])
+        }
+        authClient = try RemoteClient(
+            context: context,
+            configuration: .init(
+                endpoints: [configuration[O.authEndpoint].description],
+                deadline: configuration[O.authDeadline],
+                name: "heroes-auth", curve: authCurve))
+        cache = CachingTokenVerifier(
+            RemoteTokenVerifier(client: authClient, deadline: configuration[O.authDeadline]),
+            lifetime: configuration[O.tokenCache])
+        service = HeroCatalogService(catalog: catalog, verifier: cache)
+
+        var curve: RemoteServer.Curve?
+        if configuration[O.curve] == .on {
+            let keys = try CurveKeyFiles.serverKeys(in: state)
+            let allowed = try AllowList.loadOrCreate(in: state)
+            let own = try CurveKeyFiles.clientKeys(in: state)
+            curve = RemoteServer.Curve(
+                keys: keys, allowList: CurveAllowList(allowed.keys.union([own.publicKey])))
+        }
+        var handlers = RemoteHandlers()
+        service.register(into: &handlers)
+        let box = ServerBox()
+        let service = self.service
+        let cache = self.cache
+        let authClient = self.authClient
+        handlers.addSystemMethods(health: health) {
+            var groups: [String: [String: Int]] = ["heroes": service.counters.statsGroup]
+            let statistics = cache.statistics
+            groups["token_cache"] = ["hits": statistics.hits, "misses": statistics.misses]
+            groups["auth_client"] = authClient.counters.statsGroup
+            if let transport = await box.server?.counters { groups["transport"] = transport.statsGroup }
+            return groups
+        }
+        server = try RemoteServer(
+            context: context,
+            configuration: .init(
+                endpoints: [configuration[O.endpoint].description],
+                maxStreamsPerClient: configuration[O.maximumStreamsPerClient],
+                maxStreamsTotal: configuration[O.maximumStreams], name: "heroes-server", curve: curve),
+            handlers: handlers)
+        box.server = server
+        logger.notice(
+            "listening",
+            [
+                "endpoint": .string(server.endpoints.joined(separator: ",")),
+                "curve": .string(configuration[O.curve].rawValue),
+                "auth_endpoint": .string(configuration[O.authEndpoint].description),
+                "auth_curve": .string(configuration[O.authCurve].rawValue),
+                "catalog": .string(catalogPath ?? "built-in"), "heroes": .integer(catalog.heroes.count),
+            ])
+    }
+
+    /// Reloads `--catalog` (on the caller's thread: the signal queue, never the cooperative pool).
+    /// A file that fails to load leaves the current catalog in place.
+    func reload() {
+        guard let catalogPath else {
+            logger.notice("reload: nothing to reload (the built-in catalog is served)")
+            return
+        }
+        let start = ContinuousClock.now
+        do {
+            let catalog = try CatalogLoader.load(path: catalogPath)
+            service.replace(catalog)
+            logger.notice(
+                "catalog reloaded",
+                [
+                    "catalog": .string(catalogPath), "heroes": .integer(catalog.heroes.count),
+                    "ms": .integer(Int((ContinuousClock.now - start) / .milliseconds(1))),
+                ])
+        } catch {
+            logger.error("reload failed: keeping the current catalog", ["error": .string("\(error)")])
+        }
+    }
+
+    /// Reloads `--catalog` on every SIGHUP, on a Dispatch queue of its own (loading a big file takes
+    /// a while); the returned source must be kept alive, and cancelled at the end.
+    func reloadOnHangup() -> any DispatchSourceSignal {
+        signal(SIGHUP, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(
+            signal: SIGHUP, queue: DispatchQueue(label: "heroes.reload"))
+        source.setEventHandler { [self] in reload() }
+        source.resume()
+        return source
+    }
+
+    func run() async throws {
+        health.set(.ready)
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now = stopped.withLock { state -> Bool in
+                if state.done { return true }
+                state.waiter = continuation
+                return false
+            }
+            if now { continuation.resume() }
+        }
+    }
+
+    /// Drains: new calls are refused, calls in flight finish, then everything closes.
+    func stop() async {
+        health.set(.draining)
+        logger.notice("draining")
+        await server.drain()
+        await server.stop()
+        await authClient.stop()
+        context.terminate()
+        logger.notice("stopped")
+        let waiter = stopped.withLock { state in
+            state.done = true
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume()
+    }
+}
+
+/// A start-up failure with a message for a person.
+struct StartError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Lets the stats closure reach the server created after it.
+private final class ServerBox: Sendable {
+    private let reference = Mutex<RemoteServer?>(nil)
+    var server: RemoteServer? {
+        get { reference.withLock { $0 } }
+        set { reference.withLock { $0 = newValue } }
+    }
+}
