@@ -21,6 +21,7 @@ let package = Package(
         .library(name: "Sodium", targets: ["Sodium"]),
         .library(name: "AuthCore", targets: ["AuthCore"]),
         .library(name: "Contracts", targets: ["Contracts"]),
+        .library(name: "GatewayCore", targets: ["GatewayCore"]),
         .library(name: "ServiceKit", targets: ["ServiceKit"]),
         .library(name: "HeroCatalogCore", targets: ["HeroCatalogCore"]),
     ],
@@ -74,6 +75,12 @@ let package = Package(
         .target(name: "Sodium", dependencies: ["CSodium"], swiftSettings: common),
         .testTarget(name: "SodiumTests", dependencies: ["Sodium"], swiftSettings: common),
         .target(name: "Contracts", swiftSettings: common),
+        .target(
+            name: "GatewayCore", dependencies: ["Contracts", "Reactive", "RemoteProtocol", "RemoteStreams"],
+            swiftSettings: common),
+        .testTarget(
+            name: "GatewayCoreTests", dependencies: ["GatewayCore", "Contracts", "Reactive", "ReactiveTestKit"],
+            swiftSettings: common),
         .target(
             name: "HeroCatalogCore", dependencies: ["Contracts", "Reactive", "RemoteProtocol", "RemoteStreams"],
             swiftSettings: common),
