@@ -19,7 +19,7 @@ final class AuthProcess: Service {
     private let pool: PasswordHashingPool
     private let service: AuthService
     private let logger: Logger
-    private let stopped = Mutex<(done: Bool, waiter: CheckedContinuation<Void, Never>?)>((false, nil))
+    private let stopped = StopLatch()
     private let purge: Task<Void, Never>
 
     init(configuration: Configuration, state: StateDirectory, logger: Logger) async throws {
@@ -62,15 +62,14 @@ final class AuthProcess: Service {
         var handlers = RemoteHandlers()
         service.register(into: &handlers)
         let health = self.health
-        let server = ServerBox()
+        let reference = ServerReference()
         let service = self.service
         let store = self.store
         let pool = self.pool
-        handlers.addSystemMethods(health: health) {
+        handlers.addSystemMethods(health: health, server: reference) {
             var groups: [String: [String: Int]] = ["auth": service.counters.statsGroup]
             groups["store"] = store.counters.statsGroup
             groups["hashing"] = pool.counters.statsGroup
-            if let transport = await server.server?.counters { groups["transport"] = transport.statsGroup }
             return groups
         }
         self.server = try RemoteServer(
@@ -80,7 +79,7 @@ final class AuthProcess: Service {
                 maxStreamsPerClient: configuration[O.maximumStreamsPerClient],
                 maxStreamsTotal: configuration[O.maximumStreams], name: "auth-server", curve: curve),
             handlers: handlers)
-        server.server = self.server
+        reference.bind(self.server)
         // Expired sessions are deleted hourly (they are refused from the moment they expire).
         purge = Task {
             while (try? await Task.sleep(for: .seconds(3_600))) != nil {
@@ -101,14 +100,7 @@ final class AuthProcess: Service {
 
     func run() async throws {
         health.set(.ready)
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let now = stopped.withLock { state -> Bool in
-                if state.done { return true }
-                state.waiter = continuation
-                return false
-            }
-            if now { continuation.resume() }
-        }
+        await stopped.wait()
     }
 
     /// Drains: new calls are refused, calls in flight finish (their writes commit), then everything
@@ -123,21 +115,7 @@ final class AuthProcess: Service {
         await pool.shutdown()
         context.terminate()
         logger.notice("stopped")
-        let waiter = stopped.withLock { state in
-            state.done = true
-            defer { state.waiter = nil }
-            return state.waiter
-        }
-        waiter?.resume()
-    }
-}
-
-/// Lets the stats closure reach the server created after it.
-private final class ServerBox: Sendable {
-    private let reference = Mutex<RemoteServer?>(nil)
-    var server: RemoteServer? {
-        get { reference.withLock { $0 } }
-        set { reference.withLock { $0 = newValue } }
+        stopped.release()
     }
 }
 

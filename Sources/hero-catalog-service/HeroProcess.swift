@@ -19,7 +19,7 @@ final class HeroProcess: Service {
     private let cache: CachingTokenVerifier
     private let catalogPath: String?
     private let logger: Logger
-    private let stopped = Mutex<(done: Bool, waiter: CheckedContinuation<Void, Never>?)>((false, nil))
+    private let stopped = StopLatch()
 
     /// Starts serving `catalog` (already loaded by `main`).
     init(
@@ -41,8 +41,7 @@ final class HeroProcess: Service {
                 + "/curve.pub"
             let serverKey: [UInt8]
             do {
-                let text = try String(contentsOfFile: keyPath, encoding: .utf8)
-                serverKey = try Z85.decode(text.trimmingCharacters(in: .whitespacesAndNewlines))
+                serverKey = try CurveKeyFiles.publicKey(at: keyPath)
             } catch {
                 throw StartError(
                     "\(keyPath): cannot read auth-service's public key (\(error)); give it with "
@@ -78,16 +77,15 @@ final class HeroProcess: Service {
         }
         var handlers = RemoteHandlers()
         service.register(into: &handlers)
-        let box = ServerBox()
+        let reference = ServerReference()
         let service = self.service
         let cache = self.cache
         let authClient = self.authClient
-        handlers.addSystemMethods(health: health) {
+        handlers.addSystemMethods(health: health, server: reference) {
             var groups: [String: [String: Int]] = ["heroes": service.counters.statsGroup]
             let statistics = cache.statistics
             groups["token_cache"] = ["hits": statistics.hits, "misses": statistics.misses]
             groups["auth_client"] = authClient.counters.statsGroup
-            if let transport = await box.server?.counters { groups["transport"] = transport.statsGroup }
             return groups
         }
         server = try RemoteServer(
@@ -97,7 +95,7 @@ final class HeroProcess: Service {
                 maxStreamsPerClient: configuration[O.maximumStreamsPerClient],
                 maxStreamsTotal: configuration[O.maximumStreams], name: "heroes-server", curve: curve),
             handlers: handlers)
-        box.server = server
+        reference.bind(server)
         logger.notice(
             "listening",
             [
@@ -144,14 +142,7 @@ final class HeroProcess: Service {
 
     func run() async throws {
         health.set(.ready)
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let now = stopped.withLock { state -> Bool in
-                if state.done { return true }
-                state.waiter = continuation
-                return false
-            }
-            if now { continuation.resume() }
-        }
+        await stopped.wait()
     }
 
     /// Drains: new calls are refused, calls in flight finish, then everything closes.
@@ -163,12 +154,7 @@ final class HeroProcess: Service {
         await authClient.stop()
         context.terminate()
         logger.notice("stopped")
-        let waiter = stopped.withLock { state in
-            state.done = true
-            defer { state.waiter = nil }
-            return state.waiter
-        }
-        waiter?.resume()
+        stopped.release()
     }
 }
 
@@ -176,13 +162,4 @@ final class HeroProcess: Service {
 struct StartError: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
-}
-
-/// Lets the stats closure reach the server created after it.
-private final class ServerBox: Sendable {
-    private let reference = Mutex<RemoteServer?>(nil)
-    var server: RemoteServer? {
-        get { reference.withLock { $0 } }
-        set { reference.withLock { $0 = newValue } }
-    }
 }

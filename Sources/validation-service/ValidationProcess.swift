@@ -16,7 +16,7 @@ final class ValidationProcess: Service {
     private let auth: RemoteClient
     private let service: ValidationService
     private let logger: Logger
-    private let stopped = Mutex<(done: Bool, waiter: CheckedContinuation<Void, Never>?)>((false, nil))
+    private let stopped = StopLatch()
     private let probe: Task<Void, Never>
 
     init(configuration: Configuration, state: StateDirectory, logger: Logger) async throws {
@@ -30,7 +30,8 @@ final class ValidationProcess: Service {
         if configuration[O.authCurve] == .on {
             let keyPath = configuration[O.authPublicKey] ?? state.file("auth.pub")
             authCurve = RemoteClient.Curve(
-                serverKey: try Self.readPublicKey(keyPath), keys: try CurveKeyFiles.clientKeys(in: state))
+                serverKey: try CurveKeyFiles.publicKey(at: keyPath),
+                keys: try CurveKeyFiles.clientKeys(in: state))
         }
         let deadline = configuration[O.authDeadline]
         auth = try RemoteClient(
@@ -63,14 +64,13 @@ final class ValidationProcess: Service {
         var handlers = RemoteHandlers()
         service.register(into: &handlers)
         let health = self.health
-        let server = ServerBox()
+        let reference = ServerReference()
         let service = self.service
         let auth = self.auth
-        handlers.addSystemMethods(health: health) {
+        handlers.addSystemMethods(health: health, server: reference) {
             var groups: [String: [String: Int]] = [
                 "validation": service.counters.statsGroup, "username_checks": service.checks.statsGroup,
             ]
-            if let transport = await server.server?.counters { groups["transport"] = transport.statsGroup }
             groups["auth_client"] = auth.counters.statsGroup
             return groups
         }
@@ -81,7 +81,7 @@ final class ValidationProcess: Service {
                 maxStreamsPerClient: configuration[O.maximumStreamsPerClient],
                 maxStreamsTotal: configuration[O.maximumStreams], name: "validation-server", curve: curve),
             handlers: handlers)
-        server.server = self.server
+        reference.bind(self.server)
         // auth-service's health, asked periodically: degraded (still serving; usernames then answer
         // network.error) while it does not answer.
         let interval = configuration[O.authProbeInterval]
@@ -127,14 +127,7 @@ final class ValidationProcess: Service {
     }
 
     func run() async throws {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let now = stopped.withLock { state -> Bool in
-                if state.done { return true }
-                state.waiter = continuation
-                return false
-            }
-            if now { continuation.resume() }
-        }
+        await stopped.wait()
     }
 
     /// Drains: new calls are refused, calls and channels in flight finish, then everything closes.
@@ -148,43 +141,11 @@ final class ValidationProcess: Service {
         await auth.stop()
         context.terminate()
         logger.notice("stopped")
-        let waiter = stopped.withLock { state in
-            state.done = true
-            defer { state.waiter = nil }
-            return state.waiter
-        }
-        waiter?.resume()
-    }
-
-    /// The 32-byte public key in a Z85 key file (40 characters and a line break).
-    private static func readPublicKey(_ path: String) throws -> [UInt8] {
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-            throw ConfigurationProblem("cannot read auth-service's public key file \(path)")
-        }
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard trimmed.utf8.count == 40, let key = try? Z85.decode(trimmed), key.count == 32 else {
-            throw ConfigurationProblem("\(path): expected a 40-character Z85 public key")
-        }
-        return key
+        stopped.release()
     }
 
     private static func milliseconds(_ duration: Duration) -> Int {
         Int(duration.components.seconds) * 1_000
             + Int(duration.components.attoseconds / 1_000_000_000_000_000)
-    }
-}
-
-/// A start-up problem described for a person.
-struct ConfigurationProblem: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
-}
-
-/// Lets the stats closure reach the server created after it.
-private final class ServerBox: Sendable {
-    private let reference = Mutex<RemoteServer?>(nil)
-    var server: RemoteServer? {
-        get { reference.withLock { $0 } }
-        set { reference.withLock { $0 = newValue } }
     }
 }

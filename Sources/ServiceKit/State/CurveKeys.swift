@@ -61,6 +61,12 @@ public enum CurveKeyFiles {
         return pair
     }
 
+    /// The key in a Z85 key file such as another service's `curve.pub`: what a client of that
+    /// service needs as its server key.
+    public static func publicKey(at path: String) throws(ServiceKitError) -> [UInt8] {
+        try readKey(path)
+    }
+
     /// Reads one Z85 key (40 characters, surrounding whitespace ignored) from `path`.
     static func readKey(_ path: String) throws(ServiceKitError) -> [UInt8] {
         let text = try readFile(path, code: .keyFile).trimmingWhitespace()

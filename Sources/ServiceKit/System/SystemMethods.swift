@@ -36,17 +36,38 @@ public final class HealthState: Sendable {
     public var uptimeSeconds: Int64 { (ContinuousClock.now - started).components.seconds }
 }
 
+/// The server whose handlers are being registered, known once it is created: `sys.stats` reports
+/// its transport counters. (Handlers are registered before the server exists.)
+public final class ServerReference: Sendable {
+    private let server = Mutex<RemoteServer?>(nil)
+
+    /// Not bound yet.
+    public init() {}
+
+    /// Binds the server once it exists.
+    public func bind(_ server: RemoteServer) {
+        self.server.withLock { $0 = server }
+    }
+
+    /// The server's transport counters, once bound.
+    var counters: RemoteCounters? {
+        get async { await server.withLock { $0 }?.counters }
+    }
+}
+
 extension RemoteHandlers {
     /// Registers `sys.health` and `sys.stats`: the health in `health`, and the counters `stats`
-    /// gathers (a group per component; RemoteServer's own are added as `transport` by the caller).
+    /// gathers (a group per component), with `server`'s own as the group `transport`.
     public mutating func addSystemMethods(
-        health: HealthState, stats: @escaping @Sendable () async -> [String: [String: Int]]
+        health: HealthState, server: ServerReference,
+        stats: @escaping @Sendable () async -> [String: [String: Int]]
     ) {
         request(SystemMethod.health) { (_: NoParameters) in Single.just(health.report) }
         request(SystemMethod.stats) { (_: NoParameters) in
             Single.create { done in
                 let task = Task {
-                    let counters = await stats()
+                    var counters = await stats()
+                    if let transport = await server.counters { counters["transport"] = transport.statsGroup }
                     done(
                         .success(
                             StatsReport(
