@@ -1,3 +1,4 @@
+public import Dispatch
 public import Contracts
 public import Reactive
 
@@ -46,6 +47,8 @@ public struct ScreenMessage: Sendable, Hashable, CustomStringConvertible {
 ///   `login`); a field nobody has typed in is `empty`.
 /// - `tip` lists the failure messages of the phone, then the password (then `network.error` when
 ///   the channel broke). A login's result replaces the tip until the next keystroke.
+/// - A broken validation channel is opened again after `reopenAfter`, and the latest texts are
+///   validated again: the outputs recover by themselves when the service returns.
 /// - `loginEnabled` iff both fields are valid. A tap while disabled is ignored.
 /// - A tap logs in with the latest phone (as the username) and password. A newer tap disposes the
 ///   older login (latest wins), which cancels it at the auth service.
@@ -90,18 +93,20 @@ public struct LoginViewModel: Sendable {
     private let auth: any AuthServiceClient
     private let client: String?
     private let scheduler: any SchedulerType
+    private let reopenAfter: RxTimeInterval
 
     /// A view model over `validation` and `auth`, for the end client `client` (passed on for the
     /// services' per-client limits). Outputs deliver on `scheduler` (the gateway's actor; a
-    /// `TestScheduler` in tests).
+    /// `TestScheduler` in tests). A broken validation channel is opened again `reopenAfter` later.
     public init(
         validation: any ValidationServiceClient, auth: any AuthServiceClient, client: String? = nil,
-        scheduler: any SchedulerType
+        scheduler: any SchedulerType, reopenAfter: RxTimeInterval = .seconds(1)
     ) {
         self.validation = validation
         self.auth = auth
         self.client = client
         self.scheduler = scheduler
+        self.reopenAfter = reopenAfter
     }
 
     /// Builds the outputs for `input`. Nothing runs until an output is subscribed; each output
@@ -117,10 +122,11 @@ public struct LoginViewModel: Sendable {
             phone.map { FieldEdit(field: .phone, text: $0) },
             password.map { FieldEdit(field: .password, text: $0) })
         let parameters = FieldsParameters(usernamePurpose: .signin, passwordPurpose: .login, client: client)
-        let fields = validation.fields(parameters, edits: edits)
-            .map(FieldsUpdate.result)
-            .catch { _ in .just(.unreachable) }
-            .scan(LoginFields()) { $0.updated($1) }
+        let fields = Self.fieldUpdates(
+            validation: validation, parameters: parameters, edits: edits, reopenAfter: reopenAfter,
+            scheduler: scheduler
+        )
+        .scan(LoginFields()) { $0.updated($1) }
             .startWith(LoginFields())
             .asDriver(onErrorJustReturn: LoginFields(unreachable: true))
         let loginEnabled = fields.map(\.valid).distinctUntilChanged()
@@ -163,6 +169,26 @@ public struct LoginViewModel: Sendable {
             loginEnabled: loginEnabled, loggingIn: loggingIn, tip: tip)
     }
 
+    /// The validation channel's results; when it breaks, `unreachable`, and the channel is opened
+    /// again `reopenAfter` later (the latest texts are sent again, so the fields recover by
+    /// themselves when the service returns).
+    private static func fieldUpdates(
+        validation: any ValidationServiceClient, parameters: FieldsParameters, edits: Observable<FieldEdit>,
+        reopenAfter: RxTimeInterval, scheduler: any SchedulerType
+    ) -> Observable<FieldsUpdate> {
+        validation.fields(parameters, edits: edits)
+            .map(FieldsUpdate.result)
+            .catch { _ in
+                Observable.concat(
+                    .just(.unreachable),
+                    Observable<Int>.timer(reopenAfter, scheduler: scheduler).flatMapLatest { _ in
+                        fieldUpdates(
+                            validation: validation, parameters: parameters, edits: edits,
+                            reopenAfter: reopenAfter, scheduler: scheduler)
+                    })
+            }
+    }
+
     /// The message an answer from `auth.login` shows.
     static func message(for response: LoginResponse) -> ScreenMessage {
         switch response.statusCode {
@@ -187,7 +213,8 @@ private enum FieldsUpdate: Sendable {
 private struct LoginFields: Sendable, Hashable {
     var phone = ValidationResult.empty
     var password = ValidationResult.empty
-    /// The validation channel broke: nothing is valid and the tip says so.
+    /// The validation channel broke and has not answered since: nothing is valid and the tip says
+    /// so.
     var unreachable = false
 
     var valid: Bool { !unreachable && phone.isValid && password.isValid }
@@ -208,6 +235,7 @@ private struct LoginFields: Sendable, Hashable {
         case .unreachable:
             next.unreachable = true
         case .result(let answer):
+            next.unreachable = false
             switch answer.field {
             case .phone: next.phone = answer.result
             case .password: next.password = answer.result
