@@ -1,5 +1,5 @@
-public import Dispatch
 public import Contracts
+public import Dispatch
 public import Reactive
 
 /// A message a screen shows: a code and its parameters. The gateway renders it in the client's
@@ -36,11 +36,11 @@ public struct ScreenMessage: Sendable, Hashable, CustomStringConvertible {
 /// whether the button is enabled, the spinner and the tip line out.
 ///
 /// ```
-/// phone ────┬─ edits ─ validate.fields ─ scan(fields) ─┬─ loginEnabled
-/// password ─┤                                          ├───────────────┐
-///           └─ keystrokes ─────────────────────────────┼─── scan(tip) ─┴─ tip
-/// loginTap ─ withLatestFrom(phone, password, enabled) ─ flatMapLatest(auth.login) ─┬─ loggingIn
-///                                                                                 └─ (tip)
+/// phone ────┬─ edits ─ validate.fields ─ scan(fields) ─┬─ loginEnabled, phoneResult, passwordResult
+/// password ─┤                                          │
+///           └─ keystrokes ─────────────────────── merge(fields, keystrokes, logins) ─ scan(tip) ─ tip
+/// loginTap ─ withLatestFrom(phone, password, loginEnabled) ─ flatMapLatest(auth.login) ─┬─ loggingIn
+///                                                                          (logins) ────┘
 /// ```
 ///
 /// - Field results come from the validation service's `validate.fields` channel (password purpose
@@ -127,8 +127,8 @@ public struct LoginViewModel: Sendable {
             scheduler: scheduler
         )
         .scan(LoginFields()) { $0.updated($1) }
-            .startWith(LoginFields())
-            .asDriver(onErrorJustReturn: LoginFields(unreachable: true))
+        .startWith(LoginFields())
+        .asDriver(onErrorJustReturn: LoginFields(unreachable: true))
         let loginEnabled = fields.map(\.valid).distinctUntilChanged()
 
         let auth = self.auth
@@ -139,11 +139,13 @@ public struct LoginViewModel: Sendable {
         let logins = input.loginTap.withLatestFrom(credentials)
             .filter(\.enabled)
             .flatMapLatest { credentials in
-                auth.login(LoginRequest(username: credentials.phone, password: credentials.password, client: client))
-                    .asObservable()
-                    .map { LoginEvent.answered(Self.message(for: $0)) }
-                    .catch { _ in .just(.answered(ScreenMessage(.networkError))) }
-                    .startWith(.started)
+                auth.login(
+                    LoginRequest(username: credentials.phone, password: credentials.password, client: client)
+                )
+                .asObservable()
+                .map { LoginEvent.answered(Self.message(for: $0)) }
+                .catch { _ in .just(.answered(ScreenMessage(.networkError))) }
+                .startWith(.started)
             }
             .share()
         let loggingIn = logins.map(\.isStarted)
@@ -151,7 +153,8 @@ public struct LoginViewModel: Sendable {
             .asDriver(onErrorJustReturn: false)
             .distinctUntilChanged()
 
-        let keystrokes = Observable.merge(phone.map { _ in TipEvent.keystroke }, password.map { _ in .keystroke })
+        let keystrokes = Observable.merge(
+            phone.map { _ in TipEvent.keystroke }, password.map { _ in .keystroke })
         let tip = Observable.merge(
             fields.asObservable().map { TipEvent.fields($0.messages) },
             keystrokes,

@@ -38,8 +38,10 @@ final class LoginStubValidation: ValidationServiceClient {
             }
             let answered = delay == 0 ? results : results.delay(.seconds(delay), scheduler: scheduler)
             guard index < breaks else { return answered }
-            let failure: Observable<FieldResult> = Observable<Int>.timer(.seconds(breakAfter), scheduler: scheduler)
-                .flatMapLatest { _ in Observable<FieldResult>.error(LoginStubError()) }
+            let failure: Observable<FieldResult> = Observable<Int>.timer(
+                .seconds(breakAfter), scheduler: scheduler
+            )
+            .flatMapLatest { _ in Observable<FieldResult>.error(LoginStubError()) }
             return Observable.merge(answered, failure)
         }
     }

@@ -34,7 +34,8 @@ private func runLogin(
             password: scheduler.createHotObservable(password).asObservable(),
             loginTap: scheduler.createHotObservable(taps).asObservable()))
     let run = LoginRun(
-        scheduler: scheduler, auth: auth, validation: validation, loginEnabled: scheduler.createObserver(Bool.self),
+        scheduler: scheduler, auth: auth, validation: validation,
+        loginEnabled: scheduler.createObserver(Bool.self),
         loggingIn: scheduler.createObserver(Bool.self), tip: scheduler.createObserver([ScreenMessage].self),
         phoneResult: scheduler.createObserver(ValidationResult.self))
     let bindings = SerialDisposable()
@@ -91,7 +92,8 @@ struct LoginViewModelTests {
 
     @Test func anEmptyFieldHasNoMessageAndIsNotValid() {
         let run = runLogin(phone: [.next(210, "1"), .next(220, "")], password: validPassword)
-        #expect(run.tip.events == [.next(201, []), .next(212, tip(ScreenMessage(.phoneShort))), .next(222, [])])
+        #expect(
+            run.tip.events == [.next(201, []), .next(212, tip(ScreenMessage(.phoneShort))), .next(222, [])])
         #expect(run.loginEnabled.events == [.next(201, false)])
     }
 
@@ -101,7 +103,8 @@ struct LoginViewModelTests {
             taps: [.next(300, ())],
             answers: [[.next(50, .ok("13800000000", token: "tok")), .completed(50)]])
         #expect(
-            run.auth.requests == [LoginRequest(username: "13800000000", password: "secret1", client: "cli-1")])
+            run.auth.requests == [LoginRequest(username: "13800000000", password: "secret1", client: "cli-1")]
+        )
         #expect(run.auth.answers[0].subscriptions == [Subscription(300, 350)])
         #expect(run.loggingIn.events == [.next(201, false), .next(301, true), .next(351, false)])
         #expect(
@@ -118,7 +121,8 @@ struct LoginViewModelTests {
         // it (290): the login result stays, since no key was pressed after it; the keystroke at 400
         // brings the fields' messages back.
         let run = runLogin(
-            phone: validPhone, password: [.next(220, "secret1"), .next(290, "secret12"), .next(400, "secret")],
+            phone: validPhone,
+            password: [.next(220, "secret1"), .next(290, "secret12"), .next(400, "secret")],
             taps: [.next(300, ())], answers: [[.next(5, .wrongPassword), .completed(5)]], validationDelay: 20)
         let failed = ScreenMessage(LoginViewModel.loginFailed, ["message": "login.wrongPassword"])
         #expect(run.loginEnabled.events == [.next(201, false), .next(241, true)])
@@ -167,7 +171,8 @@ struct LoginViewModelTests {
         #expect(
             run.tip.events == [
                 .next(201, []),
-                .next(331, tip(ScreenMessage(LoginViewModel.loginFailed, ["message": "login.wrongPassword"]))),
+                .next(
+                    331, tip(ScreenMessage(LoginViewModel.loginFailed, ["message": "login.wrongPassword"]))),
             ])
     }
 
@@ -175,16 +180,22 @@ struct LoginViewModelTests {
         let run = runLogin(
             phone: validPhone, password: validPassword, taps: [.next(300, ())],
             answers: [[.next(30, .throttled(60)), .completed(30)]])
-        #expect(run.tip.events == [.next(201, []), .next(331, tip(ScreenMessage(.loginThrottled, ["retry_after": "60"])))])
+        #expect(
+            run.tip.events == [
+                .next(201, []), .next(331, tip(ScreenMessage(.loginThrottled, ["retry_after": "60"]))),
+            ])
     }
 
     @Test func aTransportFailureIsTheNetworkError() {
         let run = runLogin(
             phone: validPhone, password: validPassword, taps: [.next(300, ()), .next(400, ())],
-            answers: [[.error(30, LoginStubError())], [.next(30, .ok("13800000000", token: "t")), .completed(30)]])
-        #expect(run.loggingIn.events == [
-            .next(201, false), .next(301, true), .next(331, false), .next(401, true), .next(431, false),
-        ])
+            answers: [
+                [.error(30, LoginStubError())], [.next(30, .ok("13800000000", token: "t")), .completed(30)],
+            ])
+        #expect(
+            run.loggingIn.events == [
+                .next(201, false), .next(301, true), .next(331, false), .next(401, true), .next(431, false),
+            ])
         #expect(
             run.tip.events == [
                 .next(201, []),
@@ -208,8 +219,11 @@ struct LoginViewModelTests {
         let run = runLogin(phone: validPhone, password: validPassword, validationBreaks: 1)
         #expect(run.validation.opens == [200, 350])
         #expect(
-            run.loginEnabled.events == [.next(201, false), .next(221, true), .next(301, false), .next(351, true)])
-        #expect(run.tip.events == [.next(201, []), .next(302, tip(ScreenMessage(.networkError))), .next(352, [])])
+            run.loginEnabled.events == [
+                .next(201, false), .next(221, true), .next(301, false), .next(351, true),
+            ])
+        #expect(
+            run.tip.events == [.next(201, []), .next(302, tip(ScreenMessage(.networkError))), .next(352, [])])
     }
 
     @Test func whileTheChannelIsDownTheTipSaysSoAfterTheFieldsMessages() {
@@ -226,6 +240,15 @@ struct LoginViewModelTests {
             ])
     }
 
+    @Test func unbindingReleasesTheWholeGraph() {
+        Resources.measure { scope in
+            _ = runLogin(
+                phone: validPhone, password: validPassword, taps: [.next(300, ()), .next(320, ())],
+                answers: [[.next(50, .wrongPassword), .completed(50)]], validationBreaks: 1, disposed: 400)
+            #expect(scope.total == 0)
+        }
+    }
+
     @Test func renderedMessagesJoinWithOneSpace() {
         let messages = [ScreenMessage(.phoneShort), ScreenMessage("quiet"), ScreenMessage(.passwordShort)]
         let line = ScreenMessage.joined(messages) { message in
@@ -237,6 +260,7 @@ struct LoginViewModelTests {
         }
         #expect(line == "Phone number too short Password too short")
         #expect(ScreenMessage.joined([]) { $0.code.rawValue } == "")
-        #expect(ScreenMessage(.loginOK, ["token": "t", "name": "n"]).description == "login.ok name=n token=t")
+        #expect(
+            ScreenMessage(.loginOK, ["token": "t", "name": "n"]).description == "login.ok name=n token=t")
     }
 }
