@@ -1,0 +1,64 @@
+import GatewayCore
+import Reactive
+import ReactiveTestKit
+import Testing
+
+@Suite("NumbersViewModel", .timeLimit(.minutes(1)))
+struct NumbersViewModelTests {
+    @Test func theSumFollowsTheFields() {
+        let scheduler = TestScheduler(initialClock: 0)
+        let a = scheduler.createHotObservable([.next(210, "1"), .next(250, "10")])
+        let b = scheduler.createHotObservable([.next(220, "2")])
+        let c = scheduler.createHotObservable([.next(230, "x"), .next(240, "3"), .next(260, " 4 ")])
+        let model = NumbersViewModel(scheduler: scheduler)
+        let res = scheduler.start {
+            model.transform(.init(a: a.asObservable(), b: b.asObservable(), c: c.asObservable())).sum
+                .asObservable()
+        }
+        // "x" counts as 0, so 230 repeats 3 and is not shown again.
+        #expect(
+            res.events == [
+                .next(201, .value(0)), .next(211, .value(1)), .next(221, .value(3)), .next(241, .value(6)),
+                .next(251, .value(15)), .next(261, .value(16)),
+            ])
+    }
+
+    @Test func overflowIsReportedAndRecovers() {
+        let scheduler = TestScheduler(initialClock: 0)
+        let a = scheduler.createHotObservable([.next(210, String(Int.max)), .next(240, "1")])
+        let b = scheduler.createHotObservable([
+            .next(220, "1"), .next(230, "99999999999999999999999"), .next(250, "2"),
+        ])
+        let c = scheduler.createHotObservable([Recorded<Event<String>>]())
+        let model = NumbersViewModel(scheduler: scheduler)
+        let res = scheduler.start {
+            model.transform(.init(a: a.asObservable(), b: b.asObservable(), c: c.asObservable())).sum
+                .asObservable()
+        }
+        // Int.max + 1 overflows; so does a number too long for Int, whatever the other fields say.
+        #expect(
+            res.events == [
+                .next(201, .value(0)), .next(211, .value(Int.max)), .next(221, .overflow),
+                .next(251, .value(3)),
+            ])
+        #expect(NumbersViewModel.Sum.overflow.message == ScreenMessage(NumbersViewModel.overflow))
+        #expect(NumbersViewModel.Sum.value(3).message == nil)
+    }
+
+    @Test func parsing() {
+        #expect(NumbersViewModel.parse("42") == .value(42))
+        #expect(NumbersViewModel.parse("-7") == .value(-7))
+        #expect(NumbersViewModel.parse("+7") == .value(7))
+        #expect(NumbersViewModel.parse("  12\t") == .value(12))
+        #expect(NumbersViewModel.parse("") == .value(0))
+        #expect(NumbersViewModel.parse("abc") == .value(0))
+        #expect(NumbersViewModel.parse("1.5") == .value(0))
+        #expect(NumbersViewModel.parse("-") == .value(0))
+        #expect(NumbersViewModel.parse("١٢") == .value(0))
+        #expect(NumbersViewModel.parse("-99999999999999999999") == .overflow)
+        #expect(NumbersViewModel.sum([String(Int.min), "-1"]) == .overflow)
+        #expect(NumbersViewModel.sum([String(Int.max), "-1", "1"]) == .value(Int.max))
+        #expect(NumbersViewModel.Sum.value(5).description == "5")
+        #expect(NumbersViewModel.Sum.overflow.description == "numbers.overflow")
+    }
+}
