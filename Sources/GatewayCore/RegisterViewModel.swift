@@ -97,7 +97,8 @@ public struct RegisterViewModel: Sendable {
             input.password.map { FieldEdit(field: .password, text: $0) },
             input.repeatPassword.map { FieldEdit(field: .repeat, text: $0) }
         )
-        let parameters = FieldsParameters(usernamePurpose: .register, passwordPurpose: .register, client: client)
+        let parameters = FieldsParameters(
+            usernamePurpose: .register, passwordPurpose: .register, client: client)
         let results = validation.fields(parameters, edits: edits)
             .catchAndReturn(FieldResult(field: .username, result: .failed(.networkError)))
             .share(replay: 0)

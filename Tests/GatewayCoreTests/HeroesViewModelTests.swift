@@ -16,7 +16,8 @@ struct HeroesViewModelTests {
         let second = scheduler.createColdObservable([
             .next(50, HeroSearchResponse(total: 1, items: [Self.hero])), .completed(50),
         ])
-        let failing = scheduler.createColdObservable([.error(20, TestFailure())] as [Recorded<Event<HeroSearchResponse>>])
+        let failing = scheduler.createColdObservable(
+            [.error(20, TestFailure())] as [Recorded<Event<HeroSearchResponse>>])
         let catalog = HeroCatalogStub(answers: [first, second, failing])
         let input = HeroesViewModel.Input(
             searchText: scheduler.createHotObservable([

@@ -16,11 +16,13 @@ struct RegisterValidationStub: ValidationServiceClient {
             let result: ValidationResult
             switch edit.field {
             case _ where edit.text.isEmpty: result = .empty
-            case .username: result = edit.text == "taken" ? .failed(.usernameExists) : .ok(.usernameAvailable)
+            case .username:
+                result = edit.text == "taken" ? .failed(.usernameExists) : .ok(.usernameAvailable)
             case .password, .repeat: result = edit.text.count >= 6 ? .ok() : .failed(.passwordMin, ["n": "6"])
             case .phone: result = .ok()
             }
-            return scheduler.createColdObservable([.next(delay, FieldResult(field: edit.field, result: result))])
+            let answer = FieldResult(field: edit.field, result: result)
+            return scheduler.createColdObservable([.next(delay, answer)])
                 .asObservable()
         }
     }
@@ -60,7 +62,8 @@ struct SigninValidationStub: ValidationServiceClient {
     func fields(_ parameters: FieldsParameters, edits: Observable<FieldEdit>) -> Observable<FieldResult> {
         let scheduler = self.scheduler
         return edits.flatMapLatest { edit -> Observable<FieldResult> in
-            let result: ValidationResult = edit.text == "alice" ? .ok(.usernameExists) : .failed(.usernameUnknown)
+            let result: ValidationResult =
+                edit.text == "alice" ? .ok(.usernameExists) : .failed(.usernameUnknown)
             return scheduler.createColdObservable([.next(5, FieldResult(field: edit.field, result: result))])
                 .asObservable()
         }

@@ -9,7 +9,8 @@ struct RegisterViewModelTests {
     @Test func enablingFollowsTheVerdictsAndASecondTapCancelsTheFirst() {
         let scheduler = TestScheduler(initialClock: 0)
         let registerCall = scheduler.createColdObservable([
-            .next(50, RegisterResponse(statusCode: 201, message: .registerOK, username: "alice")), .completed(50),
+            .next(50, RegisterResponse(statusCode: 201, message: .registerOK, username: "alice")),
+            .completed(50),
         ])
         let auth = RegisterAuthStub(register: registerCall)
         let validation = RegisterValidationStub(scheduler: scheduler, delay: 5)
@@ -45,7 +46,8 @@ struct RegisterViewModelTests {
                 .next(201, .empty), .next(216, .ok(.usernameAvailable)),
                 .next(371, .failed(.usernameExists, ["name": "alice"])),
             ])
-        #expect(alert.events == [.next(371, .init(kind: .success, code: .registerOK, params: ["name": "alice"]))])
+        #expect(
+            alert.events == [.next(371, .init(kind: .success, code: .registerOK, params: ["name": "alice"]))])
         // The second tap disposed the first call (the cancel) and only the second answered.
         #expect(registerCall.subscriptions == [Subscription(300, 320), Subscription(320, 370)])
     }

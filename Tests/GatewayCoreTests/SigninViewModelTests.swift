@@ -6,10 +6,12 @@ import Testing
 
 @Suite("SigninViewModel", .timeLimit(.minutes(1)))
 struct SigninViewModelTests {
+    static let alice = LoginResponse.User(name: "alice", userToken: "t1")
+
     @Test func aSecondTapCancelsTheFirstAndTheTokenArrives() {
         let scheduler = TestScheduler(initialClock: 0)
         let loginCall = scheduler.createColdObservable([
-            .next(40, LoginResponse(statusCode: 200, message: .loginOK, user: .init(name: "alice", userToken: "t1"))),
+            .next(40, LoginResponse(statusCode: 200, message: .loginOK, user: Self.alice)),
             .completed(40),
         ])
         let input = SigninViewModel.Input(
