@@ -52,3 +52,66 @@ struct RegisterViewModelTests {
         #expect(registerCall.subscriptions == [Subscription(300, 320), Subscription(320, 370)])
     }
 }
+
+@Suite("RegisterViewModel failures", .timeLimit(.minutes(1)))
+struct RegisterViewModelFailureTests {
+    @Test func aRefusalIsAFailureAlertWithTheServicesCode() {
+        let scheduler = TestScheduler(initialClock: 0)
+        let refused = scheduler.createColdObservable([
+            .next(10, RegisterResponse(statusCode: 409, message: .usernameExists, username: "alice")),
+            .completed(10),
+        ])
+        let input = RegisterViewModel.Input(
+            username: scheduler.createHotObservable([.next(210, "alice")]).asObservable(),
+            password: scheduler.createHotObservable([.next(220, "secret1")]).asObservable(),
+            repeatPassword: scheduler.createHotObservable([.next(230, "secret1")]).asObservable(),
+            registerTap: scheduler.createHotObservable([.next(300, ())]).asObservable()
+        )
+        let alert = scheduler.createObserver(RegisterViewModel.Alert.self)
+        let registering = scheduler.createObserver(Bool.self)
+        SharingScheduler.mock(scheduler: scheduler) {
+            let output = RegisterViewModel(
+                input: input, validation: RegisterValidationStub(scheduler: scheduler, delay: 5),
+                auth: RegisterAuthStub(register: refused)
+            ).output
+            scheduler.scheduleAt(200) {
+                _ = output.alert.emit(to: alert)
+                _ = output.registering.drive(registering)
+            }
+            scheduler.start()
+        }
+        #expect(
+            alert.events == [
+                .next(311, .init(kind: .failure, code: .usernameExists, params: ["name": "alice"]))
+            ])
+        #expect(registering.events == [.next(201, false), .next(301, true), .next(311, false)])
+    }
+
+    @Test func aTransportErrorIsANetworkErrorAlertAndTheOutputsDoNotFail() {
+        let scheduler = TestScheduler(initialClock: 0)
+        let broken = scheduler.createColdObservable(
+            [.error(10, TestFailure())] as [Recorded<Event<RegisterResponse>>])
+        let input = RegisterViewModel.Input(
+            username: scheduler.createHotObservable([.next(210, "alice")]).asObservable(),
+            password: scheduler.createHotObservable([.next(220, "secret1")]).asObservable(),
+            repeatPassword: scheduler.createHotObservable([.next(230, "secret1")]).asObservable(),
+            registerTap: scheduler.createHotObservable([.next(300, ()), .next(400, ())]).asObservable()
+        )
+        let alert = scheduler.createObserver(RegisterViewModel.Alert.self)
+        SharingScheduler.mock(scheduler: scheduler) {
+            let output = RegisterViewModel(
+                input: input, validation: RegisterValidationStub(scheduler: scheduler, delay: 5),
+                auth: RegisterAuthStub(register: broken)
+            ).output
+            scheduler.scheduleAt(200) { _ = output.alert.emit(to: alert) }
+            scheduler.start()
+        }
+        // Both taps answer: the first error did not end the stream.
+        #expect(
+            alert.events == [
+                .next(311, .init(kind: .error, code: .networkError)),
+                .next(411, .init(kind: .error, code: .networkError)),
+            ])
+        #expect(broken.subscriptions == [Subscription(300, 310), Subscription(400, 410)])
+    }
+}
