@@ -17,7 +17,7 @@ struct HeroesViewModelTests {
             .next(50, HeroSearchResponse(total: 1, items: [Self.hero])), .completed(50),
         ])
         let failing = scheduler.createColdObservable(
-            [.error(20, TestFailure())] as [Recorded<Event<HeroSearchResponse>>])
+            [.error(20, HeroesStubFailure())] as [Recorded<Event<HeroSearchResponse>>])
         let catalog = HeroCatalogStub(answers: [first, second, failing])
         let input = HeroesViewModel.Input(
             searchText: scheduler.createHotObservable([
@@ -49,4 +49,4 @@ struct HeroesViewModelTests {
     }
 }
 
-struct TestFailure: Error {}
+struct HeroesStubFailure: Error {}

@@ -73,7 +73,7 @@ struct SigninValidationStub: ValidationServiceClient {
 /// Catalog stub: each search is the next cold observable in `answers` (subscriptions recorded).
 final class HeroCatalogStub: HeroCatalogClient, Sendable {
     let answers: [TestableObservable<HeroSearchResponse>]
-    let queries = QueryLog()
+    let queries = HeroQueryLog()
 
     init(answers: [TestableObservable<HeroSearchResponse>]) { self.answers = answers }
 
@@ -84,7 +84,7 @@ final class HeroCatalogStub: HeroCatalogClient, Sendable {
 }
 
 /// The queries a stub has seen, in order.
-final class QueryLog: Sendable {
+final class HeroQueryLog: Sendable {
     private let storage = Mutex<[String]>([])
 
     /// Appends `query` and returns how many have been seen.

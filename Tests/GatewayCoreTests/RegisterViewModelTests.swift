@@ -90,7 +90,7 @@ struct RegisterViewModelFailureTests {
     @Test func aTransportErrorIsANetworkErrorAlertAndTheOutputsDoNotFail() {
         let scheduler = TestScheduler(initialClock: 0)
         let broken = scheduler.createColdObservable(
-            [.error(10, TestFailure())] as [Recorded<Event<RegisterResponse>>])
+            [.error(10, HeroesStubFailure())] as [Recorded<Event<RegisterResponse>>])
         let input = RegisterViewModel.Input(
             username: scheduler.createHotObservable([.next(210, "alice")]).asObservable(),
             password: scheduler.createHotObservable([.next(220, "secret1")]).asObservable(),
