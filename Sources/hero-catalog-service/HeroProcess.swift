@@ -20,6 +20,8 @@ final class HeroProcess: Service {
     private let catalogPath: String?
     private let logger: Logger
     private let stopped = StopLatch()
+    /// The SIGHUP source, kept for the process's life (it exits when the service stops).
+    private let hangups = Mutex<(any DispatchSourceSignal)?>(nil)
 
     /// Starts serving `catalog` (already loaded by `main`).
     init(
@@ -131,13 +133,15 @@ final class HeroProcess: Service {
 
     /// Reloads `--catalog` on every SIGHUP, on a Dispatch queue of its own (loading a big file takes
     /// a while); the returned source must be kept alive, and cancelled at the end.
-    func reloadOnHangup() -> any DispatchSourceSignal {
+    func keepReloadingOnHangup() {
         signal(SIGHUP, SIG_IGN)
-        let source = DispatchSource.makeSignalSource(
-            signal: SIGHUP, queue: DispatchQueue(label: "heroes.reload"))
-        source.setEventHandler { [self] in reload() }
-        source.resume()
-        return source
+        hangups.withLock { slot in
+            let source = DispatchSource.makeSignalSource(
+                signal: SIGHUP, queue: DispatchQueue(label: "heroes.reload"))
+            source.setEventHandler { [self] in reload() }
+            source.resume()
+            slot = source
+        }
     }
 
     func run() async throws {
