@@ -71,3 +71,14 @@ extension MessageCode {
     /// A service could not be reached, did not answer in time, or answered something unreadable.
     public static let networkError: MessageCode = "network.error"
 }
+
+extension MessageCode {
+    /// Login failed; `{message}` is the code of the auth service's reason, rendered in place.
+    public static let loginFailed: MessageCode = "login.failed"
+    /// Registration failed; `{message}` (optional) is the code of the reason, rendered in place.
+    public static let registerFailed: MessageCode = "register.failed"
+    /// The session token is unknown, expired or revoked: sign in again.
+    public static let sessionExpired: MessageCode = "session.expired"
+    /// The numbers or their sum are out of range.
+    public static let numbersOverflow: MessageCode = "numbers.overflow"
+}

@@ -87,7 +87,7 @@ public struct LoginViewModel: Sendable {
     }
 
     /// `login.failed {message}`: the auth service refused; `message` is its code.
-    public static let loginFailed: MessageCode = "login.failed"
+    public static let loginFailed: MessageCode = .loginFailed
 
     private let validation: any ValidationServiceClient
     private let auth: any AuthServiceClient

@@ -58,7 +58,7 @@ public struct NumbersViewModel: Sendable {
     }
 
     /// `numbers.overflow`: the numbers or their sum are too large.
-    public static let overflow: MessageCode = "numbers.overflow"
+    public static let overflow: MessageCode = .numbersOverflow
 
     private let scheduler: any SchedulerType
 

@@ -1,0 +1,149 @@
+public import Contracts
+
+/// Every text a screen shows, in the three locales (DESIGN.md §6): the services' message codes, the
+/// gateway's own (`login.failed`, `numbers.overflow`, …) and the client's labels (`ui.*`).
+///
+/// Templates interpolate parameters written `{name}`. A parameter whose value is itself a code in the
+/// catalogue (`login.failed`'s `{message}` is the auth service's reason, e.g. `login.wrongPassword`)
+/// is rendered as that code's text, so "登录失败 密码错误" comes out whole. A code the catalogue does
+/// not know renders as the code itself, never as nothing: a newer service cannot blank a screen.
+public struct MessageCatalogue: Sendable {
+    /// The catalogue every process uses.
+    public static let standard = MessageCatalogue(entries: MessageCatalogue.standardEntries)
+
+    private let entries: [String: [MessageLocale: String]]
+
+    /// A catalogue of `entries`: code → locale → template.
+    public init(entries: [String: [MessageLocale: String]]) {
+        self.entries = entries
+    }
+
+    /// Every code this catalogue has a text for.
+    public var codes: [MessageCode] { entries.keys.sorted().map(MessageCode.init(rawValue:)) }
+
+    /// Whether `code` has a text in every locale.
+    public func isComplete(_ code: MessageCode) -> Bool {
+        guard let texts = entries[code.rawValue] else { return false }
+        return MessageLocale.allCases.allSatisfy { texts[$0] != nil }
+    }
+
+    /// The template of `code` in `locale`, unfilled; nil when the catalogue does not know it.
+    public func template(_ code: MessageCode, in locale: MessageLocale) -> String? {
+        entries[code.rawValue]?[locale]
+    }
+
+    /// `code` rendered in `locale` with `params` filled in.
+    public func render(_ code: MessageCode, _ params: [String: String] = [:], in locale: MessageLocale) -> String {
+        guard let template = template(code, in: locale) else { return code.rawValue }
+        return fill(template, params, in: locale)
+    }
+
+    /// `message` rendered in `locale`.
+    public func render(_ message: ScreenMessage, in locale: MessageLocale) -> String {
+        render(message.code, message.params, in: locale)
+    }
+
+    /// `template` with each `{name}` replaced by `params[name]` (a known code renders as its text); an
+    /// unknown parameter stays as written, so a missing value shows instead of vanishing.
+    private func fill(_ template: String, _ params: [String: String], in locale: MessageLocale) -> String {
+        guard template.contains("{") else { return template }
+        var result = ""
+        var rest = template[...]
+        while let open = rest.firstIndex(of: "{") {
+            result += rest[..<open]
+            guard let close = rest[open...].firstIndex(of: "}") else { break }
+            let name = String(rest[rest.index(after: open)..<close])
+            if let value = params[name] {
+                result += entries[value] != nil ? render(MessageCode(rawValue: value), in: locale) : value
+            } else {
+                result += rest[open...close]
+            }
+            rest = rest[rest.index(after: close)...]
+        }
+        result += rest
+        return result
+    }
+}
+
+extension MessageCatalogue {
+    /// The standard texts: §6 of the design, the codes added since, and the client's labels.
+    static let standardEntries: [String: [MessageLocale: String]] = [
+        // Phone login (§6).
+        "phone.format": [.zhHans: "号码格式错误", .zhHant: "號碼格式錯誤", .en: "Phone number format error"],
+        "phone.short": [.zhHans: "号码长度不足", .zhHant: "號碼長度不足", .en: "Phone number too short"],
+        "password.short": [.zhHans: "密码长度不足", .zhHant: "密碼長度不足", .en: "Password too short"],
+        // Register and sign-in (§6).
+        "username.short": [
+            .zhHans: "用户名长度至少{n}个字符", .zhHant: "用戶名長度至少{n}個字符",
+            .en: "Username must be at least {n} characters",
+        ],
+        "username.long": [
+            .zhHans: "用户名长度最多{n}个字符", .zhHant: "用戶名長度最多{n}個字符",
+            .en: "Username must be at most {n} characters",
+        ],
+        "username.invalid": [
+            .zhHans: "用户名含有不允许的字符", .zhHant: "用戶名含有不允許的字符",
+            .en: "Username contains characters that are not allowed",
+        ],
+        "username.exists": [.zhHans: "账户已存在", .zhHant: "賬戶已存在", .en: "Account already exists"],
+        "username.available": [.zhHans: "用户名可用", .zhHant: "用戶名可用", .en: "Username available"],
+        "username.unknown": [.zhHans: "用户名不存在", .zhHant: "用戶名不存在", .en: "Username does not exist"],
+        "username.checking": [.zhHans: "正在检查用户名…", .zhHant: "正在檢查用戶名…", .en: "Checking username…"],
+        "username.throttled": [
+            .zhHans: "检查过于频繁，请稍后再试", .zhHant: "檢查過於頻繁，請稍後再試",
+            .en: "Too many checks; try again shortly",
+        ],
+        "password.min": [
+            .zhHans: "密码长度至少{n}个字符", .zhHant: "密碼長度至少{n}個字符",
+            .en: "Password must be at least {n} characters",
+        ],
+        "password.long": [
+            .zhHans: "密码长度最多{n}个字节", .zhHant: "密碼長度最多{n}個字節",
+            .en: "Password must be at most {n} bytes",
+        ],
+        "password.ok": [.zhHans: "密码可用", .zhHant: "密碼可用", .en: "Password acceptable"],
+        "repeat.mismatch": [.zhHans: "两次密码不一样", .zhHant: "兩次密碼不一樣", .en: "The two passwords differ"],
+        // Results (§6).
+        "login.ok": [
+            .zhHans: "登录成功，用户名:{name}，标识符:{token}", .zhHant: "登錄成功，用戶名:{name}，標識符:{token}",
+            .en: "Login succeeded, user: {name}, token: {token}",
+        ],
+        "login.failed": [.zhHans: "登录失败 {message}", .zhHant: "登錄失敗 {message}", .en: "Login failed: {message}"],
+        "login.wrongPassword": [.zhHans: "密码错误", .zhHant: "密碼錯誤", .en: "Wrong password"],
+        "login.throttled": [
+            .zhHans: "登录失败次数过多，请{retry_after}秒后再试", .zhHant: "登錄失敗次數過多，請{retry_after}秒後再試",
+            .en: "Too many failed logins; try again in {retry_after} s",
+        ],
+        "rate.limited": [
+            .zhHans: "请求过于频繁，请{retry_after}秒后再试", .zhHant: "請求過於頻繁，請{retry_after}秒後再試",
+            .en: "Too many requests; try again in {retry_after} s",
+        ],
+        "network.error": [.zhHans: "网络或数据解析错误！", .zhHant: "網絡或數據解析錯誤！", .en: "Network or data parsing error!"],
+        "register.ok": [.zhHans: "注册成功", .zhHant: "註冊成功", .en: "Registration succeeded"],
+        "register.failed": [.zhHans: "注册失败", .zhHant: "註冊失敗", .en: "Registration failed"],
+        "session.expired": [
+            .zhHans: "登录已过期，请重新登录", .zhHant: "登錄已過期，請重新登錄", .en: "Session expired; sign in again",
+        ],
+        "numbers.overflow": [.zhHans: "数值溢出", .zhHant: "數值溢出", .en: "Number too large"],
+        // The client's labels.
+        "ui.title": [.zhHans: "响应式登录", .zhHant: "響應式登錄", .en: "Reactive login"],
+        "ui.login": [.zhHans: "登录", .zhHant: "登錄", .en: "Log in"],
+        "ui.register": [.zhHans: "注册", .zhHant: "註冊", .en: "Register"],
+        "ui.signin": [.zhHans: "用户名登录", .zhHant: "用戶名登錄", .en: "Sign in"],
+        "ui.heroes": [.zhHans: "英雄列表", .zhHant: "英雄列表", .en: "Heroes"],
+        "ui.numbers": [.zhHans: "三数相加", .zhHant: "三數相加", .en: "Add numbers"],
+        "ui.phone": [.zhHans: "手机号", .zhHant: "手機號", .en: "Phone"],
+        "ui.username": [.zhHans: "用户名", .zhHant: "用戶名", .en: "Username"],
+        "ui.password": [.zhHans: "密码", .zhHant: "密碼", .en: "Password"],
+        "ui.repeatPassword": [.zhHans: "重复密码", .zhHant: "重複密碼", .en: "Repeat password"],
+        "ui.search": [.zhHans: "搜索", .zhHant: "搜索", .en: "Search"],
+        "ui.total": [.zhHans: "共{n}个", .zhHant: "共{n}個", .en: "{n} in all"],
+        "ui.sum": [.zhHans: "和", .zhHant: "和", .en: "Sum"],
+        "ui.back": [.zhHans: "Esc 返回", .zhHant: "Esc 返回", .en: "Esc back"],
+        "ui.quit": [.zhHans: "Ctrl-C 退出", .zhHant: "Ctrl-C 退出", .en: "Ctrl-C quit"],
+        "ui.loading": [.zhHans: "请稍候…", .zhHant: "請稍候…", .en: "Please wait…"],
+        "ui.unreachable": [
+            .zhHans: "无法连接网关 {endpoint}", .zhHant: "無法連接網關 {endpoint}", .en: "Cannot reach the gateway at {endpoint}",
+        ],
+    ]
+}
