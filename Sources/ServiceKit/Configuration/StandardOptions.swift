@@ -18,6 +18,9 @@ public struct StandardOptions: Sendable {
     public let stateDirectory: Option<String?>
     /// `--drain-timeout`: how long a graceful shutdown may take (default 10s).
     public let drainTimeout: Option<Duration>
+    /// `--init`: prepare the state directory (keys, allow-list), print the public keys and exit
+    /// (``ServiceMain`` does it; see ``StateDirectory/initialize()``).
+    public let initialize: Option<Bool>
 
     /// The standard options with variables named `<prefix>_LOG_LEVEL` and so on.
     public init(environmentPrefix prefix: String) {
@@ -35,10 +38,14 @@ public struct StandardOptions: Sendable {
         drainTimeout = Option(
             "drain-timeout", environment: "\(prefix)_DRAIN_TIMEOUT", default: .seconds(10),
             parser: .duration, help: "How long in-flight work may take to finish after SIGTERM/SIGINT.")
+        initialize = Option(
+            "init", environment: nil, default: false, parser: .boolean,
+            help: "Create the state directory, the server and client key pairs and allowed_clients where "
+                + "missing, print the public keys (server_key=... client_key=...) and exit 0 without binding.")
     }
 
-    /// All four, for a ``CommandLineInterface``'s option list.
-    public var all: [any AnyOption] { [logLevel, logFormat, stateDirectory, drainTimeout] }
+    /// All five, for a ``CommandLineInterface``'s option list.
+    public var all: [any AnyOption] { [logLevel, logFormat, stateDirectory, drainTimeout, initialize] }
 
     /// A logger for `service` with the configured level and format.
     public func logger(service: String, from configuration: Configuration, sink: LogSink = .standardError)

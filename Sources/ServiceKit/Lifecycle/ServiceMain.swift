@@ -2,7 +2,7 @@ import Foundation
 import RemoteStreams
 
 /// What every service executable's `main.swift` does, once: open the state directory, answer
-/// `--check`, take the pid file, install the shutdown signals, start the service and run it until
+/// `--init` (keys and allow-list, then exit) and `--check`, take the pid file, install the shutdown signals, start the service and run it until
 /// a signal drains it, then exit with the lifecycle's code. A start-up error is logged and exits 1.
 ///
 /// ```swift
@@ -25,6 +25,11 @@ public enum ServiceMain {
         do {
             let state = try standard.stateDirectory(
                 service: name, from: configuration, environment: ProcessInfo.processInfo.environment)
+            if configuration[standard.initialize] {
+                // Before the pid file: preparing the keys of a running instance is harmless.
+                print(try state.initialize().line)
+                exit(0)
+            }
             if check {
                 // Asks the running instance, with this service's own client key (always allowed).
                 let clientCurve =
