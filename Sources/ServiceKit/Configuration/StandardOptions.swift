@@ -41,7 +41,8 @@ public struct StandardOptions: Sendable {
         initialize = Option(
             "init", environment: nil, default: false, parser: .boolean,
             help: "Create the state directory, the server and client key pairs and allowed_clients where "
-                + "missing, print the public keys (server_key=... client_key=...) and exit 0 without binding.")
+                + "missing, print the public keys (server_key=... client_key=...) and exit 0 without "
+                + "binding.")
     }
 
     /// All five, for a ``CommandLineInterface``'s option list.
