@@ -1,4 +1,4 @@
-public import ZeroMQ
+import ZeroMQ
 
 /// What `--init` prepared: the public keys a deployment exchanges between services.
 public struct InitializedState: Sendable, Hashable {
