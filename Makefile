@@ -9,6 +9,9 @@
 #   make format           format the sources with swift-format
 #   make fuzz             fuzz the RemoteProtocol codec with libFuzzer for FUZZ_SECONDS (default 60)
 #   make bench-catalog    hero search over 1 M generated names: the index against a scan, and through ZeroMQ
+#   make run              release build, the whole stack in the background, gateway-cli in front; stops on exit
+#   make up / down        start the stack (auth, validation, heroes, gateway) in the background / stop it
+#   make status / logs    each service's health and pid / the tail of each log (LOGS_FOLLOW=1 follows)
 #
 # Every target works on a fresh Debian machine as root: `deps` installs what is missing first.
 
@@ -19,12 +22,14 @@ STRICT := -Xswiftc -warnings-as-errors
 # Debian packages the build and tests need: libzmq for the transport, libsodium (argon2id, tokens)
 # and libsqlite3 for the auth service, python3-zmq for the tests that run a Python peer (the client
 # in docs/PROTOCOL.md, a heartbeat peer).
-APT_PACKAGES := pkg-config libzmq3-dev libsodium-dev libsqlite3-dev python3-zmq
+# python3-yaml parses deploy/'s manifests in the deploy tests.
+APT_PACKAGES := pkg-config libzmq3-dev libsodium-dev libsqlite3-dev python3-zmq python3-yaml
 # Tests run in parallel; each has its own time limit. Override for a single test:
 #   make test TEST_FILTER=MapTests
 TEST_FILTER ?=
 
 .PHONY: all deps build build-release test bench-reactive bench-transport bench-json bench-auth loadtest fuzz format lint clean
+.PHONY: run up down status logs
 
 all: build
 
@@ -156,6 +161,33 @@ bench-catalog: deps
 	$(SWIFT) build -c release $(STRICT) --product CatalogBenchmarks
 	$$($(SWIFT) build -c release --show-bin-path)/CatalogBenchmarks \
 	  --bin $$($(SWIFT) build -c release --show-bin-path) $(BENCH_CATALOG_ARGS)
+
+# The local stack (deploy/local/stack.sh; deploy/README.md): every process's state directory and log
+# under STACK_DIR, CURVE between them with keys exchanged by `up`. BIN_DIR picks other executables
+# (then nothing is built), STACK_SERVICES a subset ("auth validation heroes gateway"); the script's
+# header lists the rest (STACK_<S>_ENDPOINT, STACK_<S>_ARGS, STACK_WAIT_SECONDS, STACK_STOP_SECONDS).
+STACK := deploy/local/stack.sh
+STACK_DIR ?= $(or $(XDG_STATE_HOME),$(HOME)/.local/state)/reactive-login/stack
+STACK_SERVICES ?= auth validation heroes gateway
+BIN_DIR ?=
+STACK_BUILD := $(if $(BIN_DIR),deps,build-release)
+STACK_ENV = STACK_DIR="$(STACK_DIR)" STACK_SERVICES="$(STACK_SERVICES)" \
+  BIN_DIR="$(if $(BIN_DIR),$(BIN_DIR),$$($(SWIFT) build -c release --show-bin-path))"
+
+run: $(STACK_BUILD)
+	@$(STACK_ENV) $(STACK) run
+
+up: $(STACK_BUILD)
+	@$(STACK_ENV) $(STACK) up
+
+down:
+	@$(STACK_ENV) $(STACK) down
+
+status:
+	@$(STACK_ENV) $(STACK) status
+
+logs:
+	@$(STACK_ENV) LOGS_FOLLOW="$(LOGS_FOLLOW)" $(STACK) logs
 
 format:
 	$(SWIFT) format --in-place --recursive --configuration .swift-format Sources Tests Benchmarks Package.swift
