@@ -7,6 +7,7 @@
 #   stack.sh status    each service's health (--check) and pid; exit 0 when every one takes work
 #   stack.sh logs      the tail of each log (LOGS_FOLLOW=1 follows, LOGS_LINES lines)
 #   stack.sh run       up, gateway-cli in the foreground, then down of what this run started
+#   stack.sh keys      only --init and the key exchange (deploy/kubernetes/secrets.sh builds on it)
 #
 # Settings (environment):
 #   STACK_DIR           state and logs (default ${XDG_STATE_HOME:-$HOME/.local/state}/reactive-login/stack):
@@ -261,11 +262,16 @@ start() {
     echo "$1: ready at $(endpoint "$1") (pid $pid)"
 }
 
-cmd_up() {
+cmd_keys() {
     mkdir -p "$STACK_DIR/logs" "$STACK_DIR/run" || fail "cannot create $STACK_DIR"
     local name
     for name in "${selected[@]}"; do initialize "$name"; done
     exchange_keys
+}
+
+cmd_up() {
+    cmd_keys
+    local name
     started_now=()
     for name in "${selected[@]}"; do
         if ! start "$name"; then
@@ -374,8 +380,9 @@ down) cmd_down ;;
 status) cmd_status ;;
 logs) cmd_logs ;;
 run) cmd_run ;;
+keys) cmd_keys ;;
 *)
-    sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//' >&2
+    sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//' >&2
     exit 64
     ;;
 esac
