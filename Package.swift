@@ -151,6 +151,8 @@ let package = Package(
             name: "LoadTestCoreTests",
             dependencies: ["LoadTestCore", "Contracts", "Reactive", "RemoteStreams", "ZeroMQ"],
             swiftSettings: common),
+        // deploy/: manifests, unit files, the Dockerfile and the local stack script, checked offline.
+        .testTarget(name: "DeployTests", swiftSettings: common),
         .testTarget(
             name: "IntegrationTests",
             dependencies: [

@@ -1,0 +1,226 @@
+import Foundation
+import Testing
+
+/// One process of the system as the manifests must run it.
+struct DeployedProcess {
+    let name: String
+    let binary: String
+    let prefix: String
+    let port: Int
+    let workload: String
+}
+
+let processes = [
+    DeployedProcess(
+        name: "auth", binary: "auth-service", prefix: "AUTH", port: 5562, workload: "StatefulSet"),
+    DeployedProcess(
+        name: "validation", binary: "validation-service", prefix: "VALIDATION", port: 5561,
+        workload: "Deployment"),
+    DeployedProcess(
+        name: "heroes", binary: "hero-catalog-service", prefix: "HEROES", port: 5563, workload: "Deployment"),
+    DeployedProcess(
+        name: "gateway", binary: "gateway", prefix: "GATEWAY", port: 5560, workload: "Deployment"),
+]
+
+/// `object[key]` as a dictionary, array or string, for walking parsed JSON.
+extension Dictionary where Key == String, Value == Any {
+    func object(_ key: String) -> [String: Any] { self[key] as? [String: Any] ?? [:] }
+    func list(_ key: String) -> [[String: Any]] { self[key] as? [[String: Any]] ?? [] }
+    func string(_ key: String) -> String? { self[key] as? String }
+    func strings(_ key: String) -> [String] { self[key] as? [String] ?? [] }
+}
+
+@Suite("Kubernetes manifests", .timeLimit(.minutes(1)))
+struct KubernetesManifestTests {
+    static let directory = Paths.deploy + "/kubernetes"
+
+    /// Every YAML file in deploy/kubernetes, parsed.
+    static func documents() async throws -> [String: [[String: Any]]] {
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory)
+            .filter { $0.hasSuffix(".yaml") }.sorted().map { directory + "/" + $0 }
+        let parsed = try await parseYAML(files)
+        return parsed.mapValues { $0.compactMap { $0 as? [String: Any] } }
+    }
+
+    @Test("every file parses, and kustomization lists exactly the manifests")
+    func parsesAndIsListed() async throws {
+        let documents = try await Self.documents()
+        #expect(documents.count >= 6)
+        for (path, list) in documents {
+            #expect(!list.isEmpty, "\(path) has no document")
+            for document in list {
+                #expect(document.string("kind") != nil, "a document without kind in \(path)")
+            }
+        }
+        let kustomization = try #require(documents[Self.directory + "/kustomization.yaml"]?.first)
+        let listed = Set(kustomization.strings("resources"))
+        let manifests = Set(documents.keys.map { URL(fileURLWithPath: $0).lastPathComponent })
+            .subtracting(["kustomization.yaml"])
+        #expect(listed == manifests)
+    }
+
+    @Test("one workload and one Service per process, probes from --check, keys from a Secret")
+    func workloads() async throws {
+        let all = try await Self.documents().values.flatMap { $0 }
+        for process in processes {
+            let workloads = all.filter {
+                $0.string("kind") == process.workload && $0.object("metadata").string("name") == process.name
+            }
+            try #require(workloads.count == 1, "\(process.name): expected one \(process.workload)")
+            let spec = workloads[0].object("spec").object("template").object("spec")
+            #expect(spec.object("securityContext")["runAsNonRoot"] as? Bool == true)
+            let container = try #require(spec.list("containers").first { $0.string("name") == process.name })
+            #expect(container.strings("command") == ["/usr/local/bin/\(process.binary)"])
+            let readiness = container.object("readinessProbe").object("exec").strings("command")
+            #expect(readiness == ["/usr/local/bin/\(process.binary)", "--check"])
+            let liveness = container.object("livenessProbe").object("exec").strings("command")
+            #expect(liveness.joined(separator: " ").contains("/usr/local/bin/\(process.binary) --check"))
+            #expect(container.list("ports").first?["containerPort"] as? Int == process.port)
+
+            // The state directory: the variable, the mount, and the keys copied into it.
+            let environment = Dictionary(
+                uniqueKeysWithValues: container.list("env").compactMap { entry in
+                    entry.string("name").map { ($0, entry.string("value") ?? "") }
+                })
+            let state = try #require(environment["\(process.prefix)_STATE_DIR"])
+            #expect(environment["\(process.prefix)_ENDPOINT"] == "tcp://0.0.0.0:\(process.port)")
+            #expect(container.list("volumeMounts").contains { $0.string("mountPath") == state })
+            let secretVolume = try #require(spec.list("volumes").first { $0["secret"] != nil })
+            #expect(
+                secretVolume.object("secret").string("secretName") == "reactive-login-\(process.name)-keys")
+            let initContainer = try #require(spec.list("initContainers").first)
+            let mounts = initContainer.list("volumeMounts")
+            #expect(
+                mounts.contains {
+                    $0.string("name") == secretVolume.string("name") && $0["readOnly"] as? Bool == true
+                })
+            #expect(mounts.contains { $0.string("mountPath") == state })
+            #expect(initContainer.strings("command").joined(separator: " ").contains("install -m 0600"))
+
+            let services = all.filter {
+                $0.string("kind") == "Service" && $0.object("metadata").string("name") == process.name
+            }
+            try #require(services.count == 1, "\(process.name): expected one Service")
+            let service = services[0].object("spec")
+            #expect(service.list("ports").first?["port"] as? Int == process.port)
+            #expect(service.object("selector").string("app.kubernetes.io/name") == process.name)
+        }
+        // The auth StatefulSet keeps its SQLite database on a volume of its own, with one writer.
+        let auth = try #require(all.first { $0.string("kind") == "StatefulSet" }).object("spec")
+        #expect(auth["replicas"] as? Int == 1)
+        #expect(auth.list("volumeClaimTemplates").first?.object("metadata").string("name") == "state")
+    }
+
+    @Test("peers are reached by Service name on their ports")
+    func peerEndpoints() async throws {
+        let all = try await Self.documents().values.flatMap { $0 }
+        var values: [String] = []
+        for document in all where document.string("kind") == "Deployment" {
+            for container in document.object("spec").object("template").object("spec").list("containers") {
+                values += container.list("env").compactMap { $0.string("value") }
+            }
+        }
+        for endpoint in ["tcp://auth:5562", "tcp://validation:5561", "tcp://heroes:5563"] {
+            #expect(values.contains(endpoint), "nobody reaches \(endpoint)")
+        }
+    }
+
+    @Test(
+        "kubectl kustomize renders the whole set offline",
+        .enabled(if: commandOnPath("kubectl") != nil, "kubectl is not installed"))
+    func kustomize() async throws {
+        let result = try await runCommand(
+            try #require(commandOnPath("kubectl")), ["kustomize", Self.directory])
+        #expect(result.status == 0, "\(result.error)")
+        let rendered = try await parseRendered(result.output)
+        let kinds = rendered.compactMap { $0.string("kind") }
+        #expect(kinds.filter { $0 == "Service" }.count == 5)
+        #expect(kinds.filter { $0 == "Deployment" }.count == 3)
+        #expect(kinds.filter { $0 == "StatefulSet" }.count == 1)
+        let namespaced = rendered.filter { $0.string("kind") != "Namespace" }
+        #expect(namespaced.allSatisfy { $0.object("metadata").string("namespace") == "reactive-login" })
+    }
+
+    @Test(
+        "kubectl apply --dry-run=client accepts every manifest",
+        .enabled(
+            Comment(
+                rawValue: "kubectl apply --dry-run=client needs an API server for discovery even with "
+                    + "--validate=false; none answers here (kubectl kustomize and create secret "
+                    + "--dry-run=client run offline instead)")
+        ) { await kubectlReachesServer() })
+    func dryRun() async throws {
+        let kubectl = try #require(commandOnPath("kubectl"))
+        let result = try await runCommand(
+            kubectl, ["apply", "--dry-run=client", "--validate=false", "-k", Self.directory])
+        #expect(result.status == 0, "\(result.error)")
+    }
+
+    @Test(
+        "secrets.sh makes the Secrets the workloads mount, with the public keys exchanged",
+        .enabled(if: commandOnPath("kubectl") != nil, "kubectl is not installed"))
+    func secrets() async throws {
+        let keys = try TemporaryDirectory(prefix: "keys")
+        defer { keys.remove() }
+        // The gateway is not part of this build: the three services.
+        let result = try await runCommand(
+            Self.directory + "/secrets.sh", [],
+            environment: [
+                "BIN_DIR": Paths.binaries, "KEYS_DIR": keys.path, "STACK_SERVICES": "auth validation heroes",
+            ])
+        #expect(result.status == 0, "\(result.error)")
+        let secrets = try await parseRendered(result.output)
+        func data(_ name: String) throws -> [String: String] {
+            let secret = try #require(
+                secrets.first { $0.object("metadata").string("name") == "reactive-login-\(name)-keys" })
+            #expect(secret.string("kind") == "Secret")
+            return secret.object("data").compactMapValues { value in
+                (value as? String).flatMap { Data(base64Encoded: $0) }.map {
+                    String(decoding: $0, as: UTF8.self)
+                }
+            }
+        }
+        let auth = try data("auth")
+        let validation = try data("validation")
+        let heroes = try data("heroes")
+        for files in [auth, validation, heroes] {
+            #expect(
+                Set(["curve.key", "curve.pub", "client.key", "client.pub", "allowed_clients"]).isSubset(
+                    of: files.keys))
+        }
+        #expect(validation["auth.pub"] == auth["curve.pub"])
+        #expect(heroes["auth.pub"] == auth["curve.pub"])
+        let allowed = auth["allowed_clients"] ?? ""
+        for client in [validation, heroes] {
+            let key = (client["client.pub"] ?? "").trimmingCharacters(in: .newlines)
+            #expect(key.count == 40)
+            #expect(allowed.contains(key))
+        }
+        // What the workloads mount is what the script makes.
+        let mounted = try await Self.documents().values.flatMap { $0 }.flatMap { document in
+            document.object("spec").object("template").object("spec").list("volumes")
+                .compactMap { $0.object("secret").string("secretName") }
+        }
+        for name in ["auth", "validation", "heroes"] {
+            #expect(mounted.contains("reactive-login-\(name)-keys"))
+        }
+    }
+
+    /// The YAML stream kubectl printed, parsed.
+    private func parseRendered(_ text: String) async throws -> [[String: Any]] {
+        let directory = try TemporaryDirectory(prefix: "kustomize")
+        defer { directory.remove() }
+        let path = directory.file("rendered.yaml")
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        return (try await parseYAML([path])[path] ?? []).compactMap { $0 as? [String: Any] }
+    }
+}
+
+/// Whether kubectl reaches an API server (what `apply --dry-run=client` needs for discovery).
+func kubectlReachesServer() async -> Bool {
+    guard let kubectl = commandOnPath("kubectl"),
+        let result = try? await runCommand(
+            kubectl, ["version", "--request-timeout=3s", "-o", "json"], timeLimit: .seconds(10))
+    else { return false }
+    return result.status == 0
+}

@@ -1,0 +1,150 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// deploy/local/stack.sh with the debug executables, its state in a temp directory and every
+/// service on an `ipc://` endpoint inside it (nothing on shared ports). The gateway is not part of
+/// this build: STACK_SERVICES is the three services.
+struct LocalStack {
+    let directory: TemporaryDirectory
+    let script = Paths.deploy + "/local/stack.sh"
+
+    init() throws { directory = try TemporaryDirectory(prefix: "stack") }
+
+    var environment: [String: String] {
+        [
+            "STACK_DIR": directory.path, "BIN_DIR": Paths.binaries,
+            "STACK_SERVICES": "auth validation heroes",
+            "STACK_AUTH_ENDPOINT": "ipc://\(directory.path)/auth.sock",
+            "STACK_VALIDATION_ENDPOINT": "ipc://\(directory.path)/validation.sock",
+            "STACK_HEROES_ENDPOINT": "ipc://\(directory.path)/heroes.sock",
+            "STACK_AUTH_ARGS": "--hash-cost test", "STACK_WAIT_SECONDS": "20", "STACK_STOP_SECONDS": "10",
+        ]
+    }
+
+    /// Runs `stack.sh command` with the stack's environment plus `extra`.
+    func run(_ command: String, _ extra: [String: String] = [:]) async throws -> CommandResult {
+        try await runCommand(script, [command], environment: environment.merging(extra) { $1 })
+    }
+
+    /// The pid `up` recorded for `service`, if any.
+    func pid(_ service: String) -> Int32? {
+        Int32(contents(directory.file("run/\(service).pid")).trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+
+    /// A file in a service's state directory.
+    func state(_ service: String, _ name: String) -> String { contents(directory.file("\(service)/\(name)")) }
+
+    /// Waits up to `timeout` for `text` to appear in `service`'s log: an event the service writes,
+    /// read back at short intervals until the deadline.
+    func waitForLog(_ service: String, containing text: String, timeout: Duration) async throws -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if contents(directory.file("logs/\(service).log")).contains(text) { return true }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return contents(directory.file("logs/\(service).log")).contains(text)
+    }
+
+    /// Stops whatever is still running from the stack's pid files (SIGKILL, by pid) and removes
+    /// the directory: the clean-up when an expectation failed half-way.
+    func tearDown() {
+        for service in ["heroes", "validation", "auth"] {
+            if let pid = pid(service), isAlive(pid) { kill(pid, SIGKILL) }
+        }
+        directory.remove()
+    }
+}
+
+@Suite("deploy/local/stack.sh", .timeLimit(.minutes(2)), .serialized)
+struct LocalStackTests {
+    @Test("up starts the three services with keys exchanged; status says ready; down leaves nothing")
+    func upStatusDown() async throws {
+        let stack = try LocalStack()
+        defer { stack.tearDown() }
+
+        let up = try await stack.run("up")
+        try #require(up.status == 0, "up failed: \(up.output)\(up.error)")
+        for service in ["auth", "validation", "heroes"] {
+            #expect(up.output.contains("\(service): ready at ipc://"))
+        }
+        let pids = try ["auth", "validation", "heroes"].map { try #require(stack.pid($0)) }
+        #expect(pids.allSatisfy(isAlive))
+
+        // The keys: auth's public key went to its clients, their client keys to auth's allow-list.
+        let authKey = stack.state("auth", "curve.pub")
+        #expect(authKey.count == 41)
+        #expect(stack.state("validation", "auth.pub") == authKey)
+        #expect(stack.state("heroes", "auth.pub") == authKey)
+        let allowed = stack.state("auth", "allowed_clients")
+        for client in ["validation", "heroes"] {
+            let key = stack.state(client, "client.pub").trimmingCharacters(in: .newlines)
+            #expect(allowed.contains("\(key) stack:\(client)\n"))
+        }
+        // validation reached auth over CURVE: its probe of auth's health succeeded.
+        #expect(
+            try await stack.waitForLog(
+                "validation", containing: "auth-service reachable", timeout: .seconds(10)))
+
+        let status = try await stack.run("status")
+        #expect(status.status == 0, "\(status.output)\(status.error)")
+        let lines = status.output.split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
+        #expect(lines.map { $0.first ?? "" } == ["auth", "validation", "heroes"])
+        for (line, pid) in zip(lines, pids) {
+            #expect(Array(line.dropFirst().prefix(3)) == ["ready", "pid", "\(pid)"], "\(line)")
+        }
+
+        // A second up changes nothing: same processes, same allow-list, byte for byte.
+        let again = try await stack.run("up")
+        #expect(again.status == 0)
+        #expect(again.output.contains("auth: already running (pid \(pids[0]))"))
+        #expect(stack.state("auth", "allowed_clients") == allowed)
+        #expect(try ["auth", "validation", "heroes"].map { try #require(stack.pid($0)) } == pids)
+
+        let down = try await stack.run("down")
+        #expect(down.status == 0, "\(down.output)\(down.error)")
+        #expect(down.output.contains("auth: stopped"))
+        for pid in pids { #expect(!isAlive(pid), "pid \(pid) still runs") }
+        #expect(stack.pid("auth") == nil)
+        let after = try await stack.run("status")
+        #expect(after.status == 3)
+        #expect(after.output.split(separator: "\n").allSatisfy { $0.split(separator: " ")[1] == "down" })
+    }
+
+    @Test("a service that cannot start: up fails with its log's tail and stops what it started")
+    func failedStart() async throws {
+        let stack = try LocalStack()
+        defer { stack.tearDown() }
+        let up = try await stack.run(
+            "up", ["STACK_HEROES_ARGS": "--catalog \(stack.directory.path)/missing.json"])
+        #expect(up.status == 1)
+        #expect(up.error.contains("heroes exited during start-up"))
+        #expect(up.error.contains("missing.json"))
+        #expect(up.output.contains("auth: stopped"))
+        #expect(up.output.contains("validation: stopped"))
+        for service in ["auth", "validation", "heroes"] { #expect(stack.pid(service) == nil) }
+        // The pids it printed while starting are gone.
+        let started = up.output.split(separator: "\n").compactMap { line -> Int32? in
+            guard let open = line.range(of: "(pid ") else { return nil }
+            return Int32(line[open.upperBound...].prefix { $0.isNumber })
+        }
+        #expect(started.count == 2)
+        for pid in started { #expect(!isAlive(pid), "pid \(pid) still runs") }
+    }
+
+    @Test("usage errors: an unknown service or command exits 64 and starts nothing")
+    func usage() async throws {
+        let stack = try LocalStack()
+        defer { stack.tearDown() }
+        let unknown = try await stack.run("up", ["STACK_SERVICES": "auth mail"])
+        #expect(unknown.status == 64)
+        #expect(unknown.error.contains("unknown service 'mail'"))
+        let command = try await stack.run("restart")
+        #expect(command.status == 64)
+        #expect(command.error.contains("stack.sh up"))
+        #expect(!FileManager.default.fileExists(atPath: stack.directory.file("run")))
+    }
+}
