@@ -128,7 +128,7 @@ struct LocalStackTests {
         for service in ["auth", "validation", "heroes"] { #expect(stack.pid(service) == nil) }
         // The pids it printed while starting are gone.
         let started = up.output.split(separator: "\n").compactMap { line -> Int32? in
-            guard let open = line.range(of: "(pid ") else { return nil }
+            guard line.contains(": ready at "), let open = line.range(of: "(pid ") else { return nil }
             return Int32(line[open.upperBound...].prefix { $0.isNumber })
         }
         #expect(started.count == 2)

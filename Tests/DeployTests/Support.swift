@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -46,10 +47,12 @@ struct CommandResult: Sendable {
     let timedOut: Bool
 }
 
-/// Runs `executable` with `arguments` and `environment` added to this process's, on a thread of
-/// its own (the wait blocks, so never on the cooperative pool), with stdout and stderr in files
-/// (no pipe to fill up, and background children of a script may keep them open without blocking
-/// the wait). Past `timeLimit` the child alone gets SIGKILL, by its pid.
+/// Runs `executable` with `arguments` and `environment` added to this process's, with stdout and
+/// stderr in files (no pipe to fill up, and background children of a script may keep them open).
+/// The child is started with `posix_spawn` and reaped by a thread of its own blocked in `waitid`/
+/// `waitpid` (never on the cooperative pool). Past `timeLimit` the child alone gets SIGKILL, by its
+/// pid, which cannot have been reused: the exit is first observed with `WNOWAIT`, marked under the
+/// lock, and only then reaped.
 func runCommand(
     _ executable: String, _ arguments: [String], environment: [String: String] = [:],
     timeLimit: Duration = .seconds(50)
@@ -58,43 +61,48 @@ func runCommand(
     defer { directory.remove() }
     let outputPath = directory.file("stdout")
     let errorPath = directory.file("stderr")
-    guard FileManager.default.createFile(atPath: outputPath, contents: nil),
-        FileManager.default.createFile(atPath: errorPath, contents: nil)
-    else { throw SupportError("cannot create the output files in \(directory.path)") }
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-    process.standardInput = FileHandle.nullDevice
-    guard let outputHandle = FileHandle(forWritingAtPath: outputPath),
-        let errorHandle = FileHandle(forWritingAtPath: errorPath)
-    else { throw SupportError("cannot open the output files in \(directory.path)") }
-    process.standardOutput = outputHandle
-    process.standardError = errorHandle
-    let finished = DispatchSemaphore(value: 0)
-    process.terminationHandler = { _ in finished.signal() }
-    try process.run()
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+    posix_spawn_file_actions_addopen(&actions, 2, errorPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+    let variables = ProcessInfo.processInfo.environment.merging(environment) { $1 }.map {
+        "\($0.key)=\($0.value)"
+    }
+    let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+    let envp = variables.map { strdup($0) } + [nil]
+    defer { for pointer in argv + envp { free(pointer) } }
+    var spawned: pid_t = 0
+    let result = posix_spawn(&spawned, executable, &actions, nil, argv, envp)
+    guard result == 0 else { throw SupportError("cannot start \(executable): errno \(result)") }
+    let pid = spawned
+    let state = Mutex<(exited: Bool, killed: Bool)>((false, false))
     let milliseconds = Int(timeLimit.components.seconds * 1_000)
-    let timedOut: Bool = await withCheckedContinuation { continuation in
-        let waiter = Thread {
-            if finished.wait(timeout: .now() + .milliseconds(milliseconds)) == .timedOut {
-                kill(process.processIdentifier, SIGKILL)
-                finished.wait()
-                continuation.resume(returning: true)
-            } else {
-                continuation.resume(returning: false)
+    DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(milliseconds)) {
+        state.withLock { state in
+            if !state.exited {
+                state.killed = true
+                kill(pid, SIGKILL)
             }
         }
-        waiter.start()
     }
-    try? outputHandle.close()
-    try? errorHandle.close()
-    let status =
-        process.terminationReason == .uncaughtSignal
-        ? 128 + process.terminationStatus : process.terminationStatus
+    let status: Int32 = await withCheckedContinuation { continuation in
+        let reaper = Thread {
+            var information = siginfo_t()
+            while waitid(P_PID, id_t(pid), &information, WEXITED | WNOWAIT) == -1 && errno == EINTR {}
+            state.withLock { $0.exited = true }
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+            let signal = status & 0x7f
+            continuation.resume(returning: signal == 0 ? (status >> 8) & 0xff : 128 + signal)
+        }
+        reaper.name = "deploy-test-reaper-\(pid)"
+        reaper.start()
+    }
     return CommandResult(
-        status: status, output: (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "",
-        error: (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? "", timedOut: timedOut)
+        status: status, output: contents(outputPath), error: contents(errorPath),
+        timedOut: state.withLock { $0.killed })
 }
 
 /// The first executable named `name` on PATH, if any.
