@@ -2,8 +2,9 @@ import Foundation
 import RemoteStreams
 
 /// What every service executable's `main.swift` does, once: open the state directory, answer
-/// `--init` (keys and allow-list, then exit) and `--check`, take the pid file, install the shutdown signals, start the service and run it until
-/// a signal drains it, then exit with the lifecycle's code. A start-up error is logged and exits 1.
+/// `--init` (keys and allow-list, then exit 0) and `--check`, take the pid file, install the shutdown
+/// signals, start the service and run it until a signal drains it, then exit with the lifecycle's
+/// code. A start-up error is logged and exits 1.
 ///
 /// ```swift
 /// let configuration = AuthOptions.interface.parseOrExit()
