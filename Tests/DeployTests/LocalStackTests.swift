@@ -6,13 +6,17 @@ import Testing
 #endif
 
 /// deploy/local/stack.sh with the debug executables, its state in a temp directory and every
-/// service on an `ipc://` endpoint inside it (nothing on shared ports). The gateway is not part of
-/// this build: STACK_SERVICES is the three services.
+/// service on an `ipc://` endpoint inside it (nothing on shared ports). By default the three
+/// services; the gateway joins where its executable is built.
 struct LocalStack {
     let directory: TemporaryDirectory
     let script = Paths.deploy + "/local/stack.sh"
+    let services: [String]
 
-    init() throws { directory = try TemporaryDirectory(prefix: "stack") }
+    init(services: [String] = ["auth", "validation", "heroes"]) throws {
+        directory = try TemporaryDirectory(prefix: "stack")
+        self.services = services
+    }
 
     var environment: [String: String] {
         [
@@ -52,7 +56,7 @@ struct LocalStack {
     /// Stops whatever is still running from the stack's pid files (SIGKILL, by pid) and removes
     /// the directory: the clean-up when an expectation failed half-way.
     func tearDown() {
-        for service in ["heroes", "validation", "auth"] {
+        for service in services.reversed() {
             if let pid = pid(service), isAlive(pid) { kill(pid, SIGKILL) }
         }
         directory.remove()
@@ -146,5 +150,46 @@ struct LocalStackTests {
         #expect(command.status == 64)
         #expect(command.error.contains("stack.sh up"))
         #expect(!FileManager.default.fileExists(atPath: stack.directory.file("run")))
+    }
+
+    @Test(
+        "with the gateway: it reaches the three services over CURVE and gateway-cli reaches it",
+        .enabled(
+            if: FileManager.default.isExecutableFile(atPath: Paths.binaries + "/gateway"),
+            "the gateway executable is not part of this build"))
+    func withGateway() async throws {
+        let stack = try LocalStack(services: ["auth", "validation", "heroes", "gateway"])
+        defer { stack.tearDown() }
+        let up = try await stack.run("up")
+        try #require(up.status == 0, "up failed: \(up.output)\(up.error)")
+        for file in ["auth.pub", "validation.pub", "heroes.pub"] {
+            let server = String(file.dropLast(".pub".count))
+            #expect(stack.state("gateway", file) == stack.state(server, "curve.pub"))
+        }
+        let gatewayKey = stack.state("gateway", "client.pub").trimmingCharacters(in: .newlines)
+        for server in ["auth", "validation", "heroes"] {
+            #expect(stack.state(server, "allowed_clients").contains("\(gatewayKey) stack:gateway\n"))
+        }
+        for peer in ["auth-service", "validation-service", "hero-catalog-service"] {
+            #expect(
+                try await stack.waitForLog("gateway", containing: "\(peer) reachable", timeout: .seconds(10)),
+                "the gateway did not reach \(peer)")
+        }
+        let client = Paths.binaries + "/gateway-cli"
+        if FileManager.default.isExecutableFile(atPath: client) {
+            let numbers = try await runCommand(
+                client,
+                [
+                    "--endpoint", "ipc://\(stack.directory.path)/gateway.sock", "--server-key",
+                    stack.directory.file("gateway/curve.pub"), "numbers", "1", "2", "3",
+                ])
+            #expect(numbers.status == 0, "\(numbers.output)\(numbers.error)")
+            #expect(numbers.output.contains("6"))
+        }
+        let pids = stack.services.compactMap(stack.pid)
+        #expect(pids.count == 4)
+        let down = try await stack.run("down")
+        #expect(down.status == 0)
+        for pid in pids { #expect(!isAlive(pid), "pid \(pid) still runs") }
     }
 }
