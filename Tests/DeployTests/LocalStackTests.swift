@@ -21,7 +21,8 @@ struct LocalStack {
     var environment: [String: String] {
         [
             "STACK_DIR": directory.path, "BIN_DIR": Paths.binaries,
-            "STACK_SERVICES": "auth validation heroes",
+            "STACK_SERVICES": services.joined(separator: " "),
+            "STACK_GATEWAY_ENDPOINT": "ipc://\(directory.path)/gateway.sock",
             "STACK_AUTH_ENDPOINT": "ipc://\(directory.path)/auth.sock",
             "STACK_VALIDATION_ENDPOINT": "ipc://\(directory.path)/validation.sock",
             "STACK_HEROES_ENDPOINT": "ipc://\(directory.path)/heroes.sock",
