@@ -94,7 +94,9 @@ public struct CLIInvocation: Sendable, Hashable {
         let lowered = setting.lowercased()
         guard lowered.hasPrefix("zh") else { return .en }
         let traditional = ["zh_tw", "zh-tw", "zh_hk", "zh-hk", "zh_mo", "zh-mo"]
-        if traditional.contains(where: { lowered.hasPrefix($0) }) || lowered.contains("hant") { return .zhHant }
+        if traditional.contains(where: { lowered.hasPrefix($0) }) || lowered.contains("hant") {
+            return .zhHant
+        }
         return .zhHans
     }
 
@@ -153,7 +155,8 @@ private struct Parser {
             } else if subcommand == nil {
                 guard CLIInvocation.subcommands.contains(argument) || argument == "help" else {
                     throw error(
-                        "unknown subcommand \(argument) (one of: \(CLIInvocation.subcommands.joined(separator: ", ")))")
+                        "unknown subcommand \(argument) (one of: \(CLIInvocation.subcommands.joined(separator: ", ")))"
+                    )
                 }
                 if argument == "help" {
                     options["help"] = ""
@@ -183,7 +186,8 @@ private struct Parser {
         if name == "password" || name.hasPrefix("password") && name != "password-stdin" {
             throw error("passwords are never taken from the command line: use --password-stdin")
         }
-        let valued = Self.valued[nil, default: []].union(subcommand.map { Self.valued[$0, default: []] } ?? [])
+        let valued = Self.valued[nil, default: []].union(
+            subcommand.map { Self.valued[$0, default: []] } ?? [])
         let flags = Self.flags[nil, default: []].union(subcommand.map { Self.flags[$0, default: []] } ?? [])
         if flags.contains(name) {
             guard inline == nil else { throw error("--\(name) takes no value") }
@@ -239,7 +243,8 @@ private struct Parser {
             command = .numbers(positional[0], positional[1], positional[2])
         }
         if command.needsPassword, options["password-stdin"] == nil {
-            throw error("\(subcommand) needs --password-stdin (passwords are never taken from the command line)")
+            throw error(
+                "\(subcommand) needs --password-stdin (passwords are never taken from the command line)")
         }
         return command
     }

@@ -82,7 +82,8 @@ public enum ScriptPrinter {
     /// The `--json` result line of a failed script, e.g.
     /// `{"result":"timed_out","exit":2,"message":"…"}`.
     public static func jsonLine(_ failure: ScriptFailure) -> String {
-        encode(Summary(result: failure.kind.rawValue, exit: failure.exitCode.rawValue, message: failure.message))
+        encode(
+            Summary(result: failure.kind.rawValue, exit: failure.exitCode.rawValue, message: failure.message))
     }
 
     /// The lines printed without `--json`: the result's lines, its message, and the token on its

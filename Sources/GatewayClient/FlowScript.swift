@@ -182,7 +182,8 @@ public enum ScriptRunner {
             }
             let timer = scheduler.scheduleRelative((), dueTime: timeout) { _ in
                 observer.onError(
-                    ScriptFailure(.timedOut, "no result from \(script.flow) within \(Self.describe(timeout))"))
+                    ScriptFailure(.timedOut, "no result from \(script.flow) within \(Self.describe(timeout))")
+                )
                 return Disposables.create()
             }
             let channel = open(script.flow, script.parameters, inputs.asObservable())
@@ -196,7 +197,8 @@ public enum ScriptRunner {
                     onCompleted: {
                         observer.onError(
                             ScriptFailure(
-                                .protocolError, "the gateway closed \(script.flow) before the script was done"))
+                                .protocolError, "the gateway closed \(script.flow) before the script was done"
+                            ))
                     })
             perform(machine.withLock { $0.start() })
             return Disposables.create([channel, timer, Disposables.create { inputs.onCompleted() }])

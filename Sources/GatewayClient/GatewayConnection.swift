@@ -44,11 +44,17 @@ public final class GatewayConnection: Sendable {
 
     /// Connects to the gateway in `context`, or in a context of its own when nil.
     public init(configuration: Configuration, context: Context? = nil) throws {
-        let owned = context == nil ? try Context() : nil
-        self.context = owned
+        let shared: Context
+        if let context {
+            shared = context
+            self.context = nil
+        } else {
+            shared = try Context()
+            self.context = shared
+        }
         self.configuration = configuration
         client = try RemoteClient(
-            context: context ?? owned!,
+            context: shared,
             configuration: RemoteClient.Configuration(
                 endpoints: [configuration.endpoint], deadline: configuration.deadline, name: "gateway-cli",
                 curve: configuration.curve))

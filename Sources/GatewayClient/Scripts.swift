@@ -83,7 +83,9 @@ public struct LoginScript: FlowScript {
                 return [.send(.tap("loginTap"))]
             }
             let tip = latest["tip"]?.message ?? ""
-            guard latest.failureMessages(["phone", "password"]).allSatisfy({ tip.contains($0) }) else { return [] }
+            guard latest.failureMessages(["phone", "password"]).allSatisfy({ tip.contains($0) }) else {
+                return []
+            }
             phase = .done
             return [.finish(ScriptResult(.refused, message: tip))]
         case .loggingIn(var busy, var tip):

@@ -152,12 +152,19 @@ extension Duration {
 }
 
 /// Writes `text` to standard output, unbuffered (so a pipe sees each JSON line at once).
-func writeStandardOutput(_ text: String) {
-    var bytes = Array(text.utf8)
+func writeStandardOutput(_ text: String) { writeAll(1, text) }
+
+/// Writes `text` to standard error, unbuffered.
+func writeStandardError(_ text: String) { writeAll(2, text) }
+
+/// Writes all of `text` to `descriptor`, retrying after signals; gives up on other errors (a closed
+/// pipe has no reader left to tell).
+private func writeAll(_ descriptor: Int32, _ text: String) {
+    let bytes = Array(text.utf8)
     var offset = 0
     while offset < bytes.count {
-        let written = bytes.withUnsafeMutableBytes { buffer in
-            write(1, buffer.baseAddress! + offset, buffer.count - offset)
+        let written = bytes[offset...].withUnsafeBytes { buffer in
+            write(descriptor, buffer.baseAddress, buffer.count)
         }
         if written > 0 {
             offset += written

@@ -93,21 +93,3 @@ enum PasswordInput {
         return password
     }
 }
-
-/// Writes `text` to standard error, unbuffered.
-func writeStandardError(_ text: String) {
-    var bytes = Array(text.utf8)
-    var offset = 0
-    while offset < bytes.count {
-        let written = bytes.withUnsafeMutableBytes { buffer in
-            write(2, buffer.baseAddress! + offset, buffer.count - offset)
-        }
-        if written > 0 {
-            offset += written
-        } else if written < 0, errno == EINTR {
-            continue
-        } else {
-            return
-        }
-    }
-}

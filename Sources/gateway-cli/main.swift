@@ -5,4 +5,6 @@ import Foundation
     import Glibc
 #endif
 
-exit(GatewayCLI.run(Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment))
+exit(
+    GatewayCLI.run(Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment)
+)

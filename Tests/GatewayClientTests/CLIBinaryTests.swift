@@ -24,7 +24,8 @@ final class FakeGatewayServer: Sendable {
         server = try RemoteServer(
             context: context,
             configuration: .init(
-                endpoints: ["tcp://127.0.0.1:*"], name: "fake-gateway", curve: .init(keys: keys, allowList: nil)),
+                endpoints: ["tcp://127.0.0.1:*"], name: "fake-gateway",
+                curve: .init(keys: keys, allowList: nil)),
             handlers: FakeGateway.handlers)
     }
 
@@ -52,7 +53,8 @@ struct CLIBinaryTests {
         #expect(run.status == 0, "\(run.standardError)")
         #expect(
             run.outputLines == [
-                #"{"output":"sum","number":0}"#, #"{"output":"sum","number":1}"#, #"{"output":"sum","number":3}"#,
+                #"{"output":"sum","number":0}"#, #"{"output":"sum","number":1}"#,
+                #"{"output":"sum","number":3}"#,
                 #"{"output":"sum","number":6}"#, #"{"result":"succeeded","exit":0,"message":"6"}"#,
             ])
         #expect(run.standardError.isEmpty)
@@ -60,8 +62,10 @@ struct CLIBinaryTests {
 
     @Test func loginSucceedsAndFails() async throws {
         let gateway = try FakeGatewayServer()
-        let success = try await gateway.cli(["login", "--phone", "13800138000", "--password-stdin"], input: "secret1\n")
-        let failure = try await gateway.cli(["login", "--phone", "13800138000", "--password-stdin"], input: "wrong12")
+        let success = try await gateway.cli(
+            ["login", "--phone", "13800138000", "--password-stdin"], input: "secret1\n")
+        let failure = try await gateway.cli(
+            ["login", "--phone", "13800138000", "--password-stdin"], input: "wrong12")
         let invalid = try await gateway.cli(
             ["login", "--phone", "138", "--password-stdin", "--lang", "zh-Hans"], input: "secret1\r\n")
         // The client's key pair was made on first use, private.
@@ -86,9 +90,10 @@ struct CLIBinaryTests {
         let gateway = try FakeGatewayServer()
         let signin = try await gateway.cli(
             ["signin", "--username", "ann2024", "--password-stdin", "--json"], input: "secret1\n")
-        let token = signin.outputLines.last.flatMap { line in
-            (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
-        }?["token"] as? String
+        let token =
+            signin.outputLines.last.flatMap { line in
+                (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
+            }?["token"] as? String
         let heroes = try await gateway.cli(["heroes", "--query", "man", "--token", token ?? "none"])
         let stale = try await gateway.cli(["heroes", "--token", "old"])
         let register = try await gateway.cli(
@@ -111,12 +116,18 @@ struct CLIBinaryTests {
         try directory.write("key.pub", try Z85.encode(try CurveKeyPair.generate().publicKey))
         // Port 1 on loopback: nothing listens there.
         let run = try await CLIBinary.run(
-            ["--endpoint", "tcp://127.0.0.1:1", "--server-key", directory.file("key.pub"), "--timeout", "0.3",
-             "numbers", "1", "2", "3"],
+            [
+                "--endpoint", "tcp://127.0.0.1:1", "--server-key", directory.file("key.pub"), "--timeout",
+                "0.3",
+                "numbers", "1", "2", "3",
+            ],
             in: directory)
         let json = try await CLIBinary.run(
-            ["--endpoint", "tcp://127.0.0.1:1", "--curve", "off", "--timeout", "0.3", "numbers", "1", "2", "3",
-             "--json"],
+            [
+                "--endpoint", "tcp://127.0.0.1:1", "--curve", "off", "--timeout", "0.3", "numbers", "1", "2",
+                "3",
+                "--json",
+            ],
             in: directory)
         #expect(run.status == 2)
         #expect(run.standardError.contains("is the gateway running at tcp://127.0.0.1:1"))
@@ -140,7 +151,9 @@ struct CLIBinaryTests {
         #expect(noPassword.status == 64)
         #expect(noPassword.standardError.contains("--password-stdin"))
         #expect(noKey.status == 64)
-        #expect(noKey.standardError.contains("no gateway key at \(directory.path)/state/reactive-login/gateway/curve.pub"))
+        #expect(
+            noKey.standardError.contains(
+                "no gateway key at \(directory.path)/state/reactive-login/gateway/curve.pub"))
         #expect(emptyPassword.status == 64)
         #expect(emptyPassword.standardError.contains("the password is empty"))
         #expect(help.status == 0)

@@ -30,12 +30,18 @@ struct CLIInvocationTests {
 
     @Test func everySubcommand() throws {
         #expect(try parse(["login", "--phone", "138", "--password-stdin"]).command == .login(phone: "138"))
-        #expect(try parse(["register", "--username=ann", "--password-stdin"]).command == .register(username: "ann"))
-        #expect(try parse(["signin", "--password-stdin", "--username", "ann"]).command == .signin(username: "ann"))
+        #expect(
+            try parse(["register", "--username=ann", "--password-stdin"]).command
+                == .register(username: "ann"))
+        #expect(
+            try parse(["signin", "--password-stdin", "--username", "ann"]).command == .signin(username: "ann")
+        )
         #expect(
             try parse(["heroes", "--query", "man", "--page", "2", "--token", "t"]).command
                 == .heroes(query: "man", page: 2, token: "t"))
-        #expect(try parse(["heroes"], ["GATEWAY_CLI_TOKEN": "e"]).command == .heroes(query: "", page: nil, token: "e"))
+        #expect(
+            try parse(["heroes"], ["GATEWAY_CLI_TOKEN": "e"]).command
+                == .heroes(query: "", page: nil, token: "e"))
         #expect(try parse(["numbers", "1", "-2", "x"]).command == .numbers("1", "-2", "x"))
         #expect(try parse(["numbers", "--", "--3", "2", "1"]).command == .numbers("--3", "2", "1"))
     }
@@ -55,7 +61,8 @@ struct CLIInvocationTests {
 
     @Test func environmentAndItsOverrides() throws {
         let environment = [
-            "GATEWAY_CLI_ENDPOINT": "ipc:///tmp/g", "GATEWAY_CLI_LANG": "zh-Hans", "GATEWAY_CLI_SERVER_KEY": "/e",
+            "GATEWAY_CLI_ENDPOINT": "ipc:///tmp/g", "GATEWAY_CLI_LANG": "zh-Hans",
+            "GATEWAY_CLI_SERVER_KEY": "/e",
             "GATEWAY_CLI_CURVE": "off", "GATEWAY_CLI_TIMEOUT": "3",
         ]
         let fromEnvironment = try parse(["numbers", "1", "2", "3"], environment)
@@ -64,7 +71,8 @@ struct CLIInvocationTests {
         #expect(fromEnvironment.serverKey == "/e")
         #expect(!fromEnvironment.curve)
         #expect(fromEnvironment.timeout == .seconds(3))
-        let overridden = try parse(["--lang", "en", "--endpoint", "tcp://x:1", "numbers", "1", "2", "3"], environment)
+        let overridden = try parse(
+            ["--lang", "en", "--endpoint", "tcp://x:1", "numbers", "1", "2", "3"], environment)
         #expect(overridden.locale == .en)
         #expect(overridden.endpoint == "tcp://x:1")
     }

@@ -11,7 +11,8 @@ import Testing
 final class RecordingFlow: Sendable {
     let scheduler: TestScheduler
     let respond: OpenFlow
-    private let log = Mutex<(inputs: [Recorded<FlowInput>], opened: [TestTime], disposed: [TestTime])>(([], [], []))
+    private let log = Mutex<(inputs: [Recorded<FlowInput>], opened: [TestTime], disposed: [TestTime])>(
+        ([], [], []))
 
     init(_ scheduler: TestScheduler, respond: @escaping OpenFlow = FakeGateway.open) {
         self.scheduler = scheduler
@@ -94,7 +95,8 @@ struct ScriptTests {
     }
 
     @Test func loginSucceeds() {
-        let (events, flow) = runScript(LoginScript(phone: "13800138000", password: "secret1", locale: .zhHans))
+        let (events, flow) = runScript(
+            LoginScript(phone: "13800138000", password: "secret1", locale: .zhHans))
         #expect(
             flow.inputs == [.text("phone", "13800138000"), .text("password", "secret1"), .tap("loginTap")])
         #expect(
@@ -146,7 +148,8 @@ struct ScriptTests {
             RegisterScript(username: "newuser", password: "secret1", repeatPassword: "secret1", locale: .en))
         #expect(
             flow.inputs == [
-                .text("username", "newuser"), .text("password", "secret1"), .text("repeatPassword", "secret1"),
+                .text("username", "newuser"), .text("password", "secret1"),
+                .text("repeatPassword", "secret1"),
                 .tap("registerTap"),
             ])
         #expect(result(events) == ScriptResult(.succeeded, message: "Registration succeeded"))
@@ -155,7 +158,8 @@ struct ScriptTests {
 
     @Test func registerATakenUsernameIsRefused() {
         let (events, flow) = runScript(
-            RegisterScript(username: "taken1", password: "secret1", repeatPassword: "secret1", locale: .zhHans))
+            RegisterScript(
+                username: "taken1", password: "secret1", repeatPassword: "secret1", locale: .zhHans))
         #expect(!flow.inputs.contains(.tap("registerTap")))
         #expect(result(events) == ScriptResult(.refused, message: "账户已存在"))
     }
@@ -168,11 +172,13 @@ struct ScriptTests {
 
     @Test func signinSucceedsWithTheToken() {
         let (events, flow) = runScript(SigninScript(username: "ann2024", password: "secret1", locale: .en))
-        #expect(flow.inputs == [.text("username", "ann2024"), .text("password", "secret1"), .tap("loginTap")])
+        #expect(
+            flow.inputs == [.text("username", "ann2024"), .text("password", "secret1"), .tap("loginTap")])
         #expect(
             result(events)
                 == ScriptResult(
-                    .succeeded, message: "Login succeeded, user: ann2024, token: tok-ann2024", token: "tok-ann2024"))
+                    .succeeded, message: "Login succeeded, user: ann2024, token: tok-ann2024",
+                    token: "tok-ann2024"))
     }
 
     @Test func signinWithAWrongPasswordIsRefused() {
@@ -190,7 +196,9 @@ struct ScriptTests {
         let (events, flow) = runScript(HeroesScript(token: "good-token", query: "MAN", locale: .zhHans))
         #expect(flow.inputs == [.text("searchText", "MAN")])
         #expect(
-            result(events) == ScriptResult(.succeeded, message: "共4个", lines: ["Superman", "Batman", "Wonder Woman", "Aquaman"]))
+            result(events)
+                == ScriptResult(
+                    .succeeded, message: "共4个", lines: ["Superman", "Batman", "Wonder Woman", "Aquaman"]))
     }
 
     @Test func heroesSendsThePageFirst() {
@@ -219,7 +227,8 @@ struct ScriptTests {
 
     @Test func aSilentGatewayTimesOutAndTheChannelIsDisposed() {
         let (events, flow) = runScript(
-            NumbersScript(a: "1", b: "2", c: "3", locale: .en), timeout: 500, respond: { _, _, _ in .never() })
+            NumbersScript(a: "1", b: "2", c: "3", locale: .en), timeout: 500, respond: { _, _, _ in .never() }
+        )
         #expect(events.count == 1)
         #expect(events.first?.time == 700)
         #expect(failure(events)?.kind == .timedOut)

@@ -21,7 +21,9 @@ enum FakeGateway {
         guard GatewayMethod.flows.contains(flow) else {
             return .error(RemoteError(code: .unknownMethod, message: "no method \(flow)"))
         }
-        if flow == GatewayMethod.heroes, !(parameters.token == "good-token" || parameters.token?.hasPrefix("tok-") == true) {
+        if flow == GatewayMethod.heroes,
+            !(parameters.token == "good-token" || parameters.token?.hasPrefix("tok-") == true)
+        {
             return .error(RemoteError(code: .unauthenticated, message: "the session has expired"))
         }
         return Observable.create { observer in
@@ -64,9 +66,10 @@ private struct FlowState {
         MessageCatalogue.standard.render(code, parameters, in: locale)
     }
 
-    func field(_ name: String, _ state: ValidationResult.State, _ code: MessageCode? = nil,
-               _ parameters: [String: String] = [:]) -> FlowOutput
-    {
+    func field(
+        _ name: String, _ state: ValidationResult.State, _ code: MessageCode? = nil,
+        _ parameters: [String: String] = [:]
+    ) -> FlowOutput {
         FlowOutput(output: name, state: state, code: code, message: code.map { render($0, parameters) })
     }
 
@@ -90,11 +93,14 @@ private struct FlowState {
                     changed(FlowOutput(output: $0, value: false))
                 }
         case GatewayMethod.signin:
-            return changed(field("username", .empty)) + changed(FlowOutput(output: "loginEnabled", value: false))
+            return changed(field("username", .empty))
+                + changed(FlowOutput(output: "loginEnabled", value: false))
                 + changed(FlowOutput(output: "loggingIn", value: false))
         case GatewayMethod.heroes:
-            return changed(FlowOutput(output: "heroes", heroes: [])) + changed(FlowOutput(output: "total", number: 0))
-                + changed(FlowOutput(output: "searching", value: false)) + changed(FlowOutput(output: "error"))
+            return changed(FlowOutput(output: "heroes", heroes: []))
+                + changed(FlowOutput(output: "total", number: 0))
+                + changed(FlowOutput(output: "searching", value: false))
+                + changed(FlowOutput(output: "error"))
         default:
             return changed(FlowOutput(output: "sum", number: 0))
         }
@@ -141,7 +147,8 @@ private struct FlowState {
     mutating func loginFields() -> [FlowOutput] {
         let phone = phoneResult()
         let password = loginPasswordResult()
-        let tip = [phone, password].compactMap { $0.state == .failed ? $0.message : nil }.joined(separator: " ")
+        let tip = [phone, password].compactMap { $0.state == .failed ? $0.message : nil }.joined(
+            separator: " ")
         return changed(phone) + changed(password)
             + changed(FlowOutput(output: "loginEnabled", value: phone.state == .ok && password.state == .ok))
             + changed(FlowOutput(output: "tip", message: tip))
@@ -153,7 +160,8 @@ private struct FlowState {
         let tip: FlowOutput
         if phone == "13800138000", texts["password"] == "secret1" {
             tip = FlowOutput(
-                output: "tip", code: .loginOK, message: render(.loginOK, ["name": phone, "token": "tok-\(phone)"]),
+                output: "tip", code: .loginOK,
+                message: render(.loginOK, ["name": phone, "token": "tok-\(phone)"]),
                 name: phone, token: "tok-\(phone)")
         } else if phone == "13900139000" {
             tip = FlowOutput(output: "tip", code: .networkError, message: render(.networkError))
@@ -187,11 +195,13 @@ private struct FlowState {
         let passwordResult =
             password.isEmpty
             ? field("password", .empty)
-            : password.count < 6 ? field("password", .failed, .passwordMin, ["n": "6"]) : field("password", .ok, .passwordOK)
+            : password.count < 6
+                ? field("password", .failed, .passwordMin, ["n": "6"]) : field("password", .ok, .passwordOK)
         let repeatResult =
             repeated.isEmpty
             ? field("repeatPassword", .empty)
-            : repeated == password ? field("repeatPassword", .ok) : field("repeatPassword", .failed, .repeatMismatch)
+            : repeated == password
+                ? field("repeatPassword", .ok) : field("repeatPassword", .failed, .repeatMismatch)
         let all = [usernameResult, passwordResult, repeatResult]
         return outputs + changed(usernameResult) + changed(passwordResult) + changed(repeatResult)
             + changed(FlowOutput(output: "passwordEnabled", value: usernameResult.state == .ok))
@@ -203,7 +213,8 @@ private struct FlowState {
         guard sent["registerEnabled"]?.value == true, let username = texts["username"] else { return [] }
         registered.insert(username)
         return changed(FlowOutput(output: "registering", value: true))
-            + changed(FlowOutput(output: "alert", code: .registerOK, message: render(.registerOK), kind: "success"))
+            + changed(
+                FlowOutput(output: "alert", code: .registerOK, message: render(.registerOK), kind: "success"))
             + changed(FlowOutput(output: "registering", value: false)) + registerFields()
     }
 
@@ -231,7 +242,8 @@ private struct FlowState {
             texts["password"] == "secret1"
             ? FlowOutput(output: "session", name: username, token: "tok-\(username)")
             : FlowOutput(
-                output: "alert", code: .loginWrongPassword, message: render(.loginWrongPassword), kind: "failure")
+                output: "alert", code: .loginWrongPassword, message: render(.loginWrongPassword),
+                kind: "failure")
         return changed(FlowOutput(output: "loggingIn", value: true)) + [answer]
             + changed(FlowOutput(output: "loggingIn", value: false))
     }
@@ -240,9 +252,13 @@ private struct FlowState {
 
     mutating func search() -> [FlowOutput] {
         let query = (texts["searchText"] ?? "").lowercased()
-        let matches = FakeGateway.heroes.enumerated().filter { query.isEmpty || $0.element.lowercased().contains(query) }
+        let matches = FakeGateway.heroes.enumerated().filter {
+            query.isEmpty || $0.element.lowercased().contains(query)
+        }
         let page = matches.map { FlowHero(id: $0.offset + 1, name: $0.element, intro: "") }
-        return changed(FlowOutput(output: "searching", value: true)) + [FlowOutput(output: "heroes", heroes: page)]
+        return changed(FlowOutput(output: "searching", value: true)) + [
+            FlowOutput(output: "heroes", heroes: page)
+        ]
             + changed(FlowOutput(output: "total", number: page.count))
             + changed(FlowOutput(output: "searching", value: false))
     }
