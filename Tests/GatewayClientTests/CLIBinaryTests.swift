@@ -162,3 +162,40 @@ struct CLIBinaryTests {
         #expect(version.standardOutput == "gateway-cli 1.0.0\n")
     }
 }
+
+@Suite(.timeLimit(.minutes(1)))
+struct CLITerminalTests {
+    /// From a terminal the password is asked for and never shown; Backspace edits it.
+    @Test func passwordPromptWithoutEcho() async throws {
+        let gateway = try FakeGatewayServer()
+        let terminal = try TerminalRun(
+            [
+                "--endpoint", gateway.endpoint, "--server-key", gateway.keyPath, "--lang", "en", "login",
+                "--phone",
+                "13800138000", "--password-stdin",
+            ], in: gateway.directory)
+        let prompted = await terminal.waitFor("Password: ")
+        terminal.type("secret1x\u{7f}\r")
+        let status = await terminal.exitStatus()
+        _ = await terminal.waitFor("tok-13800138000\r\n", seconds: 2)
+        await gateway.stop()
+        #expect(prompted)
+        #expect(status == 0, "\(terminal.text)")
+        #expect(terminal.text.contains("Login succeeded, user: 13800138000"))
+        #expect(!terminal.text.contains("secret1"))
+    }
+
+    /// Ctrl-C at the prompt cancels: bad usage, nothing sent, the terminal restored.
+    @Test func controlCAtThePromptCancels() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let terminal = try TerminalRun(
+            ["--curve", "off", "signin", "--username", "ann2024", "--password-stdin"], in: directory)
+        let prompted = await terminal.waitFor("Password: ")
+        terminal.type("sec\u{03}")
+        let status = await terminal.exitStatus()
+        #expect(prompted)
+        #expect(status == 64)
+        #expect(!terminal.text.contains("sec\u{03}") && !terminal.text.contains("sec\r"))
+    }
+}
