@@ -54,7 +54,7 @@ extension CLIInvocation {
                 Searches the hero list (flow.heroes): prints one hero name per line, then the total.
 
                   --query TEXT        part of a name, any case (default: every hero)
-                  --page N            the page, from 1 (sent as the flow's `page` input)
+                  --page N            the page, from 1 (sent as the flow's `page` input, from 0)
                   --token TOKEN       a session token from signin or login (or GATEWAY_CLI_TOKEN)
 
                 example: gateway-cli heroes --query man --token "$TOKEN"

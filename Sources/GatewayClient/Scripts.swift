@@ -244,15 +244,18 @@ public struct SigninScript: FlowScript {
 
 /// `gateway-cli heroes`: the hero list (`flow.heroes`, with a session token).
 ///
-/// Sends `page` (when asked) and `searchText`, waits for `searching` to go true and back to false
-/// with a page of `heroes` (or an `error`) since; succeeds with the heroes' names as lines and
-/// `ui.total` as the message. An `error` output (`network.error`) is unreachable.
+/// Sends `page` (when asked: the user's page `n` from 1 is the flow's `n - 1`) and `searchText`,
+/// then waits for `searching` to go true and back to false. The flow sends only outputs that
+/// changed, so a page equal to the one before (an empty result after the empty initial page)
+/// brings no `heroes` output: the latest values are the answer. Succeeds with the heroes' names as
+/// lines and `ui.total` as the message; an `error` output (`network.error`) received by the time
+/// `searching` goes false is unreachable (so the flow must send `error` before `searching`).
 public struct HeroesScript: FlowScript {
     enum Phase: Sendable, Hashable {
         /// Waiting for the search to start.
         case waiting
-        /// `searching` went true; `answered` once a page or an error arrived since.
-        case searching(answered: Bool)
+        /// `searching` went true.
+        case searching
         /// Finished or failed.
         case done
     }
@@ -265,7 +268,7 @@ public struct HeroesScript: FlowScript {
     private var latest = LatestOutputs()
     private var phase = Phase.waiting
 
-    /// Searches `query` (empty lists every hero), on `page` (1-based) when given.
+    /// Searches `query` (empty lists every hero), on `page` (from 1) when given.
     public init(token: String, query: String, page: Int? = nil, locale: MessageLocale) {
         self.query = query
         self.page = page
@@ -274,7 +277,7 @@ public struct HeroesScript: FlowScript {
     }
 
     public mutating func start() -> [ScriptAction] {
-        (page.map { [.send(.text("page", String($0)))] } ?? []) + [.send(.text("searchText", query))]
+        (page.map { [.send(.text("page", String($0 - 1)))] } ?? []) + [.send(.text("searchText", query))]
     }
 
     public mutating func receive(_ output: FlowOutput) -> [ScriptAction] {
@@ -283,14 +286,10 @@ public struct HeroesScript: FlowScript {
         case .done:
             return []
         case .waiting:
-            if output.output == "searching", output.value == true { phase = .searching(answered: false) }
+            if output.output == "searching", output.value == true { phase = .searching }
             return []
-        case .searching(var answered):
-            if output.output == "heroes" || (output.output == "error" && output.message?.isEmpty == false) {
-                answered = true
-            }
-            phase = .searching(answered: answered)
-            guard answered, !latest.isOn("searching") else { return [] }
+        case .searching:
+            guard output.output == "searching", output.value == false else { return [] }
             phase = .done
             if let error = latest["error"], let message = error.message, !message.isEmpty {
                 return [.fail(ScriptFailure(.unreachable, message))]

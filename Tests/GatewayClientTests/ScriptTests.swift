@@ -203,7 +203,15 @@ struct ScriptTests {
 
     @Test func heroesSendsThePageFirst() {
         let (_, flow) = runScript(HeroesScript(token: "good-token", query: "", page: 2, locale: .en))
-        #expect(flow.inputs == [.text("page", "2"), .text("searchText", "")])
+        #expect(flow.inputs == [.text("page", "1"), .text("searchText", "")])
+    }
+
+    /// No match: the page equals the initial one, so no `heroes` output comes; the search's end
+    /// is the answer.
+    @Test func heroesWithNoMatch() {
+        let (events, _) = runScript(HeroesScript(token: "good-token", query: "zzz", locale: .en))
+        #expect(!outputs(events).dropFirst(4).contains { $0.output == "heroes" })
+        #expect(result(events) == ScriptResult(.succeeded, message: "0 in all"))
     }
 
     @Test func heroesWithABadTokenIsRefused() {

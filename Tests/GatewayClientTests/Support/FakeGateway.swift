@@ -256,9 +256,8 @@ private struct FlowState {
             query.isEmpty || $0.element.lowercased().contains(query)
         }
         let page = matches.map { FlowHero(id: $0.offset + 1, name: $0.element, intro: "") }
-        return changed(FlowOutput(output: "searching", value: true)) + [
-            FlowOutput(output: "heroes", heroes: page)
-        ]
+        return changed(FlowOutput(output: "searching", value: true))
+            + changed(FlowOutput(output: "heroes", heroes: page))
             + changed(FlowOutput(output: "total", number: page.count))
             + changed(FlowOutput(output: "searching", value: false))
     }
