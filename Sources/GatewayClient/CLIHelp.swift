@@ -113,6 +113,7 @@ extension CLIInvocation {
           2   the gateway (or a service behind it) is unreachable, or the timeout passed
           3   an unexpected answer or error from the gateway
           64  bad usage: unknown subcommand or option, missing value, no server key
+          130 interrupted (Ctrl-C, SIGTERM)
 
         """
 }

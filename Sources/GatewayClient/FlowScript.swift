@@ -137,6 +137,8 @@ public enum ExitCode: Int32, Sendable, Hashable, CaseIterable {
     case protocolError = 3
     /// Bad usage: an unknown subcommand or option, a missing value, no server key.
     case usage = 64
+    /// Stopped by SIGINT (Ctrl-C) or SIGTERM while running; the channel was cancelled.
+    case interrupted = 130
 }
 
 /// One event of a running script: an output as it arrives, then the result.

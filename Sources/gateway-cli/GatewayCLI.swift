@@ -32,6 +32,7 @@ enum GatewayCLI {
         }
         do {
             let curve = try GatewayKeys.curve(for: invocation, environment: environment)
+            let interruption = invocation.command == .interactive ? nil : Interruption()
             let script = try makeScript(invocation)
             let connection: GatewayConnection
             do {
@@ -48,7 +49,7 @@ enum GatewayCLI {
                 return runInteractive(
                     locale: invocation.locale, endpoint: invocation.endpoint, open: connection.openFlow)
             }
-            return run(script, on: connection, invocation).rawValue
+            return run(script, on: connection, invocation, interruption: interruption).rawValue
         } catch {
             writeStandardError("\(error)\n")
             return ExitCode.usage.rawValue
@@ -83,9 +84,10 @@ enum GatewayCLI {
     }
 
     /// Runs `script` to its end, printing as it goes, and returns the exit code.
-    static func run(_ script: any FlowScript, on connection: GatewayConnection, _ invocation: CLIInvocation)
-        -> ExitCode
-    {
+    static func run(
+        _ script: any FlowScript, on connection: GatewayConnection, _ invocation: CLIInvocation,
+        interruption: Interruption?
+    ) -> ExitCode {
         let scheduler = SerialScheduler(name: "gateway-cli.script")
         defer { scheduler.dispose() }
         let outcome = Mutex<ExitCode?>(nil)
@@ -128,8 +130,13 @@ enum GatewayCLI {
                 outcome.withLock { $0 = failure.exitCode }
                 finished.signal()
             })
+        interruption?.onSignal {
+            outcome.withLock { $0 = $0 ?? .interrupted }
+            finished.signal()
+        }
         finished.wait()
         subscription.dispose()
+        if outcome.withLock({ $0 }) == .interrupted { writeStandardError("gateway-cli: interrupted\n") }
         return outcome.withLock { $0 } ?? .protocolError
     }
 

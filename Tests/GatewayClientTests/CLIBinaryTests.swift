@@ -198,4 +198,23 @@ struct CLITerminalTests {
         #expect(status == 64)
         #expect(!terminal.text.contains("sec\u{03}") && !terminal.text.contains("sec\r"))
     }
+
+    /// SIGINT while the script waits for the gateway: exit 130 at once, not at the timeout.
+    @Test func signalStopsAWaitingScript() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let terminal = try TerminalRun(
+            [
+                "--endpoint", "tcp://127.0.0.1:1", "--curve", "off", "--timeout", "30", "login", "--phone",
+                "13800138000", "--password-stdin",
+            ], in: directory)
+        let prompted = await terminal.waitFor("Password: ")
+        terminal.type("secret1\r")
+        let answered = await terminal.waitFor("Password: \r\n")
+        kill(terminal.pid, SIGINT)
+        let status = await terminal.exitStatus(seconds: 10)
+        #expect(prompted && answered)
+        #expect(status == 130)
+        #expect(terminal.text.contains("gateway-cli: interrupted"))
+    }
 }

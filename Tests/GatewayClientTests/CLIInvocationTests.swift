@@ -136,6 +136,6 @@ struct CLIInvocationTests {
     }
 
     @Test func exitCodes() {
-        #expect(ExitCode.allCases.map(\.rawValue) == [0, 1, 2, 3, 64])
+        #expect(ExitCode.allCases.map(\.rawValue) == [0, 1, 2, 3, 64, 130])
     }
 }
