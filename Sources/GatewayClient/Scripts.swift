@@ -1,4 +1,5 @@
 public import Contracts
+import Foundation
 import GatewayCore
 
 /// The latest value of every output of a flow, by name.
@@ -97,13 +98,33 @@ public struct LoginScript: FlowScript {
             let message = tip.message ?? ""
             switch tip.code {
             case .loginOK?:
-                return [.finish(ScriptResult(.succeeded, message: message, token: tip.token))]
+                let token = tip.token ?? Self.token(inLoginOK: message, locale: parameters.locale ?? .zhHans)
+                return [.finish(ScriptResult(.succeeded, message: message, token: token))]
             case .networkError?:
                 return [.fail(ScriptFailure(.unreachable, message))]
             default:
                 return [.finish(ScriptResult(.refused, message: message))]
             }
         }
+    }
+}
+
+extension LoginScript {
+    /// The token in a rendered `login.ok` message (`…:{name}，标识符:{token}`), read with the
+    /// catalogue's template for `locale`: what follows the template's last literal before
+    /// `{token}`, up to the template's literal after it. Nil when the message does not fit.
+    static func token(inLoginOK message: String, locale: MessageLocale) -> String? {
+        guard let template = MessageCatalogue.standard.template(.loginOK, in: locale),
+            let placeholder = template.range(of: "{token}")
+        else { return nil }
+        let marker = template[..<placeholder.lowerBound].components(separatedBy: "}").last ?? ""
+        let tail = String(template[placeholder.upperBound...])
+        guard !marker.isEmpty, message.hasSuffix(tail),
+            let start = message.range(of: marker, options: .backwards)?.upperBound
+        else { return nil }
+        let end = message.index(message.endIndex, offsetBy: -tail.count)
+        guard start < end else { return nil }
+        return String(message[start..<end])
     }
 }
 

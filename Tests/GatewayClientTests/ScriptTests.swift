@@ -107,6 +107,23 @@ struct ScriptTests {
         #expect(flow.disposed.count == 1)
     }
 
+    /// A gateway whose tip carries only the message: the token is read from it, in every locale.
+    @Test(arguments: MessageLocale.allCases)
+    func loginTokenFromTheMessage(locale: MessageLocale) {
+        let respond: OpenFlow = { flow, parameters, inputs in
+            FakeGateway.open(flow, parameters, inputs).map { output in
+                var output = output
+                output.token = nil
+                output.name = nil
+                return output
+            }
+        }
+        let (events, _) = runScript(
+            LoginScript(phone: "13800138000", password: "secret1", locale: locale), respond: respond)
+        #expect(result(events)?.token == "tok-13800138000")
+        #expect(result(events)?.outcome == .succeeded)
+    }
+
     @Test func loginWithAWrongPasswordIsRefused() {
         let (events, flow) = runScript(LoginScript(phone: "13800138000", password: "wrong12", locale: .en))
         #expect(flow.inputs.last == .tap("loginTap"))
