@@ -120,7 +120,8 @@ enum GatewayCLI {
             onError: { error in
                 var failure = ScriptFailure(wrapping: error)
                 if failure.kind == .timedOut {
-                    failure.message += " (is the gateway running at \(invocation.endpoint), with this key?)"
+                    failure.message +=
+                        " (is the gateway running at \(invocation.endpoint)\(invocation.curve ? ", with this key" : "")?)"
                 }
                 if json {
                     writeStandardOutput(ScriptPrinter.jsonLine(failure) + "\n")
