@@ -12,8 +12,8 @@ import ZeroMQ
 @Suite(.timeLimit(.minutes(1)))
 struct GatewayConnectionTests {
     /// The fake gateway's flows plus commands that answer from their parameters.
-    static var handlers: RemoteHandlers {
-        var handlers = FakeGateway.handlers
+    static func handlers(onClose: @escaping @Sendable (String) -> Void) -> RemoteHandlers {
+        var handlers = FakeGateway.handlers(onClose: onClose)
         handlers.request(GatewayMethod.loginCommand) { (command: LoginCommand) in
             Single.just(
                 command.password == "secret1"
@@ -39,14 +39,19 @@ struct GatewayConnectionTests {
     }
 
     /// Runs `body` with a connection to a fresh fake gateway.
-    func withGateway(_ body: (GatewayConnection) async throws -> Void) async throws {
+    /// Runs `body` with a connection to a fresh fake gateway; `closed` yields the flow of every
+    /// channel graph the server disposes.
+    func withGateway(
+        _ body: (GatewayConnection, _ closed: AsyncStream<String>) async throws -> Void
+    ) async throws {
+        let (closed, closing) = AsyncStream.makeStream(of: String.self)
         let context = try Context()
         let serverKeys = try CurveKeyPair.generate()
         let server = try RemoteServer(
             context: context,
             configuration: .init(
                 endpoints: ["tcp://127.0.0.1:*"], curve: .init(keys: serverKeys, allowList: nil)),
-            handlers: Self.handlers)
+            handlers: Self.handlers { flow in closing.yield(flow) })
         let connection = try GatewayConnection(
             configuration: .init(
                 endpoint: server.endpoints[0],
@@ -54,7 +59,7 @@ struct GatewayConnectionTests {
                 deadline: .seconds(5), channelDeadline: .seconds(5)),
             context: context)
         do {
-            try await body(connection)
+            try await body(connection, closed)
         } catch {
             await connection.stop()
             await server.stop()
@@ -65,7 +70,7 @@ struct GatewayConnectionTests {
     }
 
     @Test func commands() async throws {
-        try await withGateway { gateway in
+        try await withGateway { gateway, _ in
             let login = try await gateway.login(LoginCommand(phone: "138", password: "secret1")).value
             #expect(login == CommandResult(ok: true, code: .loginOK, message: "ok", name: "138", token: "t1"))
             let refused = try await gateway.login(LoginCommand(phone: "138", password: "x")).value
@@ -86,7 +91,7 @@ struct GatewayConnectionTests {
     }
 
     @Test func scriptOverAChannel() async throws {
-        try await withGateway { gateway in
+        try await withGateway { gateway, closed in
             let scheduler = SerialScheduler(name: "test.script")
             defer { scheduler.dispose() }
             let events = try await collect(
@@ -100,6 +105,10 @@ struct GatewayConnectionTests {
             }
             #expect(result.token == "tok-ann2024")
             #expect(events.first == .output(FlowOutput(output: "username", state: .empty)))
+            // The script's end disposed the channel: its CANCEL reached the server, which disposed
+            // the graph (the channel itself never ends on its own).
+            var iterator = closed.makeAsyncIterator()
+            #expect(await iterator.next() == GatewayMethod.signin)
         }
     }
 

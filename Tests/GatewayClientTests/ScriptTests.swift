@@ -203,6 +203,29 @@ struct ScriptTests {
         #expect(result(events) == ScriptResult(.refused, message: "密码错误"))
     }
 
+    @Test func registerAndSigninErrorAlertsAreUnreachable() {
+        let alerting: OpenFlow = { flow, parameters, inputs in
+            Observable.create { observer in
+                let fake = FakeGateway.open(flow, parameters, inputs).subscribe(onNext: { output in
+                    guard output.output != "session", output.kind != "success" else {
+                        observer.onNext(
+                            FlowOutput(output: "alert", code: .networkError, message: "down", kind: "error"))
+                        return
+                    }
+                    observer.onNext(output)
+                })
+                return fake
+            }
+        }
+        let (register, _) = runScript(
+            RegisterScript(username: "newuser", password: "secret1", repeatPassword: "secret1", locale: .en),
+            respond: alerting)
+        let (signin, _) = runScript(
+            SigninScript(username: "ann2024", password: "secret1", locale: .en), respond: alerting)
+        #expect(failure(register) == ScriptFailure(.unreachable, "down"))
+        #expect(failure(signin) == ScriptFailure(.unreachable, "down"))
+    }
+
     @Test func signinWithAnUnknownUsernameIsRefusedWithoutATap() {
         let (events, flow) = runScript(SigninScript(username: "nobody", password: "secret1", locale: .en))
         #expect(!flow.inputs.contains(.tap("loginTap")))

@@ -38,11 +38,15 @@ enum FakeGateway {
     }
 
     /// The registered handlers, for a `RemoteServer`.
-    static var handlers: RemoteHandlers {
+    static var handlers: RemoteHandlers { handlers(onClose: nil) }
+
+    /// The registered handlers; `onClose` runs with the flow's name when a channel's graph is
+    /// disposed on the server (its end, or the client's `CANCEL`).
+    static func handlers(onClose: (@Sendable (String) -> Void)?) -> RemoteHandlers {
         var handlers = RemoteHandlers()
         for flow in GatewayMethod.flows {
             handlers.channel(flow) { (parameters: FlowParameters, inputs: Observable<FlowInput>) in
-                open(flow, parameters, inputs)
+                open(flow, parameters, inputs).do(onDispose: { onClose?(flow) })
             }
         }
         return handlers
