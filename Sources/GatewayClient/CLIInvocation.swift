@@ -1,4 +1,5 @@
 public import Contracts
+import GatewayCore
 
 /// Bad usage of `gateway-cli`: what is wrong, for standard error, and the subcommand whose help
 /// to point at. Exit code 64.
@@ -41,6 +42,18 @@ public struct CLIInvocation: Sendable, Hashable {
         case heroes(query: String, page: Int?, token: String)
         /// `numbers A B C`.
         case numbers(String, String, String)
+
+        /// The prompts for the passwords the subcommand reads (from a terminal), in `locale`:
+        /// `Password: ` (and `Repeat password: ` for register).
+        public func passwordPrompts(in locale: MessageLocale) -> [String] {
+            let labels: [MessageCode]
+            switch self {
+            case .login, .signin: labels = ["ui.password"]
+            case .register: labels = ["ui.password", "ui.repeatPassword"]
+            default: labels = []
+            }
+            return labels.map { MessageCatalogue.standard.render($0, in: locale) + ": " }
+        }
 
         /// Whether the subcommand reads a password from standard input.
         public var needsPassword: Bool {

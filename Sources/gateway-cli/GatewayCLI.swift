@@ -59,19 +59,20 @@ enum GatewayCLI {
     /// The script for a subcommand (reading the password first), or nil for interactive mode.
     static func makeScript(_ invocation: CLIInvocation) throws(CLIUsageError) -> (any FlowScript)? {
         let locale = invocation.locale
+        let prompts = invocation.command.passwordPrompts(in: locale)
         switch invocation.command {
         case .login(let phone):
-            let password = try PasswordInput.read(prompts: ["Password: "])
+            let password = try PasswordInput.read(prompts: prompts)
             guard let first = password.first else { throw CLIUsageError("no password on standard input") }
             return LoginScript(phone: phone, password: first, locale: locale)
         case .register(let username):
-            let passwords = try PasswordInput.read(prompts: ["Password: ", "Repeat password: "])
+            let passwords = try PasswordInput.read(prompts: prompts)
             guard let first = passwords.first else { throw CLIUsageError("no password on standard input") }
             return RegisterScript(
                 username: username, password: first, repeatPassword: passwords.dropFirst().first ?? first,
                 locale: locale)
         case .signin(let username):
-            let password = try PasswordInput.read(prompts: ["Password: "])
+            let password = try PasswordInput.read(prompts: prompts)
             guard let first = password.first else { throw CLIUsageError("no password on standard input") }
             return SigninScript(username: username, password: first, locale: locale)
         case .heroes(let query, let page, let token):

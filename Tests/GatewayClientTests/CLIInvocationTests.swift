@@ -135,6 +135,13 @@ struct CLIInvocationTests {
         #expect(error?.description.contains("--help") == true)
     }
 
+    @Test func passwordPromptsInTheLocale() {
+        #expect(CLIInvocation.Command.login(phone: "1").passwordPrompts(in: .en) == ["Password: "])
+        #expect(
+            CLIInvocation.Command.register(username: "a").passwordPrompts(in: .zhHans) == ["密码: ", "重复密码: "])
+        #expect(CLIInvocation.Command.numbers("1", "2", "3").passwordPrompts(in: .en).isEmpty)
+    }
+
     @Test func exitCodes() {
         #expect(ExitCode.allCases.map(\.rawValue) == [0, 1, 2, 3, 64, 130])
     }

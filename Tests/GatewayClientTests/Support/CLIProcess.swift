@@ -143,7 +143,9 @@ final class TerminalRun: Sendable {
         for descriptor in Int32(0)...2 {
             posix_spawn_file_actions_addopen(&actions, descriptor, slave, O_RDWR | O_NOCTTY, 0)
         }
-        var variables = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("GATEWAY_CLI_") }
+        var variables = ProcessInfo.processInfo.environment.filter {
+            !$0.key.hasPrefix("GATEWAY_CLI_") && !["LANG", "LC_ALL", "LC_MESSAGES"].contains($0.key)
+        }
         variables["HOME"] = directory.path
         variables["XDG_STATE_HOME"] = directory.file("state")
         let argv = ([CLIBinary.path] + arguments).map { strdup($0) } + [nil]
