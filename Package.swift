@@ -24,6 +24,7 @@ let package = Package(
         .library(name: "GatewayCore", targets: ["GatewayCore"]),
         .library(name: "ServiceKit", targets: ["ServiceKit"]),
         .library(name: "HeroCatalogCore", targets: ["HeroCatalogCore"]),
+        .library(name: "GatewayClient", targets: ["GatewayClient"]),
     ],
     targets: [
         .target(name: "Reactive", swiftSettings: common),
@@ -153,6 +154,23 @@ let package = Package(
             swiftSettings: common),
         // deploy/: manifests, unit files, the Dockerfile and the local stack script, checked offline.
         .testTarget(name: "DeployTests", swiftSettings: common),
+        .target(
+            name: "GatewayClient",
+            dependencies: [
+                "Contracts", "GatewayCore", "Reactive", "RemoteProtocol", "RemoteStreams", "ServiceKit", "ZeroMQ",
+            ],
+            swiftSettings: common),
+        .executableTarget(
+            name: "gateway-cli",
+            dependencies: ["GatewayClient", "Contracts", "Reactive", "RemoteStreams", "ServiceKit", "ZeroMQ"],
+            swiftSettings: common),
+        .testTarget(
+            name: "GatewayClientTests",
+            dependencies: [
+                "GatewayClient", "Contracts", "Reactive", "ReactiveTestKit", "RemoteProtocol", "RemoteStreams",
+                "ZeroMQ",
+            ],
+            swiftSettings: common),
         .testTarget(
             name: "IntegrationTests",
             dependencies: [

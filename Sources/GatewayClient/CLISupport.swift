@@ -1,0 +1,101 @@
+public import Contracts
+import Foundation
+import RemoteProtocol
+public import RemoteStreams
+import ServiceKit
+import ZeroMQ
+
+/// The CURVE keys `gateway-cli` uses (docs/gateway/cli.md, "Keys").
+public enum GatewayKeys {
+    /// Where the gateway keeps its public key by default: `curve.pub` in its state directory.
+    public static func defaultServerKeyPath(environment: [String: String]) -> String {
+        StateDirectory.resolve(service: "gateway", override: nil, environment: environment) + "/curve.pub"
+    }
+
+    /// The CURVE settings for `invocation`: nil with `--curve off`; else the server key (from
+    /// `--server-key`, a file or 40 Z85 characters, or the gateway's default `curve.pub`) and the
+    /// client's own pair, generated on first use in `…/reactive-login/gateway-cli/`
+    /// (`client.key`, `client.pub`).
+    ///
+    /// - Throws: ``CLIUsageError`` naming the file or value when a key cannot be found or read.
+    public static func curve(for invocation: CLIInvocation, environment: [String: String])
+        throws(CLIUsageError) -> RemoteClient.Curve?
+    {
+        guard invocation.curve else { return nil }
+        let serverKey = try serverKey(invocation.serverKey, environment: environment)
+        do {
+            let directory = try StateDirectory.prepare(
+                service: "gateway-cli", override: nil, environment: environment)
+            return RemoteClient.Curve(serverKey: serverKey, keys: try CurveKeyFiles.clientKeys(in: directory))
+        } catch {
+            throw CLIUsageError("cannot set up the client's CURVE keys: \(error)")
+        }
+    }
+
+    /// The server key `value` names (a key file, else 40 Z85 characters), or the default file's.
+    static func serverKey(_ value: String?, environment: [String: String]) throws(CLIUsageError) -> [UInt8] {
+        if let value {
+            if !FileManager.default.fileExists(atPath: value), value.utf8.count == 40,
+                let key = try? Z85.decode(value)
+            {
+                return key
+            }
+            do { return try CurveKeyFiles.publicKey(at: value) } catch {
+                throw CLIUsageError("--server-key is neither a readable key file nor a Z85 key: \(error)")
+            }
+        }
+        let path = defaultServerKeyPath(environment: environment)
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw CLIUsageError(
+                "no gateway key at \(path): give --server-key (the gateway's curve.pub) or --curve off")
+        }
+        do { return try CurveKeyFiles.publicKey(at: path) } catch {
+            throw CLIUsageError("cannot read the gateway's key: \(error)")
+        }
+    }
+}
+
+/// How `gateway-cli` prints a script's events (docs/gateway/cli.md, "Output").
+public enum ScriptPrinter {
+    /// The last line of `--json` output.
+    struct Summary: Codable {
+        var result: String
+        var exit: Int32
+        var message: String
+        var token: String?
+    }
+
+    /// An output event as one JSON line: its wire encoding.
+    public static func jsonLine(_ output: FlowOutput) -> String {
+        encode(output)
+    }
+
+    /// The `--json` result line of a finished script, e.g.
+    /// `{"result":"succeeded","exit":0,"message":"6"}`.
+    public static func jsonLine(_ result: ScriptResult) -> String {
+        encode(
+            Summary(
+                result: result.outcome.rawValue, exit: result.exitCode.rawValue, message: result.message,
+                token: result.token))
+    }
+
+    /// The `--json` result line of a failed script, e.g.
+    /// `{"result":"timed_out","exit":2,"message":"…"}`.
+    public static func jsonLine(_ failure: ScriptFailure) -> String {
+        encode(
+            Summary(result: failure.kind.rawValue, exit: failure.exitCode.rawValue, message: failure.message))
+    }
+
+    /// The lines printed without `--json`: the result's lines, its message, and the token on its
+    /// own line when the flow gave one.
+    public static func textLines(_ result: ScriptResult) -> [String] {
+        result.lines + [result.message] + (result.token.map { [$0] } ?? [])
+    }
+
+    private static func encode<Value: Encodable>(_ value: Value) -> String {
+        do { return String(decoding: try JSONBodyCoder.shared.encode(value), as: UTF8.self) } catch {
+            // Only strings, numbers and booleans: encoding cannot fail.
+            return #"{"result":"protocol_error","exit":3,"message":"cannot encode the output"}"#
+        }
+    }
+}

@@ -1,0 +1,362 @@
+public import Contracts
+import Foundation
+import GatewayCore
+
+/// The latest value of every output of a flow, by name.
+struct LatestOutputs: Sendable, Hashable {
+    private var values: [String: FlowOutput] = [:]
+
+    subscript(_ name: String) -> FlowOutput? { values[name] }
+
+    mutating func record(_ output: FlowOutput) { values[output.output] = output }
+
+    /// Whether the field output `name` has a final result for the text `sent`: not `validating`,
+    /// and not the initial `empty` when the text sent is not empty.
+    func isSettled(_ name: String, sent: String) -> Bool {
+        guard let state = values[name]?.state, state != .validating else { return false }
+        return state != .empty || sent.isEmpty
+    }
+
+    /// The rendered messages of the failed fields among `names`, in that order.
+    func failureMessages(_ names: [String]) -> [String] {
+        names.compactMap { name in
+            guard let output = values[name], output.state == .failed else { return nil }
+            return output.message.flatMap { $0.isEmpty ? nil : $0 }
+        }
+    }
+
+    /// Whether the flag output `name` is true.
+    func isOn(_ name: String) -> Bool { values[name]?.value == true }
+}
+
+/// `gateway-cli login`: the phone login flow (`flow.login`).
+///
+/// Sends `phone` and `password`, waits until both field outputs have a final result, then taps
+/// `loginTap` once `loginEnabled` is true and waits for `loggingIn` to go true and back to false;
+/// the `tip` after the tap is the result (`login.ok` succeeds; `network.error` is unreachable;
+/// anything else is refused). When a field is invalid the result is the refusal the `tip` shows
+/// (waiting until the tip holds every failed field's message).
+public struct LoginScript: FlowScript {
+    /// Where the script stands.
+    enum Phase: Sendable, Hashable {
+        /// The field texts are sent; waiting for their results and the button.
+        case filling
+        /// `loginTap` is sent; `busy` once `loggingIn` went true; `tip` is the latest tip since.
+        case loggingIn(busy: Bool, tip: FlowOutput?)
+        /// Finished or failed.
+        case done
+    }
+
+    public let flow = GatewayMethod.login
+    public let parameters: FlowParameters
+    private let phone: String
+    private let password: String
+    private var latest = LatestOutputs()
+    private var phase = Phase.filling
+
+    /// Logs in with `phone` and `password`, messages in `locale`.
+    public init(phone: String, password: String, locale: MessageLocale) {
+        self.phone = phone
+        self.password = password
+        parameters = FlowParameters(locale: locale)
+    }
+
+    public mutating func start() -> [ScriptAction] {
+        [.send(.text("phone", phone)), .send(.text("password", password))]
+    }
+
+    public mutating func receive(_ output: FlowOutput) -> [ScriptAction] {
+        latest.record(output)
+        switch phase {
+        case .done:
+            return []
+        case .filling:
+            if output.output == "tip", output.code == .networkError {
+                phase = .done
+                return [.fail(ScriptFailure(.unreachable, output.message ?? ""))]
+            }
+            guard latest.isSettled("phone", sent: phone), latest.isSettled("password", sent: password) else {
+                return []
+            }
+            if latest["phone"]?.state == .ok, latest["password"]?.state == .ok {
+                guard latest.isOn("loginEnabled") else { return [] }
+                phase = .loggingIn(busy: false, tip: nil)
+                return [.send(.tap("loginTap"))]
+            }
+            let tip = latest["tip"]?.message ?? ""
+            guard latest.failureMessages(["phone", "password"]).allSatisfy({ tip.contains($0) }) else {
+                return []
+            }
+            phase = .done
+            return [.finish(ScriptResult(.refused, message: tip))]
+        case .loggingIn(var busy, var tip):
+            if output.output == "loggingIn", output.value == true { busy = true }
+            if output.output == "tip", output.message?.isEmpty == false { tip = output }
+            phase = .loggingIn(busy: busy, tip: tip)
+            guard busy, !latest.isOn("loggingIn"), let tip else { return [] }
+            phase = .done
+            let message = tip.message ?? ""
+            switch tip.code {
+            case .loginOK?:
+                let token = tip.token ?? Self.token(inLoginOK: message, locale: parameters.locale ?? .zhHans)
+                return [.finish(ScriptResult(.succeeded, message: message, token: token))]
+            case .networkError?:
+                return [.fail(ScriptFailure(.unreachable, message))]
+            default:
+                return [.finish(ScriptResult(.refused, message: message))]
+            }
+        }
+    }
+}
+
+extension LoginScript {
+    /// The token in a rendered `login.ok` message (`…:{name}，标识符:{token}`), read with the
+    /// catalogue's template for `locale`: what follows the template's last literal before
+    /// `{token}`, up to the template's literal after it. Nil when the message does not fit.
+    static func token(inLoginOK message: String, locale: MessageLocale) -> String? {
+        guard let template = MessageCatalogue.standard.template(.loginOK, in: locale),
+            let placeholder = template.range(of: "{token}")
+        else { return nil }
+        let marker = template[..<placeholder.lowerBound].components(separatedBy: "}").last ?? ""
+        let tail = String(template[placeholder.upperBound...])
+        guard !marker.isEmpty, message.hasSuffix(tail),
+            let start = message.range(of: marker, options: .backwards)?.upperBound
+        else { return nil }
+        let end = message.index(message.endIndex, offsetBy: -tail.count)
+        guard start < end else { return nil }
+        return String(message[start..<end])
+    }
+}
+
+/// `gateway-cli register`: the registration flow (`flow.register`).
+///
+/// Sends `username`, `password` and `repeatPassword`, waits until the three field outputs have a
+/// final result; when all are ok, taps `registerTap` once `registerEnabled` is true and waits for
+/// the `alert` (`success` succeeds, `failure` is refused, `error` is unreachable). When a field
+/// is invalid the result is a refusal with the failed fields' messages, joined with one space.
+public struct RegisterScript: FlowScript {
+    enum Phase: Sendable, Hashable {
+        /// The field texts are sent; waiting for their results and the button.
+        case filling
+        /// `registerTap` is sent; waiting for the alert.
+        case registering
+        /// Finished or failed.
+        case done
+    }
+
+    public let flow = GatewayMethod.register
+    public let parameters: FlowParameters
+    private let fields: [(name: String, text: String)]
+    private var latest = LatestOutputs()
+    private var phase = Phase.filling
+
+    /// Registers `username` with `password`, typed again as `repeatPassword`.
+    public init(username: String, password: String, repeatPassword: String, locale: MessageLocale) {
+        fields = [("username", username), ("password", password), ("repeatPassword", repeatPassword)]
+        parameters = FlowParameters(locale: locale)
+    }
+
+    public mutating func start() -> [ScriptAction] {
+        fields.map { .send(.text($0.name, $0.text)) }
+    }
+
+    public mutating func receive(_ output: FlowOutput) -> [ScriptAction] {
+        latest.record(output)
+        switch phase {
+        case .done:
+            return []
+        case .filling:
+            guard fields.allSatisfy({ latest.isSettled($0.name, sent: $0.text) }) else { return [] }
+            if fields.allSatisfy({ latest[$0.name]?.state == .ok }) {
+                guard latest.isOn("registerEnabled") else { return [] }
+                phase = .registering
+                return [.send(.tap("registerTap"))]
+            }
+            phase = .done
+            let messages = latest.failureMessages(fields.map(\.name))
+            return [.finish(ScriptResult(.refused, message: messages.joined(separator: " ")))]
+        case .registering:
+            guard output.output == "alert" else { return [] }
+            phase = .done
+            return [Self.action(forAlert: output)]
+        }
+    }
+
+    /// `success` → succeeded, `error` → unreachable, anything else → refused.
+    static func action(forAlert alert: FlowOutput) -> ScriptAction {
+        let message = alert.message ?? ""
+        switch alert.kind {
+        case "success": return .finish(ScriptResult(.succeeded, message: message, token: alert.token))
+        case "error": return .fail(ScriptFailure(.unreachable, message))
+        default: return .finish(ScriptResult(.refused, message: message))
+        }
+    }
+}
+
+/// `gateway-cli signin`: the username sign-in flow (`flow.signin`).
+///
+/// Sends `username` and `password`, waits until the username output has a final result; when it
+/// is ok, taps `loginTap` once `loginEnabled` is true and waits for the `session` (succeeded, with
+/// its token; the message is `login.ok` rendered in the channel's locale) or a non-success
+/// `alert` (`failure` refused, `error` unreachable). An unknown username is refused with the
+/// username's message.
+public struct SigninScript: FlowScript {
+    enum Phase: Sendable, Hashable {
+        /// The field texts are sent; waiting for the username's result and the button.
+        case filling
+        /// `loginTap` is sent; waiting for the session or an alert.
+        case signingIn
+        /// Finished or failed.
+        case done
+    }
+
+    public let flow = GatewayMethod.signin
+    public let parameters: FlowParameters
+    private let username: String
+    private let password: String
+    private let locale: MessageLocale
+    private var latest = LatestOutputs()
+    private var phase = Phase.filling
+
+    /// Signs `username` in with `password`.
+    public init(username: String, password: String, locale: MessageLocale) {
+        self.username = username
+        self.password = password
+        self.locale = locale
+        parameters = FlowParameters(locale: locale)
+    }
+
+    public mutating func start() -> [ScriptAction] {
+        [.send(.text("username", username)), .send(.text("password", password))]
+    }
+
+    public mutating func receive(_ output: FlowOutput) -> [ScriptAction] {
+        latest.record(output)
+        switch phase {
+        case .done:
+            return []
+        case .filling:
+            if output.output == "alert", output.kind == "error" {
+                phase = .done
+                return [.fail(ScriptFailure(.unreachable, output.message ?? ""))]
+            }
+            guard latest.isSettled("username", sent: username) else { return [] }
+            guard latest["username"]?.state == .ok else {
+                phase = .done
+                return [.finish(ScriptResult(.refused, message: latest["username"]?.message ?? ""))]
+            }
+            guard latest.isOn("loginEnabled") else { return [] }
+            phase = .signingIn
+            return [.send(.tap("loginTap"))]
+        case .signingIn:
+            if output.output == "session", let token = output.token {
+                phase = .done
+                let name = output.name ?? username
+                let message = MessageCatalogue.standard.render(
+                    .loginOK, ["name": name, "token": token], in: locale)
+                return [.finish(ScriptResult(.succeeded, message: message, token: token))]
+            }
+            guard output.output == "alert", output.kind != "success" else { return [] }
+            phase = .done
+            return [RegisterScript.action(forAlert: output)]
+        }
+    }
+}
+
+/// `gateway-cli heroes`: the hero list (`flow.heroes`, with a session token).
+///
+/// Sends `page` (when asked: the user's page `n` from 1 is the flow's `n - 1`) and `searchText`,
+/// then waits for `searching` to go true and back to false. The flow sends only outputs that
+/// changed, so a page equal to the one before (an empty result after the empty initial page)
+/// brings no `heroes` output: the latest values are the answer. Succeeds with the heroes' names as
+/// lines and `ui.total` as the message; an `error` output (`network.error`) received by the time
+/// `searching` goes false is unreachable (so the flow must send `error` before `searching`).
+public struct HeroesScript: FlowScript {
+    enum Phase: Sendable, Hashable {
+        /// Waiting for the search to start.
+        case waiting
+        /// `searching` went true.
+        case searching
+        /// Finished or failed.
+        case done
+    }
+
+    public let flow = GatewayMethod.heroes
+    public let parameters: FlowParameters
+    private let query: String
+    private let page: Int?
+    private let locale: MessageLocale
+    private var latest = LatestOutputs()
+    private var phase = Phase.waiting
+
+    /// Searches `query` (empty lists every hero), on `page` (from 1) when given.
+    public init(token: String, query: String, page: Int? = nil, locale: MessageLocale) {
+        self.query = query
+        self.page = page
+        self.locale = locale
+        parameters = FlowParameters(locale: locale, token: token)
+    }
+
+    public mutating func start() -> [ScriptAction] {
+        (page.map { [.send(.text("page", String($0 - 1)))] } ?? []) + [.send(.text("searchText", query))]
+    }
+
+    public mutating func receive(_ output: FlowOutput) -> [ScriptAction] {
+        latest.record(output)
+        switch phase {
+        case .done:
+            return []
+        case .waiting:
+            if output.output == "searching", output.value == true { phase = .searching }
+            return []
+        case .searching:
+            guard output.output == "searching", output.value == false else { return [] }
+            phase = .done
+            if let error = latest["error"], let message = error.message, !message.isEmpty {
+                return [.fail(ScriptFailure(.unreachable, message))]
+            }
+            let heroes = latest["heroes"]?.heroes ?? []
+            let total = latest["total"]?.number ?? heroes.count
+            let message = MessageCatalogue.standard.render("ui.total", ["n": String(total)], in: locale)
+            return [.finish(ScriptResult(.succeeded, message: message, lines: heroes.map(\.name)))]
+        }
+    }
+}
+
+/// `gateway-cli numbers`: adds three numbers (`flow.numbers`).
+///
+/// Sends `a`, `b` and `c` and waits until `sum` reflects all three: the sum the gateway computes
+/// for these texts (`NumbersViewModel.sum`, the gateway's own rule, used only to recognise the
+/// answer). Succeeds with the number; an overflow is refused with its message.
+public struct NumbersScript: FlowScript {
+    public let flow = GatewayMethod.numbers
+    public let parameters: FlowParameters
+    private let texts: [String]
+    private let expected: NumbersViewModel.Sum
+    private var done = false
+
+    /// Adds `a`, `b` and `c` (texts: unreadable ones count as 0).
+    public init(a: String, b: String, c: String, locale: MessageLocale) {
+        texts = [a, b, c]
+        expected = NumbersViewModel.sum(texts)
+        parameters = FlowParameters(locale: locale)
+    }
+
+    public mutating func start() -> [ScriptAction] {
+        zip(["a", "b", "c"], texts).map { .send(.text($0, $1)) }
+    }
+
+    public mutating func receive(_ output: FlowOutput) -> [ScriptAction] {
+        guard !done, output.output == "sum" else { return [] }
+        switch expected {
+        case .value(let value):
+            guard output.number == value else { return [] }
+            done = true
+            return [.finish(ScriptResult(.succeeded, message: String(value)))]
+        case .overflow:
+            guard output.number == nil, output.code == NumbersViewModel.overflow else { return [] }
+            done = true
+            return [.finish(ScriptResult(.refused, message: output.message ?? ""))]
+        }
+    }
+}

@@ -1,0 +1,186 @@
+import Contracts
+import Dispatch
+import Foundation
+import GatewayClient
+import Reactive
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// What `main` runs: parse, then help, the interactive client or a script.
+enum GatewayCLI {
+    /// Runs the command line `arguments` and returns the exit code.
+    static func run(_ arguments: [String], environment: [String: String]) -> Int32 {
+        let invocation: CLIInvocation
+        do {
+            invocation = try CLIInvocation.parse(arguments, environment: environment)
+        } catch {
+            writeStandardError("\(error)\n")
+            return ExitCode.usage.rawValue
+        }
+        switch invocation.command {
+        case .help(let subcommand):
+            writeStandardOutput(CLIInvocation.help(for: subcommand))
+            return ExitCode.success.rawValue
+        case .version:
+            writeStandardOutput("gateway-cli \(CLIInvocation.version)\n")
+            return ExitCode.success.rawValue
+        default:
+            break
+        }
+        do {
+            let curve = try GatewayKeys.curve(for: invocation, environment: environment)
+            let interruption = invocation.command == .interactive ? nil : Interruption()
+            let script = try makeScript(invocation)
+            let connection: GatewayConnection
+            do {
+                connection = try GatewayConnection(
+                    configuration: .init(
+                        endpoint: invocation.endpoint, curve: curve,
+                        deadline: invocation.timeout,
+                        channelDeadline: script == nil ? .seconds(86_400) : invocation.timeout))
+            } catch {
+                throw CLIUsageError("cannot connect to \(invocation.endpoint): \(error)")
+            }
+            defer { stop(connection) }
+            guard let script else {
+                return runInteractive(
+                    locale: invocation.locale, endpoint: invocation.endpoint, open: connection.openFlow)
+            }
+            return run(script, on: connection, invocation, interruption: interruption).rawValue
+        } catch {
+            writeStandardError("\(error)\n")
+            return ExitCode.usage.rawValue
+        }
+    }
+
+    /// The script for a subcommand (reading the password first), or nil for interactive mode.
+    static func makeScript(_ invocation: CLIInvocation) throws(CLIUsageError) -> (any FlowScript)? {
+        let locale = invocation.locale
+        let prompts = invocation.command.passwordPrompts(in: locale)
+        switch invocation.command {
+        case .login(let phone):
+            let password = try PasswordInput.read(prompts: prompts)
+            guard let first = password.first else { throw CLIUsageError("no password on standard input") }
+            return LoginScript(phone: phone, password: first, locale: locale)
+        case .register(let username):
+            let passwords = try PasswordInput.read(prompts: prompts)
+            guard let first = passwords.first else { throw CLIUsageError("no password on standard input") }
+            return RegisterScript(
+                username: username, password: first, repeatPassword: passwords.dropFirst().first ?? first,
+                locale: locale)
+        case .signin(let username):
+            let password = try PasswordInput.read(prompts: prompts)
+            guard let first = password.first else { throw CLIUsageError("no password on standard input") }
+            return SigninScript(username: username, password: first, locale: locale)
+        case .heroes(let query, let page, let token):
+            return HeroesScript(token: token, query: query, page: page, locale: locale)
+        case .numbers(let a, let b, let c):
+            return NumbersScript(a: a, b: b, c: c, locale: locale)
+        case .interactive, .help, .version:
+            return nil
+        }
+    }
+
+    /// Runs `script` to its end, printing as it goes, and returns the exit code.
+    static func run(
+        _ script: any FlowScript, on connection: GatewayConnection, _ invocation: CLIInvocation,
+        interruption: Interruption?
+    ) -> ExitCode {
+        let scheduler = SerialScheduler(name: "gateway-cli.script")
+        defer { scheduler.dispose() }
+        let outcome = Mutex<ExitCode?>(nil)
+        let finished = DispatchSemaphore(value: 0)
+        let json = invocation.json
+        let subscription = ScriptRunner.run(
+            script, open: connection.openFlow, timeout: invocation.timeout.dispatchInterval,
+            scheduler: scheduler
+        )
+        .subscribe(
+            onNext: { event in
+                switch event {
+                case .output(let output):
+                    if json { writeStandardOutput(ScriptPrinter.jsonLine(output) + "\n") }
+                case .finished(let result):
+                    if json {
+                        writeStandardOutput(ScriptPrinter.jsonLine(result) + "\n")
+                    } else {
+                        let text = ScriptPrinter.textLines(result).joined(separator: "\n") + "\n"
+                        if result.outcome == .succeeded {
+                            writeStandardOutput(text)
+                        } else {
+                            writeStandardError(text)
+                        }
+                    }
+                    outcome.withLock { $0 = result.exitCode }
+                    finished.signal()
+                }
+            },
+            onError: { error in
+                var failure = ScriptFailure(wrapping: error)
+                if failure.kind == .timedOut {
+                    failure.message +=
+                        " (is the gateway running at \(invocation.endpoint)\(invocation.curve ? ", with this key" : "")?)"
+                }
+                if json {
+                    writeStandardOutput(ScriptPrinter.jsonLine(failure) + "\n")
+                } else {
+                    writeStandardError("gateway-cli: \(failure.message)\n")
+                }
+                outcome.withLock { $0 = failure.exitCode }
+                finished.signal()
+            })
+        interruption?.onSignal {
+            outcome.withLock { $0 = $0 ?? .interrupted }
+            finished.signal()
+        }
+        finished.wait()
+        subscription.dispose()
+        if outcome.withLock({ $0 }) == .interrupted { writeStandardError("gateway-cli: interrupted\n") }
+        return outcome.withLock { $0 } ?? .protocolError
+    }
+
+    /// Stops the connection, waiting at most a second (its `CANCEL`s are then on their way).
+    static func stop(_ connection: GatewayConnection) {
+        let stopped = DispatchSemaphore(value: 0)
+        Task.detached {
+            await connection.stop()
+            stopped.signal()
+        }
+        _ = stopped.wait(timeout: .now() + 1)
+    }
+}
+
+extension Duration {
+    /// The duration in milliseconds, as a dispatch interval.
+    var dispatchInterval: DispatchTimeInterval {
+        .milliseconds(Int(components.seconds) * 1000 + Int(components.attoseconds / 1_000_000_000_000_000))
+    }
+}
+
+/// Writes `text` to standard output, unbuffered (so a pipe sees each JSON line at once).
+func writeStandardOutput(_ text: String) { writeAll(1, text) }
+
+/// Writes `text` to standard error, unbuffered.
+func writeStandardError(_ text: String) { writeAll(2, text) }
+
+/// Writes all of `text` to `descriptor`, retrying after signals; gives up on other errors (a closed
+/// pipe has no reader left to tell).
+private func writeAll(_ descriptor: Int32, _ text: String) {
+    let bytes = Array(text.utf8)
+    var offset = 0
+    while offset < bytes.count {
+        let written = bytes[offset...].withUnsafeBytes { buffer in
+            write(descriptor, buffer.baseAddress, buffer.count)
+        }
+        if written > 0 {
+            offset += written
+        } else if written < 0, errno == EINTR {
+            continue
+        } else {
+            return
+        }
+    }
+}
