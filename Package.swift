@@ -24,6 +24,7 @@ let package = Package(
         .library(name: "GatewayCore", targets: ["GatewayCore"]),
         .library(name: "ServiceKit", targets: ["ServiceKit"]),
         .library(name: "HeroCatalogCore", targets: ["HeroCatalogCore"]),
+        .library(name: "TerminalUI", targets: ["TerminalUI"]),
     ],
     targets: [
         .target(name: "Reactive", swiftSettings: common),
@@ -151,6 +152,12 @@ let package = Package(
             name: "LoadTestCoreTests",
             dependencies: ["LoadTestCore", "Contracts", "Reactive", "RemoteStreams", "ZeroMQ"],
             swiftSettings: common),
+        .systemLibrary(name: "CNcursesw", providers: [.apt(["libncurses-dev"])]),
+        .target(
+            name: "TerminalUI", dependencies: ["CNcursesw", "Contracts", "GatewayCore", "Reactive"],
+            swiftSettings: common),
+        .testTarget(
+            name: "TerminalUITests", dependencies: ["TerminalUI", "Contracts", "Reactive"], swiftSettings: common),
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
