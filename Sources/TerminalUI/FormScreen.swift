@@ -306,8 +306,9 @@ public struct FormScreen: ScreenModel {
             body.append(StyledLine())
             var row = LineBuilder(width: width)
             row.add("  ")
-            row.add(TextWidth.pad(labels("ui.sum"), to: labelWidth), TextStyle(bold: true))
-            row.add("  = ")
+            row.add(labels("ui.sum"), TextStyle(bold: true))
+            row.pad(to: boxColumn)
+            row.add("= ")
             if let number = sum.number {
                 row.add(String(number), TextStyle(color: context.color(.green), bold: true))
             } else {

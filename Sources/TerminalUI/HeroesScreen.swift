@@ -19,7 +19,7 @@ public struct HeroesScreen: ScreenModel {
     /// The first row shown.
     public private(set) var top = 0
 
-    /// The rows above the list (search, status) and the chrome (title, footer).
+    /// The rows around the list: the title bar, a blank row, search, status, and the footer.
     static let fixedRows = 5
 
     /// A hero list for the session `token`.
@@ -84,7 +84,7 @@ public struct HeroesScreen: ScreenModel {
     public func render(_ context: RenderContext) -> Frame {
         let labels = context.labels
         let width = context.width
-        var body: [StyledLine] = []
+        var body: [StyledLine] = [StyledLine()]
 
         var search = LineBuilder(width: width)
         search.add("> ", TextStyle(bold: true))
@@ -129,7 +129,7 @@ public struct HeroesScreen: ScreenModel {
         }
 
         return Chrome.frame(
-            title: labels(kind.titleCode), body: body, cursorRow: 0,
+            title: labels(kind.titleCode), body: body, cursorRow: 1,
             cursorColumn: min(width - 1, boxColumn + 1 + TextWidth.of(visible)), context)
     }
 }
