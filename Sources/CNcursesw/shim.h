@@ -17,6 +17,7 @@
 
 #include <locale.h>
 #include <langinfo.h>
+#include <strings.h>
 #include <wchar.h>
 #include <ncursesw/curses.h>
 
@@ -68,8 +69,8 @@ static inline int cncurses_wcwidth(unsigned int character) { return wcwidth((wch
 // Whether LC_CTYPE's character set is UTF-8 (after setlocale).
 static inline int cncurses_codeset_is_utf8(void) {
     const char *codeset = nl_langinfo(CODESET);
-    return codeset != 0 && (codeset[0] == 'U' || codeset[0] == 'u') && (codeset[1] == 'T' || codeset[1] == 't')
-        && (codeset[2] == 'F' || codeset[2] == 'f');
+    if (codeset == NULL) return 0;
+    return strcasecmp(codeset, "UTF-8") == 0 || strcasecmp(codeset, "UTF8") == 0;
 }
 
 #endif

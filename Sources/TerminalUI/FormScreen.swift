@@ -77,12 +77,15 @@ public struct FormScreen: ScreenModel {
         FormScreen(
             kind: .login,
             fields: [
-                FieldSpec(input: "phone", label: "ui.phone", masked: false, resultOutput: "phone", enabledOutput: nil),
+                FieldSpec(
+                    input: "phone", label: "ui.phone", masked: false, resultOutput: "phone",
+                    enabledOutput: nil),
                 FieldSpec(
                     input: "password", label: "ui.password", masked: true, resultOutput: "password",
                     enabledOutput: nil),
             ],
-            button: ButtonSpec(input: "loginTap", label: "ui.login", enabledOutput: "loginEnabled", busyOutput: "loggingIn"))
+            button: ButtonSpec(
+                input: "loginTap", label: "ui.login", enabledOutput: "loginEnabled", busyOutput: "loggingIn"))
     }
 
     /// Register: username, password, repeat (each with its result), the register button, the alert.
@@ -97,11 +100,13 @@ public struct FormScreen: ScreenModel {
                     input: "password", label: "ui.password", masked: true, resultOutput: "password",
                     enabledOutput: "passwordEnabled"),
                 FieldSpec(
-                    input: "repeatPassword", label: "ui.repeatPassword", masked: true, resultOutput: "repeatPassword",
+                    input: "repeatPassword", label: "ui.repeatPassword", masked: true,
+                    resultOutput: "repeatPassword",
                     enabledOutput: "repeatEnabled"),
             ],
             button: ButtonSpec(
-                input: "registerTap", label: "ui.register", enabledOutput: "registerEnabled", busyOutput: "registering"))
+                input: "registerTap", label: "ui.register", enabledOutput: "registerEnabled",
+                busyOutput: "registering"))
     }
 
     /// Username sign-in: username (with whether it exists), password, the button, the alert; a
@@ -113,9 +118,12 @@ public struct FormScreen: ScreenModel {
                 FieldSpec(
                     input: "username", label: "ui.username", masked: false, resultOutput: "username",
                     enabledOutput: nil),
-                FieldSpec(input: "password", label: "ui.password", masked: true, resultOutput: nil, enabledOutput: nil),
+                FieldSpec(
+                    input: "password", label: "ui.password", masked: true, resultOutput: nil,
+                    enabledOutput: nil),
             ],
-            button: ButtonSpec(input: "loginTap", label: "ui.login", enabledOutput: "loginEnabled", busyOutput: "loggingIn"))
+            button: ButtonSpec(
+                input: "loginTap", label: "ui.login", enabledOutput: "loginEnabled", busyOutput: "loggingIn"))
     }
 
     /// Numbers: a, b, c and their sum.
@@ -160,7 +168,8 @@ public struct FormScreen: ScreenModel {
         case "sum":
             sum = output
         case "alert":
-            alert = Alert(kind: output.kind ?? "error", message: output.message ?? output.code?.rawValue ?? "")
+            alert = Alert(
+                kind: output.kind ?? "error", message: output.message ?? output.code?.rawValue ?? "")
         case "session":
             if kind == .signin, let token = output.token { return [.show(.heroes(token: token))] }
         default:
@@ -248,7 +257,9 @@ public struct FormScreen: ScreenModel {
             let focused = focus == index
             var row = LineBuilder(width: width)
             row.add(focused ? "> " : "  ", TextStyle(bold: true))
-            row.add(TextWidth.pad(labels(spec.label), to: labelWidth), TextStyle(bold: focused, dim: !field.enabled))
+            row.add(
+                TextWidth.pad(labels(spec.label), to: labelWidth),
+                TextStyle(bold: focused, dim: !field.enabled))
             row.add("  ")
             let shown = spec.masked ? String(repeating: "*", count: field.text.count) : field.text
             let visible = TextWidth.suffix(shown, fitting: boxWidth - 1)
@@ -274,7 +285,8 @@ public struct FormScreen: ScreenModel {
                     result.add("[x] ", TextStyle(color: context.color(.red), bold: true))
                     result.add(field.message, TextStyle(color: context.color(.red)))
                 case .validating:
-                    result.add("[" + context.spinner + "] ", TextStyle(color: context.color(.yellow), bold: true))
+                    result.add(
+                        "[" + context.spinner + "] ", TextStyle(color: context.color(.yellow), bold: true))
                     result.add(field.message, TextStyle(color: context.color(.yellow)))
                 case .empty, nil:
                     if !field.message.isEmpty { result.add(field.message) }
@@ -291,7 +303,8 @@ public struct FormScreen: ScreenModel {
             row.pad(to: boxColumn)
             let label = labels(button.label)
             if buttonEnabled {
-                row.add("< " + label + " >", TextStyle(color: context.color(.cyan), bold: true, reverse: focused))
+                row.add(
+                    "< " + label + " >", TextStyle(color: context.color(.cyan), bold: true, reverse: focused))
             } else {
                 row.add("( " + label + " )", TextStyle(underline: focused, dim: true))
             }
@@ -312,7 +325,9 @@ public struct FormScreen: ScreenModel {
             if let number = sum.number {
                 row.add(String(number), TextStyle(color: context.color(.green), bold: true))
             } else {
-                row.add("[x] " + (sum.message ?? sum.code?.rawValue ?? ""), TextStyle(color: context.color(.red), bold: true))
+                row.add(
+                    "[x] " + (sum.message ?? sum.code?.rawValue ?? ""),
+                    TextStyle(color: context.color(.red), bold: true))
             }
             body.append(row.line)
         }

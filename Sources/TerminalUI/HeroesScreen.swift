@@ -121,7 +121,8 @@ public struct HeroesScreen: ScreenModel {
             let selected = index == selection
             var row = LineBuilder(width: width)
             row.add(selected ? "> " : "  ", TextStyle(bold: true))
-            let style = TextStyle(color: selected ? context.color(.cyan) : nil, bold: selected, reverse: selected)
+            let style = TextStyle(
+                color: selected ? context.color(.cyan) : nil, bold: selected, reverse: selected)
             row.add(TextWidth.pad(hero.name, to: nameWidth), style)
             row.add("  ")
             row.add(hero.intro.replacingControlCharacters(), TextStyle(dim: !selected))
@@ -137,6 +138,9 @@ public struct HeroesScreen: ScreenModel {
 extension String {
     /// The text with newlines and other controls shown as spaces, so one row stays one row.
     func replacingControlCharacters() -> String {
-        String(map { character in character.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F } ? " " : character })
+        String(
+            map { character in
+                character.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F } ? " " : character
+            })
     }
 }

@@ -36,7 +36,8 @@ final class Terminal {
             start_color()
             use_default_colors()
             let foregrounds: [TextColor: Int16] = [
-                .green: Int16(COLOR_GREEN), .red: Int16(COLOR_RED), .yellow: Int16(COLOR_YELLOW), .cyan: Int16(COLOR_CYAN),
+                .green: Int16(COLOR_GREEN), .red: Int16(COLOR_RED), .yellow: Int16(COLOR_YELLOW),
+                .cyan: Int16(COLOR_CYAN),
             ]
             for (color, pair) in Self.pairs { init_pair(pair, foregrounds[color] ?? -1, -1) }
             colors = true
@@ -98,7 +99,9 @@ final class Terminal {
         if style.underline { value |= cncurses_a_underline() }
         if style.reverse { value |= cncurses_a_reverse() }
         if style.dim { value |= cncurses_a_dim() }
-        if colors, let color = style.color, let pair = Self.pairs[color] { value |= cncurses_color_pair(pair) }
+        if colors, let color = style.color, let pair = Self.pairs[color] {
+            value |= cncurses_color_pair(pair)
+        }
         return value
     }
 }

@@ -1,7 +1,7 @@
 public import Contracts
-public import Reactive
 internal import Dispatch
 internal import Foundation
+public import Reactive
 internal import Synchronization
 
 #if canImport(Glibc)
@@ -23,7 +23,10 @@ public enum TerminalApp {
     ///     its outputs; disposing the subscription closes the channel.
     public static func run(
         locale: MessageLocale, endpoint: String,
-        open: @escaping @Sendable (_ flow: String, _ parameters: FlowParameters, _ inputs: Observable<FlowInput>)
+        open:
+            @escaping @Sendable (
+                _ flow: String, _ parameters: FlowParameters, _ inputs: Observable<FlowInput>
+            )
             -> Observable<FlowOutput>
     ) -> Int32 {
         guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else {
@@ -67,7 +70,11 @@ final class OutputQueue: Sendable {
 
     func push(_ item: Item) { items.withLock { $0.append(item) } }
 
-    func drain() -> [Item] { items.withLock { items in defer { items = [] }; return items } }
+    func drain() -> [Item] {
+        items.withLock { items in
+            defer { items = [] }; return items
+        }
+    }
 }
 
 /// SIGTERM, SIGINT and SIGHUP, caught (with Dispatch, not in a signal handler) so the UI thread can
@@ -122,7 +129,8 @@ enum UILoop {
         open: @escaping @Sendable (String, FlowParameters, Observable<FlowInput>) -> Observable<FlowOutput>
     ) -> Int32 {
         guard let terminal = Terminal(wantColors: wantColors) else {
-            TerminalApp.complain("cannot use the terminal (TERM=\(ProcessInfo.processInfo.environment["TERM"] ?? ""))")
+            TerminalApp.complain(
+                "cannot use the terminal (TERM=\(ProcessInfo.processInfo.environment["TERM"] ?? ""))")
             return 2
         }
         defer { terminal.close() }
@@ -178,7 +186,8 @@ enum UILoop {
             if dirty || painted != spinnerFrame {
                 let (width, height) = terminal.size
                 let context = RenderContext(
-                    width: width, height: height, labels: labels, colors: terminal.colors, spinnerFrame: spinnerFrame)
+                    width: width, height: height, labels: labels, colors: terminal.colors,
+                    spinnerFrame: spinnerFrame)
                 terminal.paint(navigator.render(context))
                 painted = spinnerFrame
                 dirty = false

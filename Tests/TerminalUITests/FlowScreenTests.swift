@@ -9,9 +9,11 @@ struct FlowScreenTests {
     func register() {
         var screen = FormScreen.register()
         apply(&screen, flag("passwordEnabled", false), flag("repeatEnabled", false))
-        #expect(type(&screen, "ann") == [
-            .send(.text("username", "a")), .send(.text("username", "an")), .send(.text("username", "ann")),
-        ])
+        #expect(
+            type(&screen, "ann") == [
+                .send(.text("username", "a")), .send(.text("username", "an")),
+                .send(.text("username", "ann")),
+            ])
         apply(&screen, result("username", .failed, "用户名长度至少6个字符"))
         var frame = screen.render(context())
         #expect(frame.text[2] == "> 用户名    [ann                             ]")
@@ -113,7 +115,8 @@ struct HeroesAndMenuTests {
     func render() {
         var screen = HeroesScreen(token: "t")
         apply(
-            &screen, FlowOutput(output: "heroes", heroes: Self.heroes), FlowOutput(output: "total", number: 151),
+            &screen, FlowOutput(output: "heroes", heroes: Self.heroes),
+            FlowOutput(output: "total", number: 151),
             flag("searching", true))
         var frame = screen.render(context())
         expectFits(frame, 80, 24)
@@ -123,7 +126,9 @@ struct HeroesAndMenuTests {
         #expect(frame.text[4] == "> 英雄1             intro 1 second line")
         #expect(frame.text[22] == "  英雄19            intro 19 second line")
         #expect(frame.cursor == Frame.Cursor(row: 2, column: 9))
-        apply(&screen, flag("searching", false), FlowOutput(output: "error", code: "network.error", message: "网络或数据解析错误！"))
+        apply(
+            &screen, flag("searching", false),
+            FlowOutput(output: "error", code: "network.error", message: "网络或数据解析错误！"))
         frame = screen.render(context())
         #expect(frame.text[2] == "> 搜索  [                                ]")
         #expect(frame.text[3] == "  共151个  [x] 网络或数据解析错误！")
@@ -174,9 +179,10 @@ struct HeroesAndMenuTests {
         var menu = MenuScreen()
         let frame = menu.render(context(80, 24, .en))
         #expect(frame.text[0].hasPrefix(" Reactive login "))
-        #expect(Array(frame.text[2...6]) == [
-            "> 1  Log in", "  2  Register", "  3  Sign in", "  4  Heroes", "  5  Add numbers",
-        ])
+        #expect(
+            Array(frame.text[2...6]) == [
+                "> 1  Log in", "  2  Register", "  3  Sign in", "  4  Heroes", "  5  Add numbers",
+            ])
         #expect(press(&menu, .enter) == [.show(.login)])
         #expect(press(&menu, .down, .down, .enter) == [.show(.signin)])
         #expect(press(&menu, .character("5")) == [.show(.numbers)])

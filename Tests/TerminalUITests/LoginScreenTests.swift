@@ -20,7 +20,10 @@ struct LoginScreenTests {
     @Test("typing sends the whole text after every key; the password is masked")
     func typing() {
         var screen = FormScreen.login()
-        #expect(type(&screen, "138") == [.send(.text("phone", "1")), .send(.text("phone", "13")), .send(.text("phone", "138"))])
+        #expect(
+            type(&screen, "138") == [
+                .send(.text("phone", "1")), .send(.text("phone", "13")), .send(.text("phone", "138")),
+            ])
         #expect(press(&screen, .backspace) == [.send(.text("phone", "13"))])
         #expect(press(&screen, .tab).isEmpty)
         #expect(type(&screen, "pw") == [.send(.text("password", "p")), .send(.text("password", "pw"))])

@@ -22,9 +22,12 @@ struct NavigationAndLayoutTests {
         #expect(navigator.parameters(locale: .zhHans) == FlowParameters(locale: .zhHans, token: "t0k"))
         #expect(navigator.stack == [.menu, .signin, .heroes(token: "t0k")])
         // An output still in flight from the sign-in channel is dropped.
-        #expect(navigator.apply(FlowOutput(output: "heroes", heroes: []), generation: signinGeneration).isEmpty)
-        #expect(navigator.apply(
-            FlowOutput(output: "total", number: 7), generation: navigator.generation).isEmpty)
+        #expect(
+            navigator.apply(FlowOutput(output: "heroes", heroes: []), generation: signinGeneration).isEmpty)
+        #expect(
+            navigator.apply(
+                FlowOutput(output: "total", number: 7), generation: navigator.generation
+            ).isEmpty)
         #expect(navigator.render(context()).text[3] == "  共7个")
         #expect(navigator.handle(.escape, height: 24) == [.switchChannel])
         #expect(navigator.current == .signin)
@@ -57,19 +60,29 @@ struct NavigationAndLayoutTests {
         var login = FormScreen.login()
         apply(&login, result("phone", .failed, "号码长度不足"), FlowOutput(output: "tip", message: "号码长度不足 密码长度不足"))
         var register = FormScreen.register()
-        apply(&register, result("username", .ok, "用户名可用"), FlowOutput(output: "alert", message: "注册成功", kind: "success"))
+        apply(
+            &register, result("username", .ok, "用户名可用"),
+            FlowOutput(output: "alert", message: "注册成功", kind: "success"))
         var heroes = HeroesScreen(token: "t")
-        apply(&heroes, FlowOutput(output: "heroes", heroes: (1...60).map {
-            FlowHero(id: $0, name: String(repeating: "蝙蝠侠", count: $0 % 5 + 1), intro: String(repeating: "长介绍", count: 30))
-        }), FlowOutput(output: "total", number: 60))
+        apply(
+            &heroes,
+            FlowOutput(
+                output: "heroes",
+                heroes: (1...60).map {
+                    FlowHero(
+                        id: $0, name: String(repeating: "蝙蝠侠", count: $0 % 5 + 1),
+                        intro: String(repeating: "长介绍", count: 30))
+                }), FlowOutput(output: "total", number: 60))
         var numbers = FormScreen.numbers()
         apply(&numbers, FlowOutput(output: "sum", number: Int.max))
         return [MenuScreen(), login, register, FormScreen.signin(), heroes, numbers]
     }()
 
-    @Test("every screen fits 80x24, 40x12, 120x40 and degenerate sizes", arguments: [
-        (80, 24), (40, 12), (120, 40), (20, 5), (1, 1), (0, 0), (3, 2),
-    ])
+    @Test(
+        "every screen fits 80x24, 40x12, 120x40 and degenerate sizes",
+        arguments: [
+            (80, 24), (40, 12), (120, 40), (20, 5), (1, 1), (0, 0), (3, 2),
+        ])
     func sizes(width: Int, height: Int) {
         for locale in MessageLocale.allCases {
             for var screen in Self.screens {

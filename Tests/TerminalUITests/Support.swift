@@ -5,9 +5,11 @@ import Testing
 
 /// A render context at `width`×`height` in `locale`.
 func context(
-    _ width: Int = 80, _ height: Int = 24, _ locale: MessageLocale = .zhHans, colors: Bool = true, frame: Int = 0
+    _ width: Int = 80, _ height: Int = 24, _ locale: MessageLocale = .zhHans, colors: Bool = true,
+    frame: Int = 0
 ) -> RenderContext {
-    RenderContext(width: width, height: height, labels: Labels(locale: locale), colors: colors, spinnerFrame: frame)
+    RenderContext(
+        width: width, height: height, labels: Labels(locale: locale), colors: colors, spinnerFrame: frame)
 }
 
 /// Applies each output in turn, returning the actions they asked for.
@@ -36,7 +38,9 @@ func result(_ output: String, _ state: ValidationResult.State, _ message: String
 func flag(_ output: String, _ value: Bool) -> FlowOutput { FlowOutput(output: output, value: value) }
 
 /// Checks that `frame` fills exactly `height` rows, none wider than `width`, cursor inside.
-func expectFits(_ frame: Frame, _ width: Int, _ height: Int, sourceLocation: SourceLocation = #_sourceLocation) {
+func expectFits(
+    _ frame: Frame, _ width: Int, _ height: Int, sourceLocation: SourceLocation = #_sourceLocation
+) {
     #expect(frame.lines.count == height, sourceLocation: sourceLocation)
     for line in frame.lines {
         #expect(line.width <= width, "\(line.text)", sourceLocation: sourceLocation)
