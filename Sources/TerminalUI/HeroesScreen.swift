@@ -131,7 +131,8 @@ public struct HeroesScreen: ScreenModel {
 
         return Chrome.frame(
             title: labels(kind.titleCode), body: body, cursorRow: 1,
-            cursorColumn: min(width - 1, boxColumn + 1 + TextWidth.of(visible)), context)
+            cursorColumn: min(width - 1, boxColumn + 1 + TextWidth.of(visible)), context,
+            keys: "Up/Down  PgUp/PgDn")
     }
 }
 

@@ -48,6 +48,7 @@ public struct MenuScreen: ScreenModel {
                 TextStyle(color: selected ? context.color(.cyan) : nil, bold: selected, reverse: selected))
             body.append(row.line)
         }
-        return Chrome.frame(title: "", body: body, cursorRow: nil, cursorColumn: nil, context)
+        return Chrome.frame(
+            title: "", body: body, cursorRow: nil, cursorColumn: nil, context, keys: "Up/Down  Enter  1-5")
     }
 }

@@ -159,7 +159,8 @@ public protocol ScreenModel: Sendable {
 enum Chrome {
     /// Lays out `body` under the title bar and above the footer, in exactly `context.height` rows.
     static func frame(
-        title: String, body: [StyledLine], cursorRow: Int?, cursorColumn: Int?, _ context: RenderContext
+        title: String, body: [StyledLine], cursorRow: Int?, cursorColumn: Int?, _ context: RenderContext,
+        keys: String = "Tab/Shift-Tab  Enter"
     ) -> Frame {
         let width = context.width
         let height = context.height
@@ -177,7 +178,7 @@ enum Chrome {
         if footerRows == 1 {
             var footer = LineBuilder(width: width)
             footer.add(
-                "Tab/Shift-Tab  Enter  " + context.labels("ui.back") + "  " + context.labels("ui.quit"),
+                keys + "  " + context.labels("ui.back") + "  " + context.labels("ui.quit"),
                 TextStyle(dim: true))
             lines.append(footer.line)
         }
