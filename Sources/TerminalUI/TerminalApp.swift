@@ -87,12 +87,15 @@ final class SignalWatch: Sendable {
 
     private static let watched: [Int32] = [SIGTERM, SIGINT, SIGHUP]
     private let sources: Mutex<[any DispatchSourceSignal]>
+    /// The dispositions before `init`, restored by `stop` (the caller's own handlers survive).
+    private let previous: Mutex<[Int32: sighandler_t]>
     private let flag = Received()
 
     init() {
         var sources: [any DispatchSourceSignal] = []
+        var previous: [Int32: sighandler_t] = [:]
         for number in Self.watched {
-            signal(number, SIG_IGN)
+            previous[number] = signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler { [flag] in
                 _ = flag.number.compareExchange(expected: 0, desired: number, ordering: .relaxed)
@@ -101,29 +104,72 @@ final class SignalWatch: Sendable {
             sources.append(source)
         }
         self.sources = Mutex(sources)
+        self.previous = Mutex(previous)
     }
 
     /// The signal that arrived, 0 while none has.
     var received: Int32 { flag.number.load(ordering: .relaxed) }
 
-    /// Stops watching and restores the default dispositions.
+    /// Stops watching and restores the dispositions from before.
     func stop() {
         sources.withLock { sources in
             for source in sources { source.cancel() }
             sources = []
         }
-        for number in Self.watched { signal(number, SIG_DFL) }
+        previous.withLock { previous in
+            for (number, handler) in previous { signal(number, handler) }
+            previous = [:]
+        }
+    }
+}
+
+/// The current screen's channel: opens one per screen shown, closes it when the screen is left.
+/// Used by the UI thread alone (not `Sendable`); outputs leave through a `Binder` into `queue`.
+final class ChannelSlot {
+    private let queue: OutputQueue
+    private let sink: Binder<OutputQueue.Item>
+    private let open: @Sendable (String, FlowParameters, Observable<FlowInput>) -> Observable<FlowOutput>
+    private var inputs: PublishSubject<FlowInput>?
+    private var subscription: (any Disposable)?
+
+    init(
+        queue: OutputQueue,
+        open: @escaping @Sendable (String, FlowParameters, Observable<FlowInput>) -> Observable<FlowOutput>
+    ) {
+        self.queue = queue
+        self.open = open
+        sink = Binder(queue) { queue, item in queue.push(item) }
+    }
+
+    /// Whether a channel is open.
+    var isOpen: Bool { subscription != nil }
+
+    /// Closes the open channel, then opens `flow` (if any) for `generation`: its outputs reach the
+    /// queue tagged with it, and its failure as one `.failed` item.
+    func switchTo(flow: String?, parameters: FlowParameters, generation: Int) {
+        close()
+        guard let flow else { return }
+        let inputs = PublishSubject<FlowInput>()
+        self.inputs = inputs
+        subscription = open(flow, parameters, inputs.asObservable())
+            .map { OutputQueue.Item.output($0, generation: generation) }
+            .catchAndReturn(.failed(generation: generation))
+            .bind(to: sink)
+    }
+
+    /// Sends `input` on the open channel (dropped when none is open).
+    func send(_ input: FlowInput) { inputs?.onNext(input) }
+
+    /// Closes the open channel: disposing the subscription is what closes it at the gateway.
+    func close() {
+        subscription?.dispose()
+        subscription = nil
+        inputs = nil
     }
 }
 
 /// The UI thread's loop: the only code that touches ncurses.
 enum UILoop {
-    /// One open channel: its input subject and the subscription that keeps it open.
-    struct Channel {
-        let inputs: PublishSubject<FlowInput>
-        let subscription: any Disposable
-    }
-
     static func run(
         locale: MessageLocale, endpoint: String, wantColors: Bool, signals: SignalWatch,
         open: @escaping @Sendable (String, FlowParameters, Observable<FlowInput>) -> Observable<FlowOutput>
@@ -136,10 +182,9 @@ enum UILoop {
         defer { terminal.close() }
         let labels = Labels(locale: locale)
         let queue = OutputQueue()
-        let sink = Binder(queue) { queue, item in queue.push(item) }
+        let channel = ChannelSlot(queue: queue, open: open)
         var navigator = Navigator(endpoint: endpoint)
-        var channel: Channel?
-        defer { channel?.subscription.dispose() }
+        defer { channel.close() }
         let start = DispatchTime.now().uptimeNanoseconds
         var painted: Int?
         var dirty = true
@@ -148,20 +193,13 @@ enum UILoop {
         func carryOut(_ effects: [Navigator.Effect]) {
             for effect in effects {
                 switch effect {
-                case .send(let input): channel?.inputs.onNext(input)
+                case .send(let input): channel.send(input)
                 case .bell: terminal.bell()
                 case .quit: exitCode = exitCode ?? 0
                 case .switchChannel:
-                    channel?.subscription.dispose()
-                    channel = nil
-                    guard let flow = navigator.current.flow else { continue }
-                    let generation = navigator.generation
-                    let inputs = PublishSubject<FlowInput>()
-                    let subscription = open(flow, navigator.parameters(locale: locale), inputs.asObservable())
-                        .map { OutputQueue.Item.output($0, generation: generation) }
-                        .catchAndReturn(.failed(generation: generation))
-                        .bind(to: sink)
-                    channel = Channel(inputs: inputs, subscription: subscription)
+                    channel.switchTo(
+                        flow: navigator.current.flow, parameters: navigator.parameters(locale: locale),
+                        generation: navigator.generation)
                 }
             }
         }
