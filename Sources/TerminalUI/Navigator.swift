@@ -23,10 +23,14 @@ public struct Navigator: Sendable {
     /// Counts screens shown; a channel's outputs carry the generation it was opened for, so an output
     /// that arrives after its screen was left is dropped.
     public private(set) var generation = 0
-    /// The token of the last session a sign-in opened (the menu's hero list uses it).
+    /// The token of the last session a sign-in opened (the menu's hero list uses it; without one
+    /// the menu's hero entry opens the sign-in).
     public private(set) var lastToken: String?
-    /// Whether the current channel failed (the gateway cannot be reached).
-    public private(set) var unreachable = false
+    /// Why the current channel failed (the transport's or the gateway's error text), nil while it
+    /// has not.
+    public private(set) var failure: String?
+    /// Whether the current channel failed.
+    public var unreachable: Bool { failure != nil }
     /// The gateway's endpoint, for the "cannot reach" banner.
     public let endpoint: String
 
@@ -49,9 +53,9 @@ public struct Navigator: Sendable {
         return perform(screen.apply(output))
     }
 
-    /// Records that the channel opened for `generation` failed.
-    public mutating func channelFailed(generation: Int) {
-        if generation == self.generation { unreachable = true }
+    /// Records that the channel opened for `generation` failed with `reason`.
+    public mutating func channelFailed(generation: Int, reason: String) {
+        if generation == self.generation { failure = reason.replacingControlCharacters() }
     }
 
     /// The parameters for the current screen's channel.
@@ -62,10 +66,11 @@ public struct Navigator: Sendable {
     /// The current screen's rows, with the "cannot reach the gateway" banner when its channel failed.
     public func render(_ context: RenderContext) -> Frame {
         var frame = screen.render(context)
-        if unreachable, context.height >= 3 {
+        if let failure, context.height >= 3 {
             var banner = LineBuilder(width: context.width)
+            let text = context.labels("ui.unreachable", ["endpoint": endpoint])
             banner.add(
-                " [!] " + context.labels("ui.unreachable", ["endpoint": endpoint]) + " ",
+                " [!] " + text + (failure.isEmpty ? "" : " (" + failure + ")") + " ",
                 TextStyle(color: context.color(.red), bold: true, reverse: true))
             frame.lines[context.height - 2] = banner.line
             if frame.cursor?.row == context.height - 2 { frame.cursor = nil }
@@ -91,7 +96,15 @@ public struct Navigator: Sendable {
             case .show(let kind):
                 var kind = kind
                 if case .heroes(let token) = kind {
-                    if let token { lastToken = token } else { kind = .heroes(token: lastToken) }
+                    if let token {
+                        lastToken = token
+                    } else if let lastToken {
+                        kind = .heroes(token: lastToken)
+                    } else {
+                        // The hero list needs a session: without one, sign in first (its session
+                        // then opens the list).
+                        kind = .signin
+                    }
                 }
                 stack.append(kind)
                 show(kind)
@@ -104,7 +117,7 @@ public struct Navigator: Sendable {
     /// Shows a fresh model of `kind` (a screen shown again starts over with a new channel).
     mutating func show(_ kind: ScreenKind) {
         generation += 1
-        unreachable = false
+        failure = nil
         switch kind {
         case .menu: screen = MenuScreen()
         case .login: screen = FormScreen.login()

@@ -63,7 +63,7 @@ final class OutputQueue: Sendable {
         /// An output.
         case output(FlowOutput, generation: Int)
         /// The channel failed.
-        case failed(generation: Int)
+        case failed(generation: Int, reason: String)
     }
 
     private let items = Mutex<[Item]>([])
@@ -145,7 +145,7 @@ final class ChannelSlot {
     var isOpen: Bool { subscription != nil }
 
     /// Closes the open channel, then opens `flow` (if any) for `generation`: its outputs reach the
-    /// queue tagged with it, and its failure as one `.failed` item.
+    /// queue tagged with it, and its failure as one `.failed` item carrying the error's text.
     func switchTo(flow: String?, parameters: FlowParameters, generation: Int) {
         close()
         guard let flow else { return }
@@ -153,7 +153,7 @@ final class ChannelSlot {
         self.inputs = inputs
         subscription = open(flow, parameters, inputs.asObservable())
             .map { OutputQueue.Item.output($0, generation: generation) }
-            .catchAndReturn(.failed(generation: generation))
+            .catch { error in .just(.failed(generation: generation, reason: String(describing: error))) }
             .bind(to: sink)
     }
 
@@ -214,8 +214,8 @@ enum UILoop {
                 switch item {
                 case .output(let output, let generation):
                     carryOut(navigator.apply(output, generation: generation))
-                case .failed(let generation):
-                    navigator.channelFailed(generation: generation)
+                case .failed(let generation, let reason):
+                    navigator.channelFailed(generation: generation, reason: reason)
                 }
                 dirty = true
             }

@@ -101,8 +101,9 @@ struct ChannelSlotTests {
         slot.switchTo(flow: GatewayMethod.login, parameters: FlowParameters(), generation: 4)
         let items = queue.drain()
         #expect(items.count == 1)
-        if case .failed(let generation) = items.first {
+        if case .failed(let generation, let reason) = items.first {
             #expect(generation == 4)
+            #expect(reason == "Unreachable()")
         } else {
             Issue.record("\(items)")
         }

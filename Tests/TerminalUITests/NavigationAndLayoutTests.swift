@@ -41,15 +41,26 @@ struct NavigationAndLayoutTests {
         #expect(navigator.handle(.resize, height: 24).isEmpty)
     }
 
+    @Test("without a session the menu's hero entry opens the sign-in")
+    func heroesNeedSession() {
+        var navigator = Navigator(endpoint: "e")
+        #expect(navigator.handle(.character("4"), height: 24) == [.switchChannel])
+        #expect(navigator.current == .signin)
+        #expect(navigator.stack == [.menu, .signin])
+    }
+
     @Test("Esc on the menu quits; a failed channel shows the cannot-reach banner")
     func unreachable() {
         var navigator = Navigator(endpoint: "tcp://gw:5560")
         _ = navigator.handle(.enter, height: 24)
-        navigator.channelFailed(generation: navigator.generation - 1)
+        navigator.channelFailed(generation: navigator.generation - 1, reason: "old")
         #expect(!navigator.unreachable)
-        navigator.channelFailed(generation: navigator.generation)
-        let frame = navigator.render(context(80, 24, .en))
+        navigator.channelFailed(generation: navigator.generation, reason: "")
+        var frame = navigator.render(context(80, 24, .en))
         #expect(frame.text[22] == " [!] Cannot reach the gateway at tcp://gw:5560 ")
+        navigator.channelFailed(generation: navigator.generation, reason: "timed out\n")
+        frame = navigator.render(context(80, 24, .en))
+        #expect(frame.text[22] == " [!] Cannot reach the gateway at tcp://gw:5560 (timed out ) ")
         #expect(frame.lines[22].spans.first?.style.color == .red)
         _ = navigator.handle(.escape, height: 24)
         #expect(!navigator.unreachable)
@@ -156,17 +167,20 @@ struct NavigationAndLayoutTests {
     func outputQueue() async {
         let queue = OutputQueue()
         let sink = Binder(queue) { queue, item in queue.push(item) }
-        let subject = PublishSubject<FlowOutput>()
-        let subscription = subject.map { OutputQueue.Item.output($0, generation: 1) }
-            .catchAndReturn(.failed(generation: 1)).bind(to: sink)
+        // Four channels, each delivering serially (as a channel does) from its own thread.
+        let subjects = (0..<4).map { _ in PublishSubject<FlowOutput>() }
+        let subscriptions = subjects.map { subject in
+            subject.map { OutputQueue.Item.output($0, generation: 1) }
+                .catchAndReturn(.failed(generation: 1, reason: "")).bind(to: sink)
+        }
         await withTaskGroup(of: Void.self) { group in
-            for thread in 0..<4 {
+            for (thread, subject) in subjects.enumerated() {
                 group.addTask {
                     for number in 0..<100 { subject.onNext(FlowOutput(output: "t\(thread)", number: number)) }
                 }
             }
         }
-        subject.onError(CancellationError())
+        subjects[0].onError(CancellationError())
         var seen: [String: [Int]] = [:]
         var failed = 0
         for item in queue.drain() {
@@ -179,6 +193,6 @@ struct NavigationAndLayoutTests {
         #expect(seen.values.allSatisfy { $0 == Array(0..<100) })
         #expect(failed == 1)
         #expect(queue.drain().isEmpty)
-        subscription.dispose()
+        for subscription in subscriptions { subscription.dispose() }
     }
 }
