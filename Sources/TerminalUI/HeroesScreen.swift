@@ -125,7 +125,7 @@ public struct HeroesScreen: ScreenModel {
                 color: selected ? context.color(.cyan) : nil, bold: selected, reverse: selected)
             row.add(TextWidth.pad(hero.name, to: nameWidth), style)
             row.add("  ")
-            row.add(hero.intro.replacingControlCharacters(), TextStyle(dim: !selected))
+            row.add(hero.intro, TextStyle(dim: !selected))
             body.append(row.line)
         }
 
@@ -137,11 +137,15 @@ public struct HeroesScreen: ScreenModel {
 }
 
 extension String {
-    /// The text with newlines and other controls shown as spaces, so one row stays one row.
+    /// The text with C0/C1 controls (newline, ESC, DEL, …) shown as spaces, so one row stays one row
+    /// and nothing from the gateway reaches the terminal as a control sequence.
     func replacingControlCharacters() -> String {
-        String(
-            map { character in
-                character.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F } ? " " : character
-            })
+        guard unicodeScalars.contains(where: \.isControl) else { return self }
+        return String(String.UnicodeScalarView(unicodeScalars.map { $0.isControl ? " " : $0 }))
     }
+}
+
+extension Unicode.Scalar {
+    /// A C0 or C1 control character, or DEL.
+    var isControl: Bool { value < 0x20 || (0x7F...0x9F).contains(value) }
 }

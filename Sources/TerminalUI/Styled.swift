@@ -187,7 +187,9 @@ struct LineBuilder {
     mutating func add(_ text: String, _ style: TextStyle = .plain) {
         let room = width - used
         guard room > 0, !text.isEmpty else { return }
-        let clipped = TextWidth.prefix(text, fitting: room)
+        // Text from the gateway is shown, never interpreted: a control character (ESC, newline)
+        // would move the cursor or take two columns as ^X, so it shows as a space.
+        let clipped = TextWidth.prefix(text.replacingControlCharacters(), fitting: room)
         guard !clipped.isEmpty else { return }
         used += TextWidth.of(clipped)
         line.spans.append(TextSpan(clipped, style))

@@ -19,9 +19,10 @@ final class Terminal {
 
     /// Starts curses on the process's terminal; nil when `$TERM` is unusable.
     init?(wantColors: Bool) {
-        // ncursesw decodes and measures text with LC_CTYPE; a non-UTF-8 environment locale (often
-        // plain "C") would turn every CJK label into escapes, so C.UTF-8 stands in for it.
-        setlocale(LC_ALL, "")
+        // ncursesw decodes and measures text with LC_CTYPE (only that category is set, so the CLI's
+        // number formatting is untouched); a non-UTF-8 environment locale (often plain "C") would
+        // turn every CJK label into escapes, so C.UTF-8 stands in for it.
+        setlocale(LC_CTYPE, "")
         if cncurses_codeset_is_utf8() == 0 { setlocale(LC_CTYPE, "C.UTF-8") }
         guard let screen = cncurses_newterm() else { return nil }
         self.screen = screen

@@ -145,6 +145,16 @@ struct NavigationAndLayoutTests {
         #expect(narrow.text[0] == " 响应式登录 >")
     }
 
+    @Test("control characters from the gateway show as spaces, never reach the terminal")
+    func controlCharacters() {
+        var screen = FormScreen.login()
+        apply(&screen, FlowOutput(output: "tip", message: "a\u{1B}[2Jb\nc\u{9B}d"))
+        let frame = screen.render(context())
+        #expect(frame.text[9] == "  a [2Jb c d")
+        let all = frame.lines.flatMap(\.spans).map(\.text).joined()
+        #expect(!all.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) })
+    }
+
     @Test("keys decode from get_wch: controls, CJK, function keys, garbage")
     func decode() {
         #expect(Key.decode(3, functionKey: false) == .interrupt)
