@@ -23,7 +23,7 @@ STRICT := -Xswiftc -warnings-as-errors
 # and libsqlite3 for the auth service, python3-zmq for the tests that run a Python peer (the client
 # in docs/PROTOCOL.md, a heartbeat peer).
 # python3-yaml parses deploy/'s manifests in the deploy tests.
-APT_PACKAGES := pkg-config libzmq3-dev libsodium-dev libsqlite3-dev python3-zmq python3-yaml
+APT_PACKAGES := pkg-config libzmq3-dev libsodium-dev libsqlite3-dev python3-zmq python3-yaml libncurses-dev
 # Tests run in parallel; each has its own time limit. Override for a single test:
 #   make test TEST_FILTER=MapTests
 TEST_FILTER ?=

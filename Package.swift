@@ -25,6 +25,7 @@ let package = Package(
         .library(name: "ServiceKit", targets: ["ServiceKit"]),
         .library(name: "HeroCatalogCore", targets: ["HeroCatalogCore"]),
         .library(name: "GatewayClient", targets: ["GatewayClient"]),
+        .library(name: "TerminalUI", targets: ["TerminalUI"]),
     ],
     targets: [
         .target(name: "Reactive", swiftSettings: common),
@@ -162,7 +163,9 @@ let package = Package(
             swiftSettings: common),
         .executableTarget(
             name: "gateway-cli",
-            dependencies: ["GatewayClient", "Contracts", "Reactive", "RemoteStreams", "ServiceKit", "ZeroMQ"],
+            dependencies: [
+                "GatewayClient", "TerminalUI", "Contracts", "Reactive", "RemoteStreams", "ServiceKit", "ZeroMQ",
+            ],
             swiftSettings: common),
         .testTarget(
             name: "GatewayClientTests",
@@ -171,6 +174,12 @@ let package = Package(
                 "ZeroMQ",
             ],
             swiftSettings: common),
+        .systemLibrary(name: "CNcursesw", providers: [.apt(["libncurses-dev"])]),
+        .target(
+            name: "TerminalUI", dependencies: ["CNcursesw", "Contracts", "GatewayCore", "Reactive"],
+            swiftSettings: common),
+        .testTarget(
+            name: "TerminalUITests", dependencies: ["TerminalUI", "Contracts", "Reactive"], swiftSettings: common),
         .testTarget(
             name: "IntegrationTests",
             dependencies: [

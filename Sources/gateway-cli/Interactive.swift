@@ -1,9 +1,9 @@
 import Contracts
 import GatewayClient
+import TerminalUI
 
-/// The interactive terminal client (no subcommand). This build has none: it says so and returns
-/// the usage exit code. The terminal UI replaces this file with a call to `TerminalApp.run`.
+/// The interactive terminal client (no subcommand): the ncursesw screens of `TerminalUI`, every one
+/// bound to a gateway channel opened through `open`. Blocks until the user quits.
 func runInteractive(locale: MessageLocale, endpoint: String, open: @escaping OpenFlow) -> Int32 {
-    writeStandardError("interactive mode is not in this build; see --help\n")
-    return ExitCode.usage.rawValue
+    TerminalApp.run(locale: locale, endpoint: endpoint, open: open)
 }

@@ -1,0 +1,356 @@
+public import Contracts
+
+/// The form screens (login, register, sign-in, numbers): text fields, at most one button, and the
+/// lines the channel's outputs fill in. Which output drives which widget is the only knowledge it
+/// holds (the names in ``GatewayMethod``); whether anything is valid is always the gateway's answer.
+public struct FormScreen: ScreenModel {
+    /// A text field: the input it sends and the outputs that drive it.
+    struct FieldSpec: Sendable {
+        let input: String
+        let label: String
+        let masked: Bool
+        /// The output carrying this field's result (`ok`/`empty`/`failed` and a message).
+        let resultOutput: String?
+        /// The flag output that enables this field (enabled until told otherwise).
+        let enabledOutput: String?
+    }
+
+    /// The button: the tap it sends and the flags that drive it.
+    struct ButtonSpec: Sendable {
+        let input: String
+        let label: String
+        let enabledOutput: String
+        let busyOutput: String
+    }
+
+    /// A field's state.
+    public struct Field: Sendable, Hashable {
+        /// The text typed so far.
+        public var text = ""
+        /// Whether the gateway enables it.
+        public var enabled = true
+        /// Its last result's state (nil before any).
+        public var state: ValidationResult.State?
+        /// Its last result's message.
+        public var message = ""
+    }
+
+    /// A one-shot alert, shown until a key.
+    public struct Alert: Sendable, Hashable {
+        /// `success`, `failure` or `error`.
+        public var kind: String
+        /// The rendered message.
+        public var message: String
+    }
+
+    /// The longest text a field takes, in characters; more is refused with the bell.
+    public static let maximumFieldLength = 256
+
+    public let kind: ScreenKind
+    let fieldSpecs: [FieldSpec]
+    let button: ButtonSpec?
+
+    /// The fields, in order.
+    public private(set) var fields: [Field]
+    /// The focused widget: a field index, or `fields.count` for the button.
+    public private(set) var focus = 0
+    /// Whether the gateway enables the button.
+    public private(set) var buttonEnabled = false
+    /// Whether the button's action is in flight (the spinner).
+    public private(set) var busy = false
+    /// The tip line (`tip`), empty when nothing shows.
+    public private(set) var tip = ""
+    /// The sum (`sum`): its number, or its message on overflow.
+    public private(set) var sum: FlowOutput?
+    /// The alert being shown.
+    public private(set) var alert: Alert?
+
+    init(kind: ScreenKind, fields: [FieldSpec], button: ButtonSpec?) {
+        self.kind = kind
+        self.fieldSpecs = fields
+        self.button = button
+        self.fields = Array(repeating: Field(), count: fields.count)
+    }
+
+    /// Phone login: phone, password (masked), the login button, the tip line.
+    public static func login() -> FormScreen {
+        FormScreen(
+            kind: .login,
+            fields: [
+                FieldSpec(
+                    input: "phone", label: "ui.phone", masked: false, resultOutput: "phone",
+                    enabledOutput: nil),
+                FieldSpec(
+                    input: "password", label: "ui.password", masked: true, resultOutput: "password",
+                    enabledOutput: nil),
+            ],
+            button: ButtonSpec(
+                input: "loginTap", label: "ui.login", enabledOutput: "loginEnabled", busyOutput: "loggingIn"))
+    }
+
+    /// Register: username, password, repeat (each with its result), the register button, the alert.
+    public static func register() -> FormScreen {
+        FormScreen(
+            kind: .register,
+            fields: [
+                FieldSpec(
+                    input: "username", label: "ui.username", masked: false, resultOutput: "username",
+                    enabledOutput: nil),
+                FieldSpec(
+                    input: "password", label: "ui.password", masked: true, resultOutput: "password",
+                    enabledOutput: "passwordEnabled"),
+                FieldSpec(
+                    input: "repeatPassword", label: "ui.repeatPassword", masked: true,
+                    resultOutput: "repeatPassword",
+                    enabledOutput: "repeatEnabled"),
+            ],
+            button: ButtonSpec(
+                input: "registerTap", label: "ui.register", enabledOutput: "registerEnabled",
+                busyOutput: "registering"))
+    }
+
+    /// Username sign-in: username (with whether it exists), password, the button, the alert; a
+    /// `session` output opens the hero list.
+    public static func signin() -> FormScreen {
+        FormScreen(
+            kind: .signin,
+            fields: [
+                FieldSpec(
+                    input: "username", label: "ui.username", masked: false, resultOutput: "username",
+                    enabledOutput: nil),
+                FieldSpec(
+                    input: "password", label: "ui.password", masked: true, resultOutput: nil,
+                    enabledOutput: nil),
+            ],
+            button: ButtonSpec(
+                input: "loginTap", label: "ui.login", enabledOutput: "loginEnabled", busyOutput: "loggingIn"))
+    }
+
+    /// Numbers: a, b, c and their sum.
+    public static func numbers() -> FormScreen {
+        FormScreen(
+            kind: .numbers,
+            fields: ["a", "b", "c"].map {
+                FieldSpec(input: $0, label: $0, masked: false, resultOutput: nil, enabledOutput: nil)
+            },
+            button: nil)
+    }
+
+    /// How many widgets take focus: the fields and the button.
+    var focusCount: Int { fields.count + (button == nil ? 0 : 1) }
+
+    /// Whether the button has the focus.
+    public var buttonFocused: Bool { button != nil && focus == fields.count }
+
+    // MARK: Outputs
+
+    public mutating func apply(_ output: FlowOutput) -> [ScreenAction] {
+        if let index = fieldSpecs.firstIndex(where: { $0.resultOutput == output.output }) {
+            fields[index].state = output.state
+            fields[index].message = output.message ?? ""
+            return []
+        }
+        if let index = fieldSpecs.firstIndex(where: { $0.enabledOutput == output.output }) {
+            fields[index].enabled = output.value ?? false
+            return []
+        }
+        if let button, output.output == button.enabledOutput {
+            buttonEnabled = output.value ?? false
+            return []
+        }
+        if let button, output.output == button.busyOutput {
+            busy = output.value ?? false
+            return []
+        }
+        switch output.output {
+        case "tip":
+            tip = output.message ?? ""
+        case "sum":
+            sum = output
+        case "alert":
+            alert = Alert(
+                kind: output.kind ?? "error", message: output.message ?? output.code?.rawValue ?? "")
+        case "session":
+            if kind == .signin, let token = output.token { return [.show(.heroes(token: token))] }
+        default:
+            break  // An output this screen does not show (a newer gateway): ignored, never fatal.
+        }
+        return []
+    }
+
+    // MARK: Keys
+
+    public mutating func handle(_ key: Key, height: Int) -> [ScreenAction] {
+        if alert != nil {
+            switch key {
+            case .interrupt: return [.quit]
+            case .resize: return []
+            default:
+                alert = nil  // The key that dismisses the alert does nothing else.
+                return []
+            }
+        }
+        switch key {
+        case .interrupt: return [.quit]
+        case .escape: return [.back]
+        case .tab, .down: moveFocus(by: 1)
+        case .backTab, .up: moveFocus(by: -1)
+        case .enter:
+            if let button, buttonFocused {
+                return buttonEnabled ? [.send(.tap(button.input))] : [.bell]
+            }
+            moveFocus(by: 1)
+        case .backspace:
+            return edit { text in
+                guard !text.isEmpty else { return false }
+                text.removeLast()
+                return true
+            }
+        case .character(let character):
+            return edit { text in
+                guard text.count < Self.maximumFieldLength else { return false }
+                text.append(character)
+                return true
+            }
+        case .resize, .pageUp, .pageDown, .home, .end:
+            break
+        case .unknown:
+            return [.bell]
+        }
+        return []
+    }
+
+    /// Moves the focus `step` widgets on, cycling and skipping fields the gateway disabled.
+    mutating func moveFocus(by step: Int) {
+        guard focusCount > 0 else { return }
+        var next = focus
+        for _ in 0..<focusCount {
+            next = ((next + step) % focusCount + focusCount) % focusCount
+            if next == fields.count || fields[next].enabled {
+                focus = next
+                return
+            }
+        }
+    }
+
+    /// Edits the focused field and sends its whole text, or rings the bell when it cannot change.
+    mutating func edit(_ change: (inout String) -> Bool) -> [ScreenAction] {
+        guard focus < fields.count, fields[focus].enabled else { return [.bell] }
+        guard change(&fields[focus].text) else { return [.bell] }
+        return [.send(.text(fieldSpecs[focus].input, fields[focus].text))]
+    }
+
+    // MARK: Rendering
+
+    public func render(_ context: RenderContext) -> Frame {
+        let labels = context.labels
+        let width = context.width
+        let labelWidth = fieldSpecs.map { TextWidth.of(labels($0.label)) }.max() ?? 0
+        let boxColumn = 2 + labelWidth + 2
+        let boxWidth = max(4, min(32, width - boxColumn - 2))
+        var body: [StyledLine] = [StyledLine()]
+        var cursorRow: Int?
+        var cursorColumn: Int?
+
+        for (index, spec) in fieldSpecs.enumerated() {
+            let field = fields[index]
+            let focused = focus == index
+            var row = LineBuilder(width: width)
+            row.add(focused ? "> " : "  ", TextStyle(bold: true))
+            row.add(
+                TextWidth.pad(labels(spec.label), to: labelWidth),
+                TextStyle(bold: focused, dim: !field.enabled))
+            row.add("  ")
+            let shown = spec.masked ? String(repeating: "*", count: field.text.count) : field.text
+            let visible = TextWidth.suffix(shown, fitting: boxWidth - 1)
+            let fill = field.enabled ? " " : "."
+            row.add("[", TextStyle(dim: !field.enabled))
+            row.add(visible, TextStyle(underline: focused, dim: !field.enabled))
+            let pad = String(repeating: fill, count: max(0, boxWidth - TextWidth.of(visible)))
+            row.add(pad, TextStyle(underline: focused, dim: !field.enabled))
+            row.add("]", TextStyle(dim: !field.enabled))
+            if focused && field.enabled {
+                cursorRow = body.count
+                cursorColumn = boxColumn + 1 + TextWidth.of(visible)
+            }
+            body.append(row.line)
+            if spec.resultOutput != nil {
+                var result = LineBuilder(width: width)
+                result.pad(to: boxColumn)
+                switch field.state {
+                case .ok:
+                    result.add("[ok] ", TextStyle(color: context.color(.green), bold: true))
+                    result.add(field.message, TextStyle(color: context.color(.green)))
+                case .failed:
+                    result.add("[x] ", TextStyle(color: context.color(.red), bold: true))
+                    result.add(field.message, TextStyle(color: context.color(.red)))
+                case .validating:
+                    result.add(
+                        "[" + context.spinner + "] ", TextStyle(color: context.color(.yellow), bold: true))
+                    result.add(field.message, TextStyle(color: context.color(.yellow)))
+                case .empty, nil:
+                    if !field.message.isEmpty { result.add(field.message) }
+                }
+                body.append(result.line)
+            }
+        }
+
+        if let button {
+            body.append(StyledLine())
+            var row = LineBuilder(width: width)
+            let focused = buttonFocused
+            row.add(focused ? "> " : "  ", TextStyle(bold: true))
+            row.pad(to: boxColumn)
+            let label = labels(button.label)
+            if buttonEnabled {
+                row.add(
+                    "< " + label + " >", TextStyle(color: context.color(.cyan), bold: true, reverse: focused))
+            } else {
+                row.add("( " + label + " )", TextStyle(underline: focused, dim: true))
+            }
+            if busy {
+                row.add("  " + context.spinner + " ", TextStyle(color: context.color(.yellow), bold: true))
+                row.add(labels("ui.loading"), TextStyle(color: context.color(.yellow)))
+            }
+            body.append(row.line)
+        }
+
+        if let sum {
+            body.append(StyledLine())
+            var row = LineBuilder(width: width)
+            row.add("  ")
+            row.add(labels("ui.sum"), TextStyle(bold: true))
+            row.pad(to: boxColumn)
+            row.add("= ")
+            if let number = sum.number {
+                row.add(String(number), TextStyle(color: context.color(.green), bold: true))
+            } else {
+                row.add(
+                    "[x] " + (sum.message ?? sum.code?.rawValue ?? ""),
+                    TextStyle(color: context.color(.red), bold: true))
+            }
+            body.append(row.line)
+        }
+
+        if !tip.isEmpty {
+            body.append(StyledLine())
+            var row = LineBuilder(width: width)
+            row.add("  ")
+            row.add(tip, TextStyle(color: context.color(.yellow), bold: true))
+            body.append(row.line)
+        }
+
+        if let alert {
+            body.append(StyledLine())
+            var row = LineBuilder(width: width)
+            let good = alert.kind == "success"
+            let style = TextStyle(color: context.color(good ? .green : .red), bold: true, reverse: true)
+            row.add(" " + (good ? "[ok] " : "[!] ") + alert.message + " ", style)
+            body.append(row.line)
+        }
+
+        return Chrome.frame(
+            title: labels(kind.titleCode), body: body, cursorRow: alert == nil ? cursorRow : nil,
+            cursorColumn: cursorColumn, context)
+    }
+}

@@ -1,0 +1,130 @@
+public import Contracts
+
+/// The client's whole state, pure: a stack of screens (the menu at the bottom), the model of the one
+/// showing, and which channel generation its outputs must carry. The terminal loop feeds it keys and
+/// outputs and carries out the effects it returns.
+public struct Navigator: Sendable {
+    /// What the terminal loop must do.
+    public enum Effect: Sendable, Hashable {
+        /// Close the current channel; open one for the screen now showing (if it has a flow).
+        case switchChannel
+        /// Send an input on the current channel.
+        case send(FlowInput)
+        /// Ring the bell.
+        case bell
+        /// Quit the client.
+        case quit
+    }
+
+    /// The screens from the menu to the one showing.
+    public private(set) var stack: [ScreenKind] = [.menu]
+    /// The model of the screen showing.
+    public private(set) var screen: any ScreenModel = MenuScreen()
+    /// Counts screens shown; a channel's outputs carry the generation it was opened for, so an output
+    /// that arrives after its screen was left is dropped.
+    public private(set) var generation = 0
+    /// The token of the last session a sign-in opened (the menu's hero list uses it; without one
+    /// the menu's hero entry opens the sign-in).
+    public private(set) var lastToken: String?
+    /// Why the current channel failed (the transport's or the gateway's error text), nil while it
+    /// has not.
+    public private(set) var failure: String?
+    /// Whether the current channel failed.
+    public var unreachable: Bool { failure != nil }
+    /// The gateway's endpoint, for the "cannot reach" banner.
+    public let endpoint: String
+
+    /// A navigator on the menu.
+    public init(endpoint: String) { self.endpoint = endpoint }
+
+    /// The screen showing.
+    public var current: ScreenKind { stack[stack.count - 1] }
+
+    /// Handles a key on a screen of `height` rows.
+    public mutating func handle(_ key: Key, height: Int) -> [Effect] {
+        if key == .interrupt { return [.quit] }
+        if key == .resize { return [] }
+        return perform(screen.handle(key, height: height))
+    }
+
+    /// Applies an output of the channel opened for `generation`; stale outputs are dropped.
+    public mutating func apply(_ output: FlowOutput, generation: Int) -> [Effect] {
+        guard generation == self.generation else { return [] }
+        return perform(screen.apply(output))
+    }
+
+    /// Records that the channel opened for `generation` failed with `reason`.
+    public mutating func channelFailed(generation: Int, reason: String) {
+        if generation == self.generation { failure = reason.replacingControlCharacters() }
+    }
+
+    /// The parameters for the current screen's channel.
+    public func parameters(locale: MessageLocale) -> FlowParameters {
+        FlowParameters(locale: locale, token: current.token)
+    }
+
+    /// The current screen's rows, with the "cannot reach the gateway" banner when its channel failed.
+    public func render(_ context: RenderContext) -> Frame {
+        var frame = screen.render(context)
+        if let failure, context.height >= 3 {
+            var banner = LineBuilder(width: context.width)
+            let text = context.labels("ui.unreachable", ["endpoint": endpoint])
+            banner.add(
+                " [!] " + text + (failure.isEmpty ? "" : " (" + failure + ")") + " ",
+                TextStyle(color: context.color(.red), bold: true, reverse: true))
+            frame.lines[context.height - 2] = banner.line
+            if frame.cursor?.row == context.height - 2 { frame.cursor = nil }
+        }
+        return frame
+    }
+
+    mutating func perform(_ actions: [ScreenAction]) -> [Effect] {
+        var effects: [Effect] = []
+        for action in actions {
+            switch action {
+            case .send(let input): effects.append(.send(input))
+            case .bell: effects.append(.bell)
+            case .quit: effects.append(.quit)
+            case .back:
+                guard stack.count > 1 else {
+                    effects.append(.quit)
+                    continue
+                }
+                stack.removeLast()
+                show(current)
+                effects.append(.switchChannel)
+            case .show(let kind):
+                var kind = kind
+                if case .heroes(let token) = kind {
+                    if let token {
+                        lastToken = token
+                    } else if let lastToken {
+                        kind = .heroes(token: lastToken)
+                    } else {
+                        // The hero list needs a session: without one, sign in first (its session
+                        // then opens the list).
+                        kind = .signin
+                    }
+                }
+                stack.append(kind)
+                show(kind)
+                effects.append(.switchChannel)
+            }
+        }
+        return effects
+    }
+
+    /// Shows a fresh model of `kind` (a screen shown again starts over with a new channel).
+    mutating func show(_ kind: ScreenKind) {
+        generation += 1
+        failure = nil
+        switch kind {
+        case .menu: screen = MenuScreen()
+        case .login: screen = FormScreen.login()
+        case .register: screen = FormScreen.register()
+        case .signin: screen = FormScreen.signin()
+        case .heroes(let token): screen = HeroesScreen(token: token)
+        case .numbers: screen = FormScreen.numbers()
+        }
+    }
+}
