@@ -98,13 +98,7 @@ public struct SigninViewModel: Sendable {
             switch step {
             case .started: return nil
             case .failed: return .init(kind: .error, code: .networkError)
-            case .finished(let response) where response.statusCode / 100 == 2:
-                return .init(kind: .success, code: response.message)
-            case .finished(let response) where response.message == .loginThrottled:
-                let params = response.retryAfter.map { ["retry_after": String($0)] } ?? [:]
-                return .init(kind: .failure, code: .loginThrottled, params: params)
-            case .finished:
-                return .init(kind: .failure, code: .loginWrongPassword)
+            case .finished(let response): return Self.alert(for: response)
             }
         }
         let session: Observable<LoginResponse.User> = steps.compactMap { step in
@@ -119,6 +113,22 @@ public struct SigninViewModel: Sendable {
             session: session.map(\.userToken).asSignal(onErrorSignalWith: .empty()),
             user: session.asSignal(onErrorSignalWith: .empty())
         )
+    }
+}
+
+extension SigninViewModel {
+    /// The alert an answer from `auth.login` shows: `login.ok` (with `name` and `token`),
+    /// `login.throttled` (with `retry_after`), else `login.wrongPassword` whatever the reason.
+    public static func alert(for response: LoginResponse) -> ScreenAlert {
+        if response.statusCode / 100 == 2, let user = response.user {
+            return ScreenAlert(kind: .success, code: .loginOK, params: ["name": user.name, "token": user.userToken])
+        }
+        if response.statusCode / 100 == 2 { return ScreenAlert(kind: .error, code: .networkError) }
+        if response.message == .loginThrottled {
+            let params = response.retryAfter.map { ["retry_after": String($0)] } ?? [:]
+            return ScreenAlert(kind: .failure, code: .loginThrottled, params: params)
+        }
+        return ScreenAlert(kind: .failure, code: .loginWrongPassword)
     }
 }
 
