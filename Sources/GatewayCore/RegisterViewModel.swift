@@ -121,8 +121,9 @@ public struct RegisterViewModel: Sendable {
                 case .started: busy.accept(true)
                 case .failed: busy.accept(false)
                 case .finished(_, let response):
-                    busy.accept(false)
+                    // The name first, so the button does not flash enabled in between.
                     if response.statusCode / 100 == 2 { registered.accept(response.username) }
+                    busy.accept(false)
                 }
             })
             .share(replay: 0)
