@@ -79,7 +79,10 @@ let package = Package(
             name: "GatewayCore", dependencies: ["Contracts", "Reactive", "RemoteProtocol", "RemoteStreams"],
             swiftSettings: common),
         .testTarget(
-            name: "GatewayCoreTests", dependencies: ["GatewayCore", "Contracts", "Reactive", "ReactiveTestKit"],
+            name: "GatewayCoreTests",
+            dependencies: [
+                "GatewayCore", "Contracts", "Reactive", "ReactiveTestKit", "RemoteProtocol", "RemoteStreams", "ZeroMQ",
+            ],
             swiftSettings: common),
         .target(
             name: "HeroCatalogCore", dependencies: ["Contracts", "Reactive", "RemoteProtocol", "RemoteStreams"],
