@@ -84,6 +84,10 @@ let package = Package(
                 "GatewayCore", "Contracts", "Reactive", "ReactiveTestKit", "RemoteProtocol", "RemoteStreams", "ZeroMQ",
             ],
             swiftSettings: common),
+        .executableTarget(
+            name: "gateway",
+            dependencies: ["GatewayCore", "ServiceKit", "RemoteStreams", "ZeroMQ", "Contracts", "Reactive"],
+            swiftSettings: common),
         .target(
             name: "HeroCatalogCore", dependencies: ["Contracts", "Reactive", "RemoteProtocol", "RemoteStreams"],
             swiftSettings: common),
