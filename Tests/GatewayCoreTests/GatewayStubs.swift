@@ -79,16 +79,21 @@ final class GatewayStubValidation: ValidationServiceClient {
     }
 }
 
-/// An auth stand-in answering `delay` ticks later: phone 13800000000 (or "alice") with "secret1"
-/// logs in as ann (token t1); registering succeeds for any name but "taken".
+/// An auth stand-in answering `delay` ticks later (at once without a scheduler): phone 13800000000
+/// (or "alice") with "secret1" logs in as ann (token t1); registering succeeds for any name but
+/// "taken".
 struct GatewayStubAuth: AuthServiceClient {
-    let scheduler: TestScheduler
+    let scheduler: TestScheduler?
     var delay = 10
+
+    private func answer<Response: Sendable>(_ response: Response) -> Single<Response> {
+        guard let scheduler else { return .just(response) }
+        return Observable.just(response).delay(.seconds(delay), scheduler: scheduler).asSingle()
+    }
 
     func login(_ request: LoginRequest) -> Single<LoginResponse> {
         let ok = ["13800000000", "alice"].contains(request.username) && request.password == "secret1"
-        let response = ok ? LoginResponse.ok("ann", token: "t1") : .wrongPassword
-        return Observable.just(response).delay(.seconds(delay), scheduler: scheduler).asSingle()
+        return answer(ok ? LoginResponse.ok("ann", token: "t1") : .wrongPassword)
     }
 
     func register(_ request: RegisterRequest) -> Single<RegisterResponse> {
@@ -96,7 +101,7 @@ struct GatewayStubAuth: AuthServiceClient {
             request.username == "taken"
             ? RegisterResponse(statusCode: 409, message: .usernameExists, username: request.username)
             : RegisterResponse(statusCode: 201, message: .registerOK, username: request.username)
-        return Observable.just(response).delay(.seconds(delay), scheduler: scheduler).asSingle()
+        return answer(response)
     }
 }
 
@@ -107,7 +112,7 @@ struct GatewayStubCatalog: HeroCatalogClient {
         Hero(id: 2, name: ["zh-Hans": "阿狸"], intro: ["zh-Hans": "九尾妖狐"], icon: "2.png"),
     ]
 
-    let scheduler: TestScheduler
+    let scheduler: TestScheduler?
 
     func search(_ request: HeroSearchRequest) -> Single<HeroSearchResponse> {
         guard request.token == "good" else {
@@ -117,7 +122,8 @@ struct GatewayStubCatalog: HeroCatalogClient {
             request.query.isEmpty || hero.name.values.contains { $0.contains(request.query) }
         }
         let page = Array(matches.dropFirst(request.offset ?? 0).prefix(request.limit ?? 50))
-        return Observable.just(HeroSearchResponse(total: matches.count, items: page))
-            .delay(.seconds(5), scheduler: scheduler).asSingle()
+        let response = HeroSearchResponse(total: matches.count, items: page)
+        guard let scheduler else { return .just(response) }
+        return Observable.just(response).delay(.seconds(5), scheduler: scheduler).asSingle()
     }
 }
