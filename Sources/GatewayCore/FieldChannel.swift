@@ -53,3 +53,65 @@ enum FieldChannel {
         .startWith(initial)
     }
 }
+
+/// Runs immediate work inline and timed work on `base`: the delivery scheduler of the Drivers and
+/// Signals of a flow graph, whose every source already delivers on the flow actor (inputs, the
+/// services' answers and timers are all observed there). Delivering inline keeps the order of
+/// simultaneous output changes the order of the graph's subscriptions, so a flow's output sequence
+/// is deterministic; hopping again per Driver would interleave their queues.
+struct InlineScheduler: SchedulerType {
+    let base: any SchedulerType
+
+    var now: RxTime { base.now }
+
+    func schedule<State: Sendable>(
+        _ state: State, action: @escaping @Sendable (State) -> any Disposable
+    ) -> any Disposable {
+        action(state)
+    }
+
+    func scheduleRelative<State: Sendable>(
+        _ state: State, dueTime: RxTimeInterval, action: @escaping @Sendable (State) -> any Disposable
+    ) -> any Disposable {
+        base.scheduleRelative(state, dueTime: dueTime, action: action)
+    }
+
+    func schedulePeriodic<State: Sendable>(
+        _ state: State, startAfter: RxTimeInterval, period: RxTimeInterval,
+        action: @escaping @Sendable (State) -> State
+    ) -> any Disposable {
+        base.schedulePeriodic(state, startAfter: startAfter, period: period, action: action)
+    }
+}
+
+/// The services' answers observed on the flow actor.
+struct ScheduledAuth: AuthServiceClient {
+    let base: any AuthServiceClient
+    let scheduler: any SchedulerType
+
+    func login(_ request: LoginRequest) -> Single<LoginResponse> { base.login(request).observe(on: scheduler) }
+
+    func register(_ request: RegisterRequest) -> Single<RegisterResponse> {
+        base.register(request).observe(on: scheduler)
+    }
+}
+
+/// Validation results observed on the flow actor.
+struct ScheduledValidation: ValidationServiceClient {
+    let base: any ValidationServiceClient
+    let scheduler: any SchedulerType
+
+    func fields(_ parameters: FieldsParameters, edits: Observable<FieldEdit>) -> Observable<FieldResult> {
+        base.fields(parameters, edits: edits).observe(on: scheduler)
+    }
+}
+
+/// Search answers observed on the flow actor.
+struct ScheduledCatalog: HeroCatalogClient {
+    let base: any HeroCatalogClient
+    let scheduler: any SchedulerType
+
+    func search(_ request: HeroSearchRequest) -> Single<HeroSearchResponse> {
+        base.search(request).observe(on: scheduler)
+    }
+}

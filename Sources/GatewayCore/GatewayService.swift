@@ -81,8 +81,9 @@ public final class GatewayService: Sendable {
     /// A gateway over the three services' clients.
     ///
     /// - Parameter scheduler: where flow graphs are built and run; nil for the ``FlowGraphs``
-    ///   actor's `ActorScheduler` (tests pass a `TestScheduler` and build inside
-    ///   `SharingScheduler.mock(scheduler:)`).
+    ///   actor's `ActorScheduler` (tests pass a `TestScheduler`). Inputs, the services' answers and
+    ///   timers are all observed there, and the view models' Drivers deliver inline, so a flow's
+    ///   outputs come out in a deterministic order.
     public init(
         auth: any AuthServiceClient, validation: any ValidationServiceClient, heroes: any HeroCatalogClient,
         catalogue: MessageCatalogue = .standard, settings: Settings = Settings(),
@@ -141,23 +142,33 @@ public final class GatewayService: Sendable {
         }
         let renderer = FlowRenderer(catalogue: catalogue, locale: parameters.locale ?? .zhHans)
         let context = FlowContext(
-            auth: auth, validation: validation, heroes: heroes, settings: settings, scheduler: scheduler,
+            auth: ScheduledAuth(base: auth, scheduler: scheduler),
+            validation: ScheduledValidation(base: validation, scheduler: scheduler),
+            heroes: ScheduledCatalog(base: heroes, scheduler: scheduler), settings: settings, scheduler: scheduler,
             renderer: renderer, token: parameters.token ?? "", client: client)
         let scheduler = self.scheduler
         let maximumTextBytes = settings.maximumTextBytes
         let maximumPage = settings.maximumPage
         return Observable<FlowOutput>.create { observer in
-            // Built on the flow actor (or the test scheduler), so the view model's Drivers deliver
-            // there.
-            scheduler.schedule(()) { [self] _ in
-                let checked = input.observe(on: scheduler).map { event -> FlowInput in
+            // The input is subscribed at once, where the server subscribes the channel (inputs that
+            // arrive before the graph is built wait in the buffer); the graph is built and runs on
+            // the flow actor (or the test scheduler).
+            let buffer = PendingInput()
+            let intake = input.subscribe { event in buffer.on(event) }
+            let graph = scheduler.schedule(()) { [self] _ in
+                let checked = buffer.events.observe(on: scheduler).map { event -> FlowInput in
                     self.count { $0.inputs += 1 }
                     try spec.check(event, maximumTextBytes: maximumTextBytes, maximumPage: maximumPage)
                     return event
                 }
                 let shared = checked.publish()
                 let inputs = FlowInputs(shared: shared.asObservable())
-                let outputs = Observable.merge(spec.build(inputs, context))
+                // Every source is observed on the flow scheduler, so Drivers deliver inline (see
+                // InlineScheduler): simultaneous changes come out in the flow's documented order.
+                let built = SharingScheduler.mock(scheduler: InlineScheduler(base: scheduler)) {
+                    spec.build(inputs, context)
+                }
+                let outputs = Observable.merge(built)
                     .do(onNext: { [self] _ in count { $0.outputs += 1 } })
                 // The outputs never end by themselves; the input's end (or failure) ends the channel.
                 let forward = outputs.subscribe(onNext: { observer.onNext($0) })
@@ -171,6 +182,7 @@ public final class GatewayService: Sendable {
                 let connection = shared.connect()
                 return Disposables.create(forward, end, connection)
             }
+            return Disposables.create(intake, graph)
         }
         .do(
             onSubscribe: { [self] in
@@ -337,6 +349,60 @@ extension GatewayService.Counters {
             "channels_open": channelsOpen, "channels_opened": channelsOpened, "commands": commands,
             "errors": errors,
         ]
+    }
+}
+
+/// A channel's input events, held from the moment the server subscribes the channel until the graph
+/// (built later, on the flow actor) subscribes ``events``; then passed straight on, in order.
+///
+/// One producer (the server's thread) calls ``on(_:)``. Nothing is called out under the lock: the
+/// held events are handed over in batches outside it, and the observer is attached only once no
+/// event is held, so the order is kept.
+final class PendingInput: Sendable {
+    private struct State {
+        var pending: [Event<FlowInput>] = []
+        var observer: AnyObserver<FlowInput>?
+        var disposed = false
+    }
+
+    private let state = Mutex(State())
+
+    /// Receives one event from the server.
+    func on(_ event: Event<FlowInput>) {
+        let observer = state.withLock { state -> AnyObserver<FlowInput>? in
+            if state.disposed { return nil }
+            guard let observer = state.observer else {
+                state.pending.append(event)
+                return nil
+            }
+            return observer
+        }
+        observer?.on(event)
+    }
+
+    /// The events, the held ones first; one subscriber.
+    var events: Observable<FlowInput> {
+        Observable.create { [self] observer in
+            while true {
+                let batch = state.withLock { state -> [Event<FlowInput>] in
+                    guard !state.pending.isEmpty else {
+                        if !state.disposed { state.observer = observer }
+                        return []
+                    }
+                    defer { state.pending = [] }
+                    return state.pending
+                }
+                if batch.isEmpty { break }
+                for event in batch { observer.on(event) }
+            }
+            return Disposables.create { [self] in
+                state.withLock { state in
+                    state.observer = nil
+                    state.disposed = true
+                    state.pending = []
+                }
+            }
+        }
     }
 }
 

@@ -30,10 +30,21 @@ private final class FlowSession {
     func next(_ count: Int) async -> [String] {
         var lines: [String] = []
         for _ in 0..<count {
-            guard case .next(let output) = await iterator.next() else { break }
-            lines.append(output.description)
+            switch await iterator.next() {
+            case .next(let output): lines.append(output.description)
+            case .error(let error):
+                lines.append("error \(error)")
+                return lines
+            case .completed, nil: return lines
+            }
         }
         return lines
+    }
+
+    /// Reads as many outputs as `expected` has and expects exactly those.
+    func expect(_ expected: [String], sourceLocation: SourceLocation = #_sourceLocation) async {
+        let got = await next(expected.count)
+        #expect(got == expected, sourceLocation: sourceLocation)
     }
 
     func close() { subscription.dispose() }
@@ -68,32 +79,29 @@ struct GatewayRemoteTests {
         let client = try RemoteClient(context: context, configuration: .init(endpoints: server.endpoints))
 
         let login = FlowSession(client, GatewayMethod.login, FlowParameters(locale: .en))
-        #expect(
-            await login.next(5) == [
+        await login.expect([
                 "phone: empty ", "password: empty ", "loginEnabled: false", "loggingIn: false", "tip: ",
             ])
         login.send(.text("phone", "138"))
-        #expect(
-            await login.next(2) == [
+        await login.expect([
                 "phone: failed phone.short Phone number too short", "tip: phone.short Phone number too short",
             ])
         login.send(.text("phone", "13800000000"))
-        #expect(await login.next(2) == ["phone: ok ", "tip: "])
+        await login.expect(["phone: ok ", "tip: "])
         login.send(.text("password", "secret1"))
-        #expect(await login.next(2) == ["password: ok ", "loginEnabled: true"])
+        await login.expect(["password: ok ", "loginEnabled: true"])
         login.send(.tap("loginTap"))
-        #expect(
-            await login.next(3) == [
+        await login.expect([
                 "loggingIn: true", "loggingIn: false", "tip: login.ok Login succeeded, user: ann, token: t1",
             ])
 
         let numbers = FlowSession(client, GatewayMethod.numbers)
-        #expect(await numbers.next(1) == ["sum: 0"])
+        await numbers.expect(["sum: 0"])
         numbers.send(.text("a", "1"))
-        #expect(await numbers.next(1) == ["sum: 1"])
+        await numbers.expect(["sum: 1"])
         numbers.send(.text("c", "x"))
         numbers.send(.text("b", "41"))
-        #expect(await numbers.next(1) == ["sum: 42"])
+        await numbers.expect(["sum: 42"])
         #expect(service.counters.channelsOpen == [GatewayMethod.login: 1, GatewayMethod.numbers: 1])
 
         // Disposing the client's subscriptions sends CANCEL: the server disposes the graphs.
@@ -108,9 +116,9 @@ struct GatewayRemoteTests {
 
         // A bad input ends the channel with bad_request, naming the expected inputs.
         let bad = FlowSession(client, GatewayMethod.numbers)
-        #expect(await bad.next(1) == ["sum: 0"])
+        await bad.expect(["sum: 0"])
         bad.send(FlowInput(input: "a"))
-        #expect(await bad.next(1) == [])
+        await bad.expect(["error bad_request: input a needs a text: flow.numbers expects inputs a, b, c (with text)"])
         let command = try await client.request(
             GatewayMethod.loginCommand, LoginCommand(phone: "13800000000", password: "secret1", locale: .en),
             as: CommandResult.self
