@@ -81,7 +81,8 @@ let package = Package(
         .testTarget(
             name: "GatewayCoreTests",
             dependencies: [
-                "GatewayCore", "Contracts", "Reactive", "ReactiveTestKit", "RemoteProtocol", "RemoteStreams", "ZeroMQ",
+                "GatewayCore", "Contracts", "Reactive", "ReactiveTestKit", "RemoteProtocol", "RemoteStreams",
+                "ZeroMQ",
             ],
             swiftSettings: common),
         .executableTarget(

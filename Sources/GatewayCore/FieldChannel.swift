@@ -34,7 +34,9 @@ enum FieldChannel {
 
     /// The latest verdict of each of `fields` (a field nobody typed in is `empty`). While the channel
     /// is broken every field that was typed in is `failed` with `network.error`.
-    static func verdicts(_ updates: Observable<Update>, fields: [Field]) -> Observable<[Field: ValidationResult]> {
+    static func verdicts(_ updates: Observable<Update>, fields: [Field]) -> Observable<
+        [Field: ValidationResult]
+    > {
         let initial = Dictionary(uniqueKeysWithValues: fields.map { ($0, ValidationResult.empty) })
         return updates.scan(initial) { verdicts, update in
             var next = verdicts
@@ -89,7 +91,9 @@ struct ScheduledAuth: AuthServiceClient {
     let base: any AuthServiceClient
     let scheduler: any SchedulerType
 
-    func login(_ request: LoginRequest) -> Single<LoginResponse> { base.login(request).observe(on: scheduler) }
+    func login(_ request: LoginRequest) -> Single<LoginResponse> {
+        base.login(request).observe(on: scheduler)
+    }
 
     func register(_ request: RegisterRequest) -> Single<RegisterResponse> {
         base.register(request).observe(on: scheduler)

@@ -1,8 +1,8 @@
 public import Contracts
 public import Dispatch
 public import Reactive
-public import RemoteStreams
 import RemoteProtocol
+public import RemoteStreams
 import Synchronization
 
 /// The actor whose executor runs every flow graph: inputs cross onto it in batches (its
@@ -138,13 +138,16 @@ public final class GatewayService: Sendable {
         }
         if method == GatewayMethod.heroes, (parameters.token ?? "").isEmpty {
             return failed(
-                RemoteError(code: .badRequest, message: "flow.heroes needs a token (sign in first): {\"token\":\"…\"}"))
+                RemoteError(
+                    code: .badRequest, message: "flow.heroes needs a token (sign in first): {\"token\":\"…\"}"
+                ))
         }
         let renderer = FlowRenderer(catalogue: catalogue, locale: parameters.locale ?? .zhHans)
         let context = FlowContext(
             auth: ScheduledAuth(base: auth, scheduler: scheduler),
             validation: ScheduledValidation(base: validation, scheduler: scheduler),
-            heroes: ScheduledCatalog(base: heroes, scheduler: scheduler), settings: settings, scheduler: scheduler,
+            heroes: ScheduledCatalog(base: heroes, scheduler: scheduler), settings: settings,
+            scheduler: scheduler,
             renderer: renderer, token: parameters.token ?? "", client: client)
         let scheduler = self.scheduler
         let maximumTextBytes = settings.maximumTextBytes
@@ -200,7 +203,10 @@ public final class GatewayService: Sendable {
     public func login(_ command: LoginCommand, client: String?) -> Single<CommandResult> {
         let renderer = FlowRenderer(catalogue: catalogue, locale: command.locale ?? .zhHans)
         let auth = self.auth
-        let edits = [FieldEdit(field: .phone, text: command.phone), FieldEdit(field: .password, text: command.password)]
+        let edits = [
+            FieldEdit(field: .phone, text: command.phone),
+            FieldEdit(field: .password, text: command.password),
+        ]
         return checked(edits, purposes: (.signin, .login), client: client, renderer: renderer) {
             auth.login(LoginRequest(username: command.phone, password: command.password, client: client))
                 .map { response in
@@ -224,12 +230,14 @@ public final class GatewayService: Sendable {
             FieldEdit(field: .repeat, text: command.repeatPassword ?? command.password),
         ]
         return checked(edits, purposes: (.register, .register), client: client, renderer: renderer) {
-            auth.register(RegisterRequest(username: command.username, password: command.password, client: client))
-                .map { response in
-                    let message = ScreenMessage(response.message, ["name": response.username])
-                    return CommandResult(
-                        ok: response.statusCode / 100 == 2, code: message.code, message: renderer.text(message))
-                }
+            auth.register(
+                RegisterRequest(username: command.username, password: command.password, client: client)
+            )
+            .map { response in
+                let message = ScreenMessage(response.message, ["name": response.username])
+                return CommandResult(
+                    ok: response.statusCode / 100 == 2, code: message.code, message: renderer.text(message))
+            }
         }
     }
 
@@ -239,7 +247,8 @@ public final class GatewayService: Sendable {
         let renderer = FlowRenderer(catalogue: catalogue, locale: command.locale ?? .zhHans)
         let auth = self.auth
         let edits = [
-            FieldEdit(field: .username, text: command.username), FieldEdit(field: .password, text: command.password),
+            FieldEdit(field: .username, text: command.username),
+            FieldEdit(field: .password, text: command.password),
         ]
         return checked(edits, purposes: (.signin, .login), client: client, renderer: renderer) {
             auth.login(LoginRequest(username: command.username, password: command.password, client: client))
@@ -269,8 +278,10 @@ public final class GatewayService: Sendable {
                     message: "heroes.search needs a token, limit 1-500, offset ≥ 0 and a query of at most "
                         + "\(settings.maximumTextBytes) bytes"))
         }
-        return heroes.search(HeroSearchRequest(query: query, offset: offset, limit: limit, token: command.token))
-            .map { page in HeroesCommandResult(total: page.total, heroes: page.items.map(renderer.hero)) }
+        return heroes.search(
+            HeroSearchRequest(query: query, offset: offset, limit: limit, token: command.token)
+        )
+        .map { page in HeroesCommandResult(total: page.total, heroes: page.items.map(renderer.hero)) }
     }
 
     /// Checks `edits` over `validate.fields`; the first failing field (in `edits`' order) is the
@@ -289,7 +300,8 @@ public final class GatewayService: Sendable {
             }
         }
         let wanted = edits.map(\.field)
-        let parameters = FieldsParameters(usernamePurpose: purposes.0, passwordPurpose: purposes.1, client: client)
+        let parameters = FieldsParameters(
+            usernamePurpose: purposes.0, passwordPurpose: purposes.1, client: client)
         let networkError = CommandResult(
             ok: false, code: .networkError, message: renderer.text(ScreenMessage(.networkError)))
         return validation.fields(parameters, edits: .from(edits))
@@ -306,7 +318,8 @@ public final class GatewayService: Sendable {
                 for field in wanted {
                     guard let result = results[field], !result.isValid else { continue }
                     let message = ScreenMessage(result.code ?? .networkError, result.params)
-                    return .just(CommandResult(ok: false, code: message.code, message: renderer.text(message)))
+                    return .just(
+                        CommandResult(ok: false, code: message.code, message: renderer.text(message)))
                 }
                 return call().catchAndReturn(networkError)
             }
@@ -315,7 +328,9 @@ public final class GatewayService: Sendable {
 
     // MARK: Counting
 
-    private func counted<Response: Sendable>(_ command: String, _ answer: Single<Response>) -> Single<Response> {
+    private func counted<Response: Sendable>(_ command: String, _ answer: Single<Response>) -> Single<
+        Response
+    > {
         answer.do(
             onSuccess: { [self] _ in count { $0.commands[command, default: 0] += 1 } },
             onError: { [self] error in countError(error) })
@@ -464,11 +479,13 @@ struct FlowSpec: Sendable {
         }
         guard text.utf8.count <= maximumTextBytes else {
             throw RemoteError(
-                code: .badRequest, message: "input \(event.input) is over \(maximumTextBytes) bytes: \(expected)")
+                code: .badRequest,
+                message: "input \(event.input) is over \(maximumTextBytes) bytes: \(expected)")
         }
         if event.input == "page", Int(text).map({ (0...maximumPage).contains($0) }) != true {
             throw RemoteError(
-                code: .badRequest, message: "input page must be a number from 0 to \(maximumPage): \(expected)")
+                code: .badRequest,
+                message: "input page must be a number from 0 to \(maximumPage): \(expected)")
         }
     }
 
@@ -485,14 +502,17 @@ struct FlowSpec: Sendable {
         source.asObservable().map(render)
     }
 
-    static let login = FlowSpec(method: GatewayMethod.login, fields: ["phone", "password"], taps: ["loginTap"]) {
+    static let login = FlowSpec(
+        method: GatewayMethod.login, fields: ["phone", "password"], taps: ["loginTap"]
+    ) {
         inputs, context in
         let output = LoginViewModel(
             validation: context.validation, auth: context.auth, client: context.client,
             scheduler: context.scheduler, reopenAfter: context.settings.reopenAfter
         ).transform(
             LoginViewModel.Input(
-                phone: inputs.text("phone"), password: inputs.text("password"), loginTap: inputs.taps("loginTap")))
+                phone: inputs.text("phone"), password: inputs.text("password"),
+                loginTap: inputs.taps("loginTap")))
         let render = context.renderer
         return [
             rendered(output.phoneResult) { render.field("phone", $0) },
@@ -504,7 +524,8 @@ struct FlowSpec: Sendable {
     }
 
     static let register = FlowSpec(
-        method: GatewayMethod.register, fields: ["username", "password", "repeatPassword"], taps: ["registerTap"]
+        method: GatewayMethod.register, fields: ["username", "password", "repeatPassword"],
+        taps: ["registerTap"]
     ) { inputs, context in
         let output = RegisterViewModel(
             input: RegisterViewModel.Input(
@@ -526,7 +547,9 @@ struct FlowSpec: Sendable {
         ]
     }
 
-    static let signin = FlowSpec(method: GatewayMethod.signin, fields: ["username", "password"], taps: ["loginTap"]) {
+    static let signin = FlowSpec(
+        method: GatewayMethod.signin, fields: ["username", "password"], taps: ["loginTap"]
+    ) {
         inputs, context in
         let output = SigninViewModel(
             input: SigninViewModel.Input(

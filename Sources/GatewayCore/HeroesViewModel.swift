@@ -1,5 +1,5 @@
-public import Dispatch
 public import Contracts
+public import Dispatch
 public import Reactive
 import RemoteProtocol
 
@@ -67,7 +67,8 @@ public struct HeroesViewModel: Sendable {
             .flatMapLatest { query, page -> Observable<Step> in
                 let (offset, overflow) = page.multipliedReportingOverflow(by: pageSize)
                 return catalog.search(
-                    HeroSearchRequest(query: query, offset: overflow ? Int.max : offset, limit: pageSize, token: token)
+                    HeroSearchRequest(
+                        query: query, offset: overflow ? Int.max : offset, limit: pageSize, token: token)
                 )
                 .asObservable()
                 .map { Step.page($0) }

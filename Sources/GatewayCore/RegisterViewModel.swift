@@ -69,7 +69,8 @@ public struct RegisterViewModel: Sendable {
     /// `scheduler` (nil: the scheduler the outputs deliver on, ``SharingScheduler/make()``).
     public init(
         input: Input, validation: any ValidationServiceClient, auth: any AuthServiceClient,
-        client: String? = nil, scheduler: (any SchedulerType)? = nil, reopenAfter: RxTimeInterval = .seconds(1)
+        client: String? = nil, scheduler: (any SchedulerType)? = nil,
+        reopenAfter: RxTimeInterval = .seconds(1)
     ) {
         let scheduler = scheduler ?? SharingScheduler.make()
         // Replayed, so a reopened channel is sent the latest texts again.
@@ -110,11 +111,13 @@ public struct RegisterViewModel: Sendable {
         let steps = input.registerTap.withLatestFrom(gate)
             .filter(\.enabled)
             .flatMapLatest { gate -> Observable<Step> in
-                auth.register(RegisterRequest(username: gate.username, password: gate.password, client: client))
-                    .asObservable()
-                    .map { Step.finished(gate.username, $0) }
-                    .catchAndReturn(.failed)
-                    .startWith(.started)
+                auth.register(
+                    RegisterRequest(username: gate.username, password: gate.password, client: client)
+                )
+                .asObservable()
+                .map { Step.finished(gate.username, $0) }
+                .catchAndReturn(.failed)
+                .startWith(.started)
             }
             .do(onNext: { step in
                 switch step {

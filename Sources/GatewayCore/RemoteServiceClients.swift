@@ -95,7 +95,9 @@ public struct RemoteValidationServiceClient: ValidationServiceClient {
         self.liveness = liveness
     }
 
-    public func fields(_ parameters: FieldsParameters, edits: Observable<FieldEdit>) -> Observable<FieldResult> {
+    public func fields(_ parameters: FieldsParameters, edits: Observable<FieldEdit>) -> Observable<
+        FieldResult
+    > {
         client.channel(
             ValidationMethod.fields, parameters, input: edits, as: FieldResult.self, deadline: channelDeadline
         )

@@ -53,7 +53,8 @@ public struct SigninViewModel: Sendable {
     /// `scheduler` (nil: the scheduler the outputs deliver on, ``SharingScheduler/make()``).
     public init(
         input: Input, validation: any ValidationServiceClient, auth: any AuthServiceClient,
-        client: String? = nil, scheduler: (any SchedulerType)? = nil, reopenAfter: RxTimeInterval = .seconds(1)
+        client: String? = nil, scheduler: (any SchedulerType)? = nil,
+        reopenAfter: RxTimeInterval = .seconds(1)
     ) {
         let scheduler = scheduler ?? SharingScheduler.make()
         // Replayed, so a reopened channel is sent the latest username again.
@@ -72,7 +73,8 @@ public struct SigninViewModel: Sendable {
         .share(replay: 1)
         // Whether a login is in flight, written only by `steps` (the gate of the next tap).
         let busy = BehaviorRelay(value: false)
-        let ready = Observable.combineLatest(usernameResult, passwordText.startWith("")) { username, password in
+        let ready = Observable.combineLatest(usernameResult, passwordText.startWith("")) {
+            username, password in
             username.isValid && !password.isEmpty
         }
         let gate = Observable.combineLatest(usernameText, passwordText, ready, busy.asObservable()) {
@@ -121,7 +123,8 @@ extension SigninViewModel {
     /// `login.throttled` (with `retry_after`), else `login.wrongPassword` whatever the reason.
     public static func alert(for response: LoginResponse) -> ScreenAlert {
         if response.statusCode / 100 == 2, let user = response.user {
-            return ScreenAlert(kind: .success, code: .loginOK, params: ["name": user.name, "token": user.userToken])
+            return ScreenAlert(
+                kind: .success, code: .loginOK, params: ["name": user.name, "token": user.userToken])
         }
         if response.statusCode / 100 == 2 { return ScreenAlert(kind: .error, code: .networkError) }
         if response.message == .loginThrottled {

@@ -22,7 +22,8 @@ enum GatewayOptions {
 
     static let endpoint = Option(
         "endpoint", environment: "GATEWAY_ENDPOINT", default: Endpoint(tcpHost: "127.0.0.1", port: 5560),
-        parser: .endpoint, help: "Where the gateway listens for screens and scripts (tcp://host:port or ipc://path).")
+        parser: .endpoint,
+        help: "Where the gateway listens for screens and scripts (tcp://host:port or ipc://path).")
     static let curve = Option(
         "curve", environment: "GATEWAY_CURVE", default: CurveSetting.on, parser: .choice(),
         help: "Require CURVE: clients must know the gateway's key (curve.pub in the state directory).")
@@ -31,7 +32,8 @@ enum GatewayOptions {
         help: "With --curve on, who gets in: any client that knows the key, or only the keys in the state "
             + "directory's allowed_clients (allow-list).")
     static let authEndpoint = Option(
-        "auth-endpoint", environment: "GATEWAY_AUTH_ENDPOINT", default: Endpoint(tcpHost: "127.0.0.1", port: 5562),
+        "auth-endpoint", environment: "GATEWAY_AUTH_ENDPOINT",
+        default: Endpoint(tcpHost: "127.0.0.1", port: 5562),
         parser: .endpoint, help: "Where auth-service listens (logins and registrations).")
     static let validationEndpoint = Option(
         "validation-endpoint", environment: "GATEWAY_VALIDATION_ENDPOINT",
@@ -52,15 +54,19 @@ enum GatewayOptions {
         help: "How long a call to a service may take (logins, registrations, searches, health probes); past "
             + "it the screen shows network.error.")
     static let probeInterval = Option(
-        "probe-interval", environment: "GATEWAY_PROBE_INTERVAL", default: Duration.seconds(5), parser: .duration,
-        help: "How often each service's health is asked: sys.health is degraded while one does not answer, and "
+        "probe-interval", environment: "GATEWAY_PROBE_INTERVAL", default: Duration.seconds(5),
+        parser: .duration,
+        help:
+            "How often each service's health is asked: sys.health is degraded while one does not answer, and "
             + "open validation channels are failed (then reopened) when validation-service stops answering.")
     static let maximumChannels = Option(
-        "max-channels", environment: "GATEWAY_MAX_CHANNELS", default: 16_384, parser: .integer(in: 1...1_000_000),
+        "max-channels", environment: "GATEWAY_MAX_CHANNELS", default: 16_384,
+        parser: .integer(in: 1...1_000_000),
         help: "Channels and commands open at once over all clients; past it, `overloaded` at once.")
     static let maximumChannelsPerClient = Option(
         "max-channels-per-client", environment: "GATEWAY_MAX_CHANNELS_PER_CLIENT", default: 1_024,
-        parser: .integer(in: 1...1_000_000), help: "Channels and commands one connection may have open at once.")
+        parser: .integer(in: 1...1_000_000),
+        help: "Channels and commands one connection may have open at once.")
     static let check = Option(
         "check", environment: nil, default: false, parser: .boolean,
         help: "Ask the running instance at --endpoint for its health and exit: 0 ready (or degraded), "
@@ -76,7 +82,8 @@ enum GatewayOptions {
 
     private static func upstreamKey(_ name: String, _ service: String) -> Option<String?> {
         Option(
-            "\(name)-public-key", environment: "GATEWAY_\(name.uppercased())_PUBLIC_KEY", default: String?.none,
+            "\(name)-public-key", environment: "GATEWAY_\(name.uppercased())_PUBLIC_KEY",
+            default: String?.none,
             parser: .optional(.string), help: "\(service)'s public key file (its curve.pub).",
             defaultDescription: "\(name).pub in the state directory")
     }
@@ -90,7 +97,8 @@ enum GatewayOptions {
 
     static let interface = CommandLineInterface(
         executable: "gateway", version: "0.1.0",
-        summary: "The screens of the reactive login system as ZeroMQ channels and commands, over auth-service, "
+        summary:
+            "The screens of the reactive login system as ZeroMQ channels and commands, over auth-service, "
             + "validation-service and hero-catalog-service (docs/gateway/protocol.md).",
         options: all)
 }

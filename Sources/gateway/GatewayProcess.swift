@@ -37,7 +37,10 @@ final class GatewayProcess: Service {
         let deadline = configuration[O.deadline]
         let wiring: [(String, Option<Endpoint>, Option<CurveSetting>, Option<String?>, String)] = [
             ("auth-service", O.authEndpoint, O.authCurve, O.authPublicKey, "auth.pub"),
-            ("validation-service", O.validationEndpoint, O.validationCurve, O.validationPublicKey, "validation.pub"),
+            (
+                "validation-service", O.validationEndpoint, O.validationCurve, O.validationPublicKey,
+                "validation.pub"
+            ),
             ("hero-catalog-service", O.heroesEndpoint, O.heroesCurve, O.heroesPublicKey, "heroes.pub"),
         ]
         var upstreams: [Upstream] = []
@@ -47,12 +50,14 @@ final class GatewayProcess: Service {
             if configuration[curveOption] == .on {
                 let keyPath = configuration[keyOption] ?? state.file(keyFile)
                 curve = RemoteClient.Curve(
-                    serverKey: try CurveKeyFiles.publicKey(at: keyPath), keys: try CurveKeyFiles.clientKeys(in: state))
+                    serverKey: try CurveKeyFiles.publicKey(at: keyPath),
+                    keys: try CurveKeyFiles.clientKeys(in: state))
             }
             let client = try RemoteClient(
                 context: context,
                 configuration: .init(endpoints: [endpoint], deadline: deadline, name: name, curve: curve))
-            upstreams.append(Upstream(name: name, endpoint: endpoint, client: client, liveness: UpstreamLiveness()))
+            upstreams.append(
+                Upstream(name: name, endpoint: endpoint, client: client, liveness: UpstreamLiveness()))
         }
         self.upstreams = upstreams
         let (auth, validation, heroes) = (upstreams[0], upstreams[1], upstreams[2])
@@ -97,7 +102,8 @@ final class GatewayProcess: Service {
         reference.bind(self.server)
         health.set(.ready)
         probe = Self.startProbe(
-            upstreams: upstreams, deadline: deadline, interval: configuration[O.probeInterval], health: health,
+            upstreams: upstreams, deadline: deadline, interval: configuration[O.probeInterval],
+            health: health,
             logger: logger)
         logger.notice(
             "listening",
@@ -129,7 +135,8 @@ final class GatewayProcess: Service {
                         if let reason {
                             logger.warning("\(upstream.name) unreachable", ["reason": .string(reason)])
                         } else {
-                            logger.notice("\(upstream.name) reachable", ["endpoint": .string(upstream.endpoint)])
+                            logger.notice(
+                                "\(upstream.name) reachable", ["endpoint": .string(upstream.endpoint)])
                         }
                         wasReachable[upstream.name] = reason == nil
                     }
@@ -149,7 +156,8 @@ final class GatewayProcess: Service {
             let report = try await upstream.client.request(
                 SystemMethod.health, NoParameters(), as: HealthReport.self, deadline: deadline
             ).value
-            return report.ready ? nil : "\(upstream.name) at \(upstream.endpoint) is \(report.status.rawValue)"
+            return report.ready
+                ? nil : "\(upstream.name) at \(upstream.endpoint) is \(report.status.rawValue)"
         } catch {
             return "\(upstream.name) at \(upstream.endpoint) does not answer (\(error))"
         }

@@ -64,12 +64,14 @@ private func eventually(_ condition: @Sendable () -> Bool) async -> Bool {
 struct GatewayRemoteTests {
     @Test("a RemoteClient drives flow.login and flow.numbers; closing disposes the server-side graphs")
     func flowsOverIPC() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("gw-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "gw-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let validation = GatewayStubValidation()
         let service = GatewayService(
-            auth: GatewayStubAuth(scheduler: nil), validation: validation, heroes: GatewayStubCatalog(scheduler: nil))
+            auth: GatewayStubAuth(scheduler: nil), validation: validation,
+            heroes: GatewayStubCatalog(scheduler: nil))
         var handlers = RemoteHandlers()
         service.register(into: &handlers)
         let context = try Context()
@@ -80,20 +82,20 @@ struct GatewayRemoteTests {
 
         let login = FlowSession(client, GatewayMethod.login, FlowParameters(locale: .en))
         await login.expect([
-                "phone: empty ", "password: empty ", "loginEnabled: false", "loggingIn: false", "tip: ",
-            ])
+            "phone: empty ", "password: empty ", "loginEnabled: false", "loggingIn: false", "tip: ",
+        ])
         login.send(.text("phone", "138"))
         await login.expect([
-                "phone: failed phone.short Phone number too short", "tip: phone.short Phone number too short",
-            ])
+            "phone: failed phone.short Phone number too short", "tip: phone.short Phone number too short",
+        ])
         login.send(.text("phone", "13800000000"))
         await login.expect(["phone: ok ", "tip: "])
         login.send(.text("password", "secret1"))
         await login.expect(["password: ok ", "loginEnabled: true"])
         login.send(.tap("loginTap"))
         await login.expect([
-                "loggingIn: true", "loggingIn: false", "tip: login.ok Login succeeded, user: ann, token: t1",
-            ])
+            "loggingIn: true", "loggingIn: false", "tip: login.ok Login succeeded, user: ann, token: t1",
+        ])
 
         let numbers = FlowSession(client, GatewayMethod.numbers)
         await numbers.expect(["sum: 0"])
@@ -118,7 +120,9 @@ struct GatewayRemoteTests {
         let bad = FlowSession(client, GatewayMethod.numbers)
         await bad.expect(["sum: 0"])
         bad.send(FlowInput(input: "a"))
-        await bad.expect(["error bad_request: input a needs a text: flow.numbers expects inputs a, b, c (with text)"])
+        await bad.expect([
+            "error bad_request: input a needs a text: flow.numbers expects inputs a, b, c (with text)"
+        ])
         let command = try await client.request(
             GatewayMethod.loginCommand, LoginCommand(phone: "13800000000", password: "secret1", locale: .en),
             as: CommandResult.self

@@ -71,7 +71,8 @@ struct GatewayServiceFlowTests {
         let run = FlowRun.run(GatewayMethod.login, inputs: loginTyping)
         #expect(
             run.lines == [
-                "101 phone: empty ", "101 password: empty ", "101 loginEnabled: false", "101 loggingIn: false",
+                "101 phone: empty ", "101 password: empty ", "101 loginEnabled: false",
+                "101 loggingIn: false",
                 "101 tip: ",
                 "202 phone: failed phone.short 号码长度不足", "202 tip: phone.short 号码长度不足",
                 "212 phone: ok ", "212 tip: ",
@@ -88,7 +89,10 @@ struct GatewayServiceFlowTests {
     }
 
     @Test(arguments: [
-        (MessageLocale.en, "Phone number too short", "Login succeeded, user: ann, token: t1", "Login failed: Wrong password"),
+        (
+            MessageLocale.en, "Phone number too short", "Login succeeded, user: ann, token: t1",
+            "Login failed: Wrong password"
+        ),
         (MessageLocale.zhHant, "號碼長度不足", "登錄成功，用戶名:ann，標識符:t1", "登錄失敗 密碼錯誤"),
     ])
     func loginRendersInTheChannelsLocale(locale: MessageLocale, short: String, ok: String, failed: String) {
@@ -126,7 +130,8 @@ struct GatewayServiceFlowTests {
             ])
         #expect(
             run.at(243).last
-                == FlowOutput(output: "alert", code: .registerOK, message: "Registration succeeded", kind: "success"))
+                == FlowOutput(
+                    output: "alert", code: .registerOK, message: "Registration succeeded", kind: "success"))
     }
 
     @Test func signinInTraditionalChineseEndsWithTheSession() {
@@ -169,7 +174,8 @@ struct GatewayServiceFlowTests {
 
     @Test func heroesWithARefusedTokenSayTheSessionExpired() {
         let run = FlowRun.run(
-            GatewayMethod.heroes, FlowParameters(token: "stale"), inputs: [.next(200, .text("searchText", "a"))])
+            GatewayMethod.heroes, FlowParameters(token: "stale"),
+            inputs: [.next(200, .text("searchText", "a"))])
         #expect(run.lines.suffix(2) == ["202 searching: false", "202 error: session.expired 登录已过期，请重新登录"])
     }
 
@@ -177,7 +183,8 @@ struct GatewayServiceFlowTests {
         let run = FlowRun.run(
             GatewayMethod.numbers,
             inputs: [
-                .next(200, .text("a", "1")), .next(210, .text("b", "2")), .next(220, .text("b", "99999999999999999999")),
+                .next(200, .text("a", "1")), .next(210, .text("b", "2")),
+                .next(220, .text("b", "99999999999999999999")),
             ])
         #expect(run.lines == ["101 sum: 0", "201 sum: 1", "211 sum: 3", "221 sum: numbers.overflow 数值溢出"])
         #expect(run.at(221) == [FlowOutput(output: "sum", code: .numbersOverflow, message: "数值溢出")])
@@ -213,7 +220,8 @@ struct GatewayServiceFlowTests {
         #expect(
             run.lines.filter { $0.hasPrefix("2") || $0.hasPrefix("3") } == [
                 "202 username: ok username.available Username available", "202 passwordEnabled: true",
-                "251 username: failed network.error Network or data parsing error!", "251 passwordEnabled: false",
+                "251 username: failed network.error Network or data parsing error!",
+                "251 passwordEnabled: false",
                 "353 username: ok username.available Username available", "353 passwordEnabled: true",
             ])
     }
@@ -234,7 +242,9 @@ struct GatewayServiceBadInputTests {
             failure(run)
                 == RemoteError(
                     code: .badRequest,
-                    message: "unknown input email: flow.login expects inputs phone, password (with text) and loginTap (taps)"))
+                    message:
+                        "unknown input email: flow.login expects inputs phone, password (with text) and loginTap (taps)"
+                ))
         #expect(run.service.counters.errors == ["bad_request": 1])
         #expect(run.service.counters.channelsOpen == [GatewayMethod.login: 0])
     }
@@ -242,8 +252,11 @@ struct GatewayServiceBadInputTests {
     @Test func aFieldWithoutTextOrTooLongIsBadRequest() {
         let missing = FlowRun.run(GatewayMethod.register, inputs: [.next(200, .tap("username"))])
         #expect(failure(missing)?.message.hasPrefix("input username needs a text") == true)
-        let long = FlowRun.run(GatewayMethod.numbers, inputs: [.next(200, .text("a", String(repeating: "1", count: 4_097)))])
-        #expect(failure(long)?.message == "input a is over 4096 bytes: flow.numbers expects inputs a, b, c (with text)")
+        let long = FlowRun.run(
+            GatewayMethod.numbers, inputs: [.next(200, .text("a", String(repeating: "1", count: 4_097)))])
+        #expect(
+            failure(long)?.message
+                == "input a is over 4096 bytes: flow.numbers expects inputs a, b, c (with text)")
         let page = FlowRun.run(
             GatewayMethod.heroes, FlowParameters(token: "good"), inputs: [.next(200, .text("page", "-1"))])
         #expect(failure(page)?.code == .badRequest)
@@ -282,9 +295,13 @@ struct GatewayServiceCommandTests {
     }
 
     @Test func loginAnswersTheSessionOrTheFirstFailingField() throws {
-        let ok = try answer { $0.login(LoginCommand(phone: "13800000000", password: "secret1"), client: "c") }?.get()
+        let ok = try answer {
+            $0.login(LoginCommand(phone: "13800000000", password: "secret1"), client: "c")
+        }?.get()
         #expect(
-            ok == CommandResult(ok: true, code: .loginOK, message: "登录成功，用户名:ann，标识符:t1", name: "ann", token: "t1"))
+            ok
+                == CommandResult(
+                    ok: true, code: .loginOK, message: "登录成功，用户名:ann，标识符:t1", name: "ann", token: "t1"))
         let short = try answer {
             $0.login(LoginCommand(phone: "138", password: "x", locale: .en), client: "c")
         }?.get()
@@ -292,23 +309,31 @@ struct GatewayServiceCommandTests {
         let wrong = try answer {
             $0.login(LoginCommand(phone: "13800000000", password: "secret2", locale: .en), client: "c")
         }?.get()
-        #expect(wrong == CommandResult(ok: false, code: .loginFailed, message: "Login failed: Wrong password"))
+        #expect(
+            wrong == CommandResult(ok: false, code: .loginFailed, message: "Login failed: Wrong password"))
     }
 
     @Test func registerAndSignin() throws {
-        let made = try answer { $0.register(RegisterCommand(username: "ann", password: "secret1"), client: nil) }?.get()
+        let made = try answer {
+            $0.register(RegisterCommand(username: "ann", password: "secret1"), client: nil)
+        }?.get()
         #expect(made == CommandResult(ok: true, code: .registerOK, message: "注册成功"))
         let taken = try answer {
             $0.register(RegisterCommand(username: "taken", password: "secret1", locale: .en), client: nil)
         }?.get()
         #expect(taken == CommandResult(ok: false, code: .usernameExists, message: "Account already exists"))
         let mismatch = try answer {
-            $0.register(RegisterCommand(username: "ann", password: "secret1", repeatPassword: "secret2"), client: nil)
+            $0.register(
+                RegisterCommand(username: "ann", password: "secret1", repeatPassword: "secret2"), client: nil)
         }?.get()
         #expect(mismatch?.code == .repeatMismatch)
-        let signedIn = try answer { $0.signin(SigninCommand(username: "alice", password: "secret1"), client: nil) }?.get()
+        let signedIn = try answer {
+            $0.signin(SigninCommand(username: "alice", password: "secret1"), client: nil)
+        }?.get()
         #expect(signedIn?.ok == true && signedIn?.token == "t1")
-        let unknown = try answer { $0.signin(SigninCommand(username: "bob", password: "secret1"), client: nil) }?.get()
+        let unknown = try answer {
+            $0.signin(SigninCommand(username: "bob", password: "secret1"), client: nil)
+        }?.get()
         #expect(unknown == CommandResult(ok: false, code: .usernameUnknown, message: "用户名不存在"))
     }
 

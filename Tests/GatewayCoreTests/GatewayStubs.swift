@@ -64,14 +64,16 @@ final class GatewayStubValidation: ValidationServiceClient {
             return LoginStubValidation.rule(edit, purpose: parameters.passwordPurpose)
         case .password:
             if edit.text.count >= 6 { return .ok() }
-            return parameters.passwordPurpose == .login ? .failed(.passwordShort) : .failed(.passwordMin, ["n": "6"])
+            return parameters.passwordPurpose == .login
+                ? .failed(.passwordShort) : .failed(.passwordMin, ["n": "6"])
         case .repeat:
             return edit.text == password ? .ok() : .failed(.repeatMismatch)
         case .username:
             switch parameters.usernamePurpose {
             case .register:
                 return edit.text == "taken"
-                    ? .failed(.usernameExists, ["name": edit.text]) : .ok(.usernameAvailable, ["name": edit.text])
+                    ? .failed(.usernameExists, ["name": edit.text])
+                    : .ok(.usernameAvailable, ["name": edit.text])
             case .signin:
                 return edit.text == "alice" ? .ok(.usernameExists) : .failed(.usernameUnknown)
             }
@@ -108,7 +110,9 @@ struct GatewayStubAuth: AuthServiceClient {
 /// A catalog of two heroes; the token "good" is accepted, any other is `unauthenticated`.
 struct GatewayStubCatalog: HeroCatalogClient {
     static let heroes = [
-        Hero(id: 1, name: ["zh-Hans": "亚索", "en": "Yasuo"], intro: ["zh-Hans": "疾风剑豪", "en": "The Unforgiven"], icon: "1.png"),
+        Hero(
+            id: 1, name: ["zh-Hans": "亚索", "en": "Yasuo"],
+            intro: ["zh-Hans": "疾风剑豪", "en": "The Unforgiven"], icon: "1.png"),
         Hero(id: 2, name: ["zh-Hans": "阿狸"], intro: ["zh-Hans": "九尾妖狐"], icon: "2.png"),
     ]
 

@@ -44,7 +44,9 @@ struct SigninViewModelTests {
             ])
         #expect(session.events == [.next(341, "t1")])
         #expect(
-            alert.events == [.next(341, .init(kind: .success, code: .loginOK, params: ["name": "alice", "token": "t1"]))])
+            alert.events == [
+                .next(341, .init(kind: .success, code: .loginOK, params: ["name": "alice", "token": "t1"]))
+            ])
         // The second tap came while the button was disabled (logging in): ignored.
         #expect(loginCall.subscriptions == [Subscription(300, 340)])
     }

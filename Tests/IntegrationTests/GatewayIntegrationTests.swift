@@ -27,7 +27,8 @@ private struct Texts: Sendable {
             exists: "賬戶已存在", registerOK: "註冊成功", phoneShort: "號碼長度不足", loginFailed: "登錄失敗 密碼錯誤",
             networkError: "網絡或數據解析錯誤！", loginOK: { "登錄成功，用戶名:\($0)，標識符:<token>" }),
         .en: Texts(
-            checking: "Checking username…", available: "Username available", passwordOK: "Password acceptable",
+            checking: "Checking username…", available: "Username available",
+            passwordOK: "Password acceptable",
             mismatch: "The two passwords differ", exists: "Account already exists",
             registerOK: "Registration succeeded", phoneShort: "Phone number too short",
             loginFailed: "Login failed: Wrong password", networkError: "Network or data parsing error!",
@@ -76,9 +77,11 @@ struct GatewayIntegrationTests {
             for (index, locale) in [MessageLocale.zhHans, .zhHant, .en].enumerated() {
                 let texts = try #require(Texts.all[locale])
                 let phone = "1380013800\(index)"
-                let register = GatewayFlowSession(stack.client, GatewayMethod.register, FlowParameters(locale: locale))
+                let register = GatewayFlowSession(
+                    stack.client, GatewayMethod.register, FlowParameters(locale: locale))
                 await register.expect([
-                    "username: empty ", "password: empty ", "repeatPassword: empty ", "passwordEnabled: false",
+                    "username: empty ", "password: empty ", "repeatPassword: empty ",
+                    "passwordEnabled: false",
                     "repeatEnabled: false", "registerEnabled: false", "registering: false",
                 ])
                 register.send(.text("username", phone))
@@ -94,13 +97,18 @@ struct GatewayIntegrationTests {
                 await register.expect(["repeatPassword: ok ", "registerEnabled: true"])
                 register.send(.tap("registerTap"))
                 await register.expect([
-                    "registerEnabled: false", "registering: true", "username: failed username.exists \(texts.exists)",
-                    "passwordEnabled: false", "registering: false", "alert: success register.ok \(texts.registerOK)",
+                    "registerEnabled: false", "registering: true",
+                    "username: failed username.exists \(texts.exists)",
+                    "passwordEnabled: false", "registering: false",
+                    "alert: success register.ok \(texts.registerOK)",
                 ])
                 register.close()
 
-                let login = GatewayFlowSession(stack.client, GatewayMethod.login, FlowParameters(locale: locale))
-                await login.expect(["phone: empty ", "password: empty ", "loginEnabled: false", "loggingIn: false", "tip: "])
+                let login = GatewayFlowSession(
+                    stack.client, GatewayMethod.login, FlowParameters(locale: locale))
+                await login.expect([
+                    "phone: empty ", "password: empty ", "loginEnabled: false", "loggingIn: false", "tip: ",
+                ])
                 login.send(.text("phone", "138"))
                 await login.expect([
                     "phone: failed phone.short \(texts.phoneShort)", "tip: phone.short \(texts.phoneShort)",
@@ -110,17 +118,23 @@ struct GatewayIntegrationTests {
                 login.send(.text("password", "secret1"))
                 await login.expect(["password: ok ", "loginEnabled: true"])
                 login.send(.tap("loginTap"))
-                await login.expect(["loggingIn: true", "loggingIn: false", "tip: login.ok \(texts.loginOK(phone))"])
+                await login.expect([
+                    "loggingIn: true", "loggingIn: false", "tip: login.ok \(texts.loginOK(phone))",
+                ])
                 login.send(.text("password", "secret2"))
                 await login.expect(["tip: "])
                 login.send(.tap("loginTap"))
-                await login.expect(["loggingIn: true", "loggingIn: false", "tip: login.failed \(texts.loginFailed)"])
+                await login.expect([
+                    "loggingIn: true", "loggingIn: false", "tip: login.failed \(texts.loginFailed)",
+                ])
                 login.close()
             }
         }
     }
 
-    @Test("validation-service killed mid-flow: network.error and degraded; restarted: the flow recovers by itself")
+    @Test(
+        "validation-service killed mid-flow: network.error and degraded; restarted: the flow recovers by itself"
+    )
     func validationOutage() async throws {
         try await withGatewayStack { stack in
             let made = try await stack.client.request(
@@ -129,7 +143,9 @@ struct GatewayIntegrationTests {
             ).value
             #expect(made == CommandResult(ok: true, code: .registerOK, message: "注册成功"))
             let login = GatewayFlowSession(stack.client, GatewayMethod.login, FlowParameters())
-            await login.expect(["phone: empty ", "password: empty ", "loginEnabled: false", "loggingIn: false", "tip: "])
+            await login.expect([
+                "phone: empty ", "password: empty ", "loginEnabled: false", "loggingIn: false", "tip: ",
+            ])
             login.send(.text("phone", "13900139000"))
             await login.expect(["phone: ok "])
             login.send(.text("password", "secret1"))
@@ -139,12 +155,16 @@ struct GatewayIntegrationTests {
             #expect(await stack.validation.child.waitForExit(timeout: .seconds(10)) != nil)
             await login.expect(["loginEnabled: false", "tip: network.error 网络或数据解析错误！"])
             // The probe that failed the channel marks the gateway degraded in the same round.
-            var health = try await stack.client.request(SystemMethod.health, NoParameters(), as: HealthReport.self)
-                .value
+            var health = try await stack.client.request(
+                SystemMethod.health, NoParameters(), as: HealthReport.self
+            )
+            .value
             let end = ContinuousClock.now + .seconds(5)
             while health.status != .degraded, ContinuousClock.now < end {
-                health = try await stack.client.request(SystemMethod.health, NoParameters(), as: HealthReport.self)
-                    .value
+                health = try await stack.client.request(
+                    SystemMethod.health, NoParameters(), as: HealthReport.self
+                )
+                .value
             }
             #expect(health.status == .degraded, "\(health)")
             #expect(health.reasons.contains { $0.contains("validation-service") }, "\(health)")
@@ -155,7 +175,9 @@ struct GatewayIntegrationTests {
                 in: stack.directory, auth: stack.auth.endpoint, endpoint: stack.validation.endpoint)
             await login.expect(["loginEnabled: true", "tip: "])
             login.send(.tap("loginTap"))
-            await login.expect(["loggingIn: true", "loggingIn: false", "tip: login.ok 登录成功，用户名:13900139000，标识符:<token>"])
+            await login.expect([
+                "loggingIn: true", "loggingIn: false", "tip: login.ok 登录成功，用户名:13900139000，标识符:<token>",
+            ])
             login.close()
             await restarted.stop()
         }
@@ -167,11 +189,13 @@ struct GatewayIntegrationTests {
             let client = stack.client
             let made = try await client.request(
                 GatewayMethod.registerCommand,
-                RegisterCommand(username: "heroes_fan", password: "secret1", locale: .en), as: CommandResult.self
+                RegisterCommand(username: "heroes_fan", password: "secret1", locale: .en),
+                as: CommandResult.self
             ).value
             #expect(made == CommandResult(ok: true, code: .registerOK, message: "Registration succeeded"))
             let signedIn = try await client.request(
-                GatewayMethod.signinCommand, SigninCommand(username: "heroes_fan", password: "secret1", locale: .en),
+                GatewayMethod.signinCommand,
+                SigninCommand(username: "heroes_fan", password: "secret1", locale: .en),
                 as: CommandResult.self
             ).value
             let token = try #require(signedIn.token)
@@ -182,7 +206,8 @@ struct GatewayIntegrationTests {
             ).value
             #expect(page.total > 3 && page.heroes.count == 3)
             let wrong = try await client.request(
-                GatewayMethod.loginCommand, LoginCommand(phone: "13800000000", password: "secret9", locale: .zhHant),
+                GatewayMethod.loginCommand,
+                LoginCommand(phone: "13800000000", password: "secret9", locale: .zhHant),
                 as: CommandResult.self
             ).value
             #expect(wrong.ok == false)
@@ -193,13 +218,15 @@ struct GatewayIntegrationTests {
             #expect(short == CommandResult(ok: false, code: .phoneShort, message: "Phone number too short"))
             do {
                 _ = try await client.request(
-                    GatewayMethod.heroesSearch, HeroesCommand(token: "not-a-token"), as: HeroesCommandResult.self
+                    GatewayMethod.heroesSearch, HeroesCommand(token: "not-a-token"),
+                    as: HeroesCommandResult.self
                 ).value
                 Issue.record("a bad token was accepted")
             } catch let error as RemoteError {
                 #expect(error.code == .unauthenticated)
             }
-            let stats = try await client.request(SystemMethod.stats, NoParameters(), as: StatsReport.self).value
+            let stats = try await client.request(SystemMethod.stats, NoParameters(), as: StatsReport.self)
+                .value
             #expect(stats.counters["commands"]?[GatewayMethod.loginCommand] == 2, "\(stats)")
         }
     }

@@ -47,12 +47,16 @@ struct GatewayStack {
             try lines.write(toFile: state.file("allowed_clients"), atomically: true, encoding: .utf8)
         }
         try allow(
-            [(validationKeys.client, "validation"), (heroesKeys.client, "heroes"), (gatewayKeys.client, "gateway")],
+            [
+                (validationKeys.client, "validation"), (heroesKeys.client, "heroes"),
+                (gatewayKeys.client, "gateway"),
+            ],
             in: authState)
         try allow([(gatewayKeys.client, "gateway")], in: validationState)
         try allow([(gatewayKeys.client, "gateway")], in: heroesState)
         for (state, name) in [(authState, "auth"), (validationState, "validation"), (heroesState, "heroes")] {
-            try FileManager.default.copyItem(atPath: state.file("curve.pub"), toPath: gatewayState.file("\(name).pub"))
+            try FileManager.default.copyItem(
+                atPath: state.file("curve.pub"), toPath: gatewayState.file("\(name).pub"))
         }
 
         var started: [ServiceProcess] = []
@@ -65,7 +69,8 @@ struct GatewayStack {
             started.append(validation)
             let heroes = try await ServiceProcess.start(
                 [
-                    "--curve", "on", "--auth-endpoint", auth.endpoint, "--auth-curve", "on", "--auth-server-key",
+                    "--curve", "on", "--auth-endpoint", auth.endpoint, "--auth-curve", "on",
+                    "--auth-server-key",
                     authState.file("curve.pub"),
                 ], in: directory,
                 curve: RemoteClient.Curve(serverKey: heroesKeys.server.publicKey, keys: heroesKeys.client),
@@ -87,7 +92,8 @@ struct GatewayStack {
                 configuration: .init(
                     endpoints: [gateway.endpoint], deadline: .seconds(10), name: "end-client",
                     curve: RemoteClient.Curve(
-                        serverKey: gatewayKeys.server.publicKey, keys: try CurveKeyFiles.clientKeys(in: endClientState))))
+                        serverKey: gatewayKeys.server.publicKey,
+                        keys: try CurveKeyFiles.clientKeys(in: endClientState))))
             return GatewayStack(
                 directory: directory, auth: auth, validation: validation, heroes: heroes, gateway: gateway,
                 client: client, context: context)
@@ -103,7 +109,9 @@ struct GatewayStack {
     {
         let state = try StateDirectory(creating: directory.file("state-validation"))
         return try await ServiceProcess.start(
-            validationArguments + ["--auth-endpoint", auth, "--auth-public-key", directory.file("state/curve.pub")],
+            validationArguments + [
+                "--auth-endpoint", auth, "--auth-public-key", directory.file("state/curve.pub"),
+            ],
             in: directory, endpoint: endpoint,
             curve: RemoteClient.Curve(
                 serverKey: try CurveKeyFiles.serverKeys(in: state).publicKey,
