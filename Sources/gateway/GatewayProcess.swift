@@ -125,10 +125,18 @@ final class GatewayProcess: Service {
         Task {
             var wasReachable: [String: Bool] = [:]
             repeat {
+                // The three are asked at once: one that does not answer delays nobody's verdict.
+                let answers = await withTaskGroup(of: (Int, String?).self) { group in
+                    for (index, upstream) in upstreams.enumerated() {
+                        group.addTask { (index, await Self.ask(upstream, deadline: deadline)) }
+                    }
+                    var answers = [String?](repeating: nil, count: upstreams.count)
+                    for await (index, reason) in group { answers[index] = reason }
+                    return answers
+                }
+                if Task.isCancelled { return }
                 var reasons: [String] = []
-                for upstream in upstreams {
-                    let reason = await Self.ask(upstream, deadline: deadline)
-                    if Task.isCancelled { return }
+                for (upstream, reason) in zip(upstreams, answers) {
                     upstream.liveness.set(reachable: reason == nil)
                     if let reason { reasons.append(reason) }
                     if wasReachable[upstream.name] != (reason == nil) {

@@ -205,6 +205,20 @@ struct GatewayIntegrationTests {
                 as: HeroesCommandResult.self
             ).value
             #expect(page.total > 3 && page.heroes.count == 3)
+            let heroes = GatewayFlowSession(
+                client, GatewayMethod.heroes, FlowParameters(locale: .en, token: token))
+            await heroes.expect(["heroes: 0 heroes", "total: 0", "searching: false", "error: "])
+            heroes.send(.text("searchText", ""))
+            await heroes.expect([
+                "searching: true", "heroes: \(min(50, page.total)) heroes", "total: \(page.total)",
+                "searching: false",
+            ])
+            heroes.close()
+            let noToken = GatewayFlowSession(client, GatewayMethod.heroes, FlowParameters())
+            let refusal = await noToken.next(1)
+            #expect(
+                refusal.first?.hasPrefix("error bad_request: flow.heroes needs a token") == true, "\(refusal)"
+            )
             let wrong = try await client.request(
                 GatewayMethod.loginCommand,
                 LoginCommand(phone: "13800000000", password: "secret9", locale: .zhHant),
