@@ -244,4 +244,58 @@ struct GatewayIntegrationTests {
             #expect(stats.counters["commands"]?[GatewayMethod.loginCommand] == 2, "\(stats)")
         }
     }
+
+    @Test("--clients allow-list lets in only listed keys; --check answers 0; SIGTERM ends open flows")
+    func allowListCheckAndDrain() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let listedState = try StateDirectory(creating: directory.file("listed-client"))
+        let listed = try CurveKeyFiles.clientKeys(in: listedState)
+        let stack = try await GatewayStack.start(
+            in: directory, gatewayArguments: ["--clients", "allow-list"],
+            allowedEndClients: [listed.publicKey])
+        do {
+            let gatewayKey = try CurveKeyFiles.serverKeys(
+                in: try StateDirectory(creating: stack.gateway.stateDirectory)
+            ).publicKey
+            // The stack's own end client has a key nobody listed: the handshake never completes.
+            let stranger = try? await stack.client.request(
+                SystemMethod.health, NoParameters(), as: HealthReport.self, deadline: .milliseconds(500)
+            ).value
+            #expect(stranger == nil)
+            let listedClient = try RemoteClient(
+                context: stack.context,
+                configuration: .init(
+                    endpoints: [stack.gateway.endpoint], deadline: .seconds(10), name: "listed",
+                    curve: RemoteClient.Curve(serverKey: gatewayKey, keys: listed)))
+            let health = try await listedClient.request(
+                SystemMethod.health, NoParameters(), as: HealthReport.self
+            )
+            .value
+            #expect(health.status == .ready, "\(health)")
+
+            let output = directory.file("check.out")
+            let check = try ChildProcess(
+                executable: try Binaries.path("gateway"),
+                arguments: [
+                    "--check", "--state-dir", stack.gateway.stateDirectory, "--endpoint",
+                    stack.gateway.endpoint,
+                ],
+                standardOutput: output, standardError: output + ".err")
+            #expect(await check.waitForExit(timeout: .seconds(15)) == .exited(0))
+            #expect((try? String(contentsOfFile: output, encoding: .utf8))?.contains("ready") == true)
+
+            let numbers = GatewayFlowSession(listedClient, GatewayMethod.numbers, FlowParameters())
+            await numbers.expect(["sum: 0"])
+            stack.gateway.child.send(SIGTERM)
+            await numbers.expect(["error unavailable: the server is shutting down"])
+            #expect(await stack.gateway.child.waitForExit(timeout: .seconds(15)) == .exited(0))
+            await listedClient.stop()
+        } catch {
+            Issue.record("logs:\n\(stack.logs)")
+            await stack.stop()
+            throw error
+        }
+        await stack.stop()
+    }
 }

@@ -30,7 +30,11 @@ struct GatewayStack {
 
     static let validationArguments = ["--curve", "on", "--auth-curve", "on"]
 
-    static func start(in directory: TemporaryDirectory) async throws -> GatewayStack {
+    /// Starts the four, the gateway with `gatewayArguments` added; `allowedEndClients` (public
+    /// keys) become the gateway's `allowed_clients` (for `--clients allow-list`).
+    static func start(
+        in directory: TemporaryDirectory, gatewayArguments: [String] = [], allowedEndClients: [[UInt8]] = []
+    ) async throws -> GatewayStack {
         let authState = try StateDirectory(creating: ServiceProcess.stateDirectory(in: directory))
         let validationState = try StateDirectory(creating: directory.file("state-validation"))
         let heroesState = try StateDirectory(creating: directory.file("state-heroes"))
@@ -54,6 +58,10 @@ struct GatewayStack {
             in: authState)
         try allow([(gatewayKeys.client, "gateway")], in: validationState)
         try allow([(gatewayKeys.client, "gateway")], in: heroesState)
+        if !allowedEndClients.isEmpty {
+            let lines = try allowedEndClients.map { "\(try Z85.encode($0)) end-client\n" }.joined()
+            try lines.write(toFile: gatewayState.file("allowed_clients"), atomically: true, encoding: .utf8)
+        }
         for (state, name) in [(authState, "auth"), (validationState, "validation"), (heroesState, "heroes")] {
             try FileManager.default.copyItem(
                 atPath: state.file("curve.pub"), toPath: gatewayState.file("\(name).pub"))
@@ -81,7 +89,7 @@ struct GatewayStack {
                     "--curve", "on", "--auth-endpoint", auth.endpoint, "--validation-endpoint",
                     validation.endpoint, "--heroes-endpoint", heroes.endpoint, "--probe-interval", "200ms",
                     "--deadline", "1s",
-                ], in: directory,
+                ] + gatewayArguments, in: directory,
                 curve: RemoteClient.Curve(serverKey: gatewayKeys.server.publicKey, keys: gatewayKeys.client),
                 name: "gateway", executable: "gateway")
             started.append(gateway)
