@@ -81,7 +81,15 @@ let package = Package(
             name: "GatewayCore", dependencies: ["Contracts", "Reactive", "RemoteProtocol", "RemoteStreams"],
             swiftSettings: common),
         .testTarget(
-            name: "GatewayCoreTests", dependencies: ["GatewayCore", "Contracts", "Reactive", "ReactiveTestKit"],
+            name: "GatewayCoreTests",
+            dependencies: [
+                "GatewayCore", "Contracts", "Reactive", "ReactiveTestKit", "RemoteProtocol", "RemoteStreams",
+                "ZeroMQ",
+            ],
+            swiftSettings: common),
+        .executableTarget(
+            name: "gateway",
+            dependencies: ["GatewayCore", "ServiceKit", "RemoteStreams", "ZeroMQ", "Contracts", "Reactive"],
             swiftSettings: common),
         .target(
             name: "HeroCatalogCore", dependencies: ["Contracts", "Reactive", "RemoteProtocol", "RemoteStreams"],

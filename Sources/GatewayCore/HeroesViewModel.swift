@@ -1,6 +1,7 @@
-public import Dispatch
 public import Contracts
+public import Dispatch
 public import Reactive
+import RemoteProtocol
 
 /// The heroes screen (DESIGN §2.4): a search box over `heroes.search` for a signed-in session.
 ///
@@ -11,9 +12,15 @@ public struct HeroesViewModel: Sendable {
     public struct Input: Sendable {
         /// The search text as typed.
         public var searchText: Observable<String>
+        /// The page to show, from 0 (page `n` starts at match `n × pageSize`); page 0 until one
+        /// arrives. A new search text does not reset it: the screen sends page 0 itself.
+        public var page: Observable<Int>
 
         /// An input.
-        public init(searchText: Observable<String>) { self.searchText = searchText }
+        public init(searchText: Observable<String>, page: Observable<Int> = .never()) {
+            self.searchText = searchText
+            self.page = page
+        }
     }
 
     /// What the screen binds to.
@@ -31,26 +38,42 @@ public struct HeroesViewModel: Sendable {
     enum Step: Sendable {
         case started
         case page(HeroSearchResponse)
-        case failed
+        case failed(MessageCode)
     }
+
+    /// How many heroes a page holds unless the caller says otherwise.
+    public static let defaultPageSize = 50
 
     /// The outputs.
     public let output: Output
 
+    /// `session.expired` when the catalog refused the token, `network.error` otherwise.
+    public static func failureCode(_ error: any Error) -> MessageCode {
+        if let remote = error as? RemoteError, remote.code == .unauthenticated { return .sessionExpired }
+        return .networkError
+    }
+
     /// Builds the outputs for the session `token`; `throttle` (default 300 ms) runs on `scheduler`.
+    /// Each search asks for `pageSize` heroes from the current page's first.
     public init(
         input: Input, catalog: any HeroCatalogClient, token: String, scheduler: any SchedulerType,
-        throttle: RxTimeInterval = .milliseconds(300)
+        throttle: RxTimeInterval = .milliseconds(300), pageSize: Int = HeroesViewModel.defaultPageSize
     ) {
-        let steps = input.searchText
+        let queries = input.searchText
             .throttle(throttle, latest: true, scheduler: scheduler)
             .distinctUntilChanged()
-            .flatMapLatest { query -> Observable<Step> in
-                catalog.search(HeroSearchRequest(query: query, token: token))
-                    .asObservable()
-                    .map { Step.page($0) }
-                    .catchAndReturn(.failed)
-                    .startWith(.started)
+        let pageNumbers = input.page.startWith(0).distinctUntilChanged()
+        let steps = Observable.combineLatest(queries, pageNumbers) { ($0, $1) }
+            .flatMapLatest { query, page -> Observable<Step> in
+                let (offset, overflow) = page.multipliedReportingOverflow(by: pageSize)
+                return catalog.search(
+                    HeroSearchRequest(
+                        query: query, offset: overflow ? Int.max : offset, limit: pageSize, token: token)
+                )
+                .asObservable()
+                .map { Step.page($0) }
+                .catch { error in .just(.failed(Self.failureCode(error))) }
+                .startWith(.started)
             }
             .share(replay: 1)
         let pages: Observable<HeroSearchResponse> = steps.compactMap { step in
@@ -68,7 +91,7 @@ public struct HeroesViewModel: Sendable {
             switch step {
             case .started: return nil
             case .page: return .some(nil)
-            case .failed: return .some(.networkError)
+            case .failed(let code): return .some(code)
             }
         }.startWith(nil)
         output = Output(

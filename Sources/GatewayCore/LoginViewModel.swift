@@ -96,8 +96,8 @@ public struct LoginViewModel: Sendable {
     private let reopenAfter: RxTimeInterval
 
     /// A view model over `validation` and `auth`, for the end client `client` (passed on for the
-    /// services' per-client limits). Outputs deliver on `scheduler` (the gateway's actor; a
-    /// `TestScheduler` in tests). A broken validation channel is opened again `reopenAfter` later.
+    /// services' per-client limits). Timers run on `scheduler` (the gateway's actor; a `TestScheduler`
+    /// in tests). A broken validation channel is opened again `reopenAfter` later.
     public init(
         validation: any ValidationServiceClient, auth: any AuthServiceClient, client: String? = nil,
         scheduler: any SchedulerType, reopenAfter: RxTimeInterval = .seconds(1)
@@ -111,8 +111,12 @@ public struct LoginViewModel: Sendable {
 
     /// Builds the outputs for `input`. Nothing runs until an output is subscribed; each output
     /// shares one subscription to what it is built from.
+    ///
+    /// The outputs deliver where ``SharingScheduler/make()`` says when they are built: build them on
+    /// the gateway's actor (inside work its `ActorScheduler` runs) and they deliver there; tests build
+    /// them inside `SharingScheduler.mock(scheduler:)`.
     public func transform(_ input: Input) -> Output {
-        SharingScheduler.mock(scheduler: scheduler) { build(input) }
+        build(input)
     }
 
     private func build(_ input: Input) -> Output {

@@ -60,26 +60,20 @@ public struct NumbersViewModel: Sendable {
     /// `numbers.overflow`: the numbers or their sum are too large.
     public static let overflow: MessageCode = .numbersOverflow
 
-    private let scheduler: any SchedulerType
-
-    /// A view model whose outputs deliver on `scheduler` (the gateway's actor; a `TestScheduler`
-    /// in tests).
-    public init(scheduler: any SchedulerType) {
-        self.scheduler = scheduler
-    }
+    /// A view model. Its outputs deliver where ``SharingScheduler/make()`` says when they are built
+    /// (the gateway builds them on its actor; tests inside `SharingScheduler.mock(scheduler:)`).
+    public init() {}
 
     /// Builds the outputs for `input`.
     public func transform(_ input: Input) -> Output {
-        SharingScheduler.mock(scheduler: scheduler) {
-            let sum = Observable.combineLatest(
-                input.a.startWith(""), input.b.startWith(""), input.c.startWith("")
-            ) { a, b, c in
-                Self.sum([a, b, c])
-            }
-            .distinctUntilChanged()
-            .asDriver(onErrorJustReturn: .value(0))
-            return Output(sum: sum)
+        let sum = Observable.combineLatest(
+            input.a.startWith(""), input.b.startWith(""), input.c.startWith("")
+        ) { a, b, c in
+            Self.sum([a, b, c])
         }
+        .distinctUntilChanged()
+        .asDriver(onErrorJustReturn: .value(0))
+        return Output(sum: sum)
     }
 
     /// The sum of `texts`, each read with ``parse(_:)``.

@@ -1,4 +1,5 @@
 public import Contracts
+public import Dispatch
 public import Reactive
 
 /// The register screen (DESIGN §2.2): three fields validated live over `validate.fields`
@@ -30,32 +31,8 @@ public struct RegisterViewModel: Sendable {
         }
     }
 
-    /// A one-shot message for the screen.
-    public struct Alert: Sendable, Hashable {
-        /// What kind of outcome the message reports.
-        public enum Kind: String, Sendable, Hashable {
-            /// The account was made.
-            case success
-            /// The service refused.
-            case failure
-            /// The call did not complete.
-            case error
-        }
-
-        /// The outcome.
-        public var kind: Kind
-        /// The message.
-        public var code: MessageCode
-        /// The message's parameters.
-        public var params: [String: String]
-
-        /// An alert.
-        public init(kind: Kind, code: MessageCode, params: [String: String] = [:]) {
-            self.kind = kind
-            self.code = code
-            self.params = params
-        }
-    }
+    /// A one-shot message for the screen (the alert every flow uses).
+    public typealias Alert = ScreenAlert
 
     /// What the screen binds to.
     public struct Output: Sendable {
@@ -87,46 +64,75 @@ public struct RegisterViewModel: Sendable {
     /// The outputs.
     public let output: Output
 
-    /// Builds the outputs from `input`, the validation channel and the auth service.
+    /// Builds the outputs from `input`, the validation channel and the auth service, for the end
+    /// client `client`. A broken validation channel is opened again `reopenAfter` later on
+    /// `scheduler` (nil: the scheduler the outputs deliver on, ``SharingScheduler/make()``).
     public init(
         input: Input, validation: any ValidationServiceClient, auth: any AuthServiceClient,
-        client: String? = nil
+        client: String? = nil, scheduler: (any SchedulerType)? = nil,
+        reopenAfter: RxTimeInterval = .seconds(1)
     ) {
+        let scheduler = scheduler ?? SharingScheduler.make()
+        // Replayed, so a reopened channel is sent the latest texts again.
+        let usernameText = input.username.share(replay: 1)
+        let passwordText = input.password.share(replay: 1)
+        let repeatText = input.repeatPassword.share(replay: 1)
         let edits = Observable<FieldEdit>.merge(
-            input.username.map { FieldEdit(field: .username, text: $0) },
-            input.password.map { FieldEdit(field: .password, text: $0) },
-            input.repeatPassword.map { FieldEdit(field: .repeat, text: $0) }
+            usernameText.map { FieldEdit(field: .username, text: $0) },
+            passwordText.map { FieldEdit(field: .password, text: $0) },
+            repeatText.map { FieldEdit(field: .repeat, text: $0) }
         )
         let parameters = FieldsParameters(
             usernamePurpose: .register, passwordPurpose: .register, client: client)
-        let results = validation.fields(parameters, edits: edits)
-            .catchAndReturn(FieldResult(field: .username, result: .failed(.networkError)))
-            .share(replay: 0)
-        func verdicts(_ field: Field) -> Observable<ValidationResult> {
-            results.filter { $0.field == field }.map { $0.result }.startWith(.empty)
-        }
-        let credentials = Observable.combineLatest(input.username, input.password) { ($0, $1) }
-        let password = verdicts(.password).share(replay: 1)
-        let repeatPassword = verdicts(.repeat).share(replay: 1)
-        // Each tap (while enabled) cancels the registration before it.
-        let steps = RegisterSteps.steps(
-            tap: input.registerTap, credentials: credentials, auth: auth, client: client)
-        let registered: Observable<ValidationResult> = steps.compactMap { step in
-            if case .finished(_, let response) = step, response.statusCode / 100 == 2 {
-                return .failed(.usernameExists, ["name": response.username])
-            }
-            return nil
-        }
-        let username = Observable.merge(verdicts(.username), registered).share(replay: 1)
-        let registering = steps.map { step -> Bool in
-            if case .started = step { return true }
-            return false
-        }.startWith(false).distinctUntilChanged().share(replay: 1)
-        let passwordEnabled = username.map { $0.isValid }.distinctUntilChanged()
-        let repeatEnabled = password.map { $0.isValid }.distinctUntilChanged()
+        let verdicts = FieldChannel.verdicts(
+            FieldChannel.updates(
+                validation: validation, parameters: parameters, edits: edits, reopenAfter: reopenAfter,
+                scheduler: scheduler),
+            fields: [.username, .password, .repeat]
+        ).share(replay: 1)
+        // Feedback from the registrations to the gate of the next tap: whether one is in flight and
+        // the name last registered (the relays are written only by `steps`, below).
+        let busy = BehaviorRelay(value: false)
+        let registered = PublishRelay<String>()
+        let username = Observable.merge(
+            verdicts.map { $0[.username] ?? .empty }.distinctUntilChanged(),
+            registered.map { ValidationResult.failed(.usernameExists, ["name": $0]) }
+        ).share(replay: 1)
+        let password = verdicts.map { $0[.password] ?? .empty }.distinctUntilChanged().share(replay: 1)
+        let repeatPassword = verdicts.map { $0[.repeat] ?? .empty }.distinctUntilChanged().share(replay: 1)
         let allValid = Observable.combineLatest(username, password, repeatPassword) {
             $0.isValid && $1.isValid && $2.isValid
         }
+        let gate = Observable.combineLatest(usernameText, passwordText, allValid, busy.asObservable()) {
+            RegisterGate(username: $0, password: $1, enabled: $2 && !$3)
+        }
+        // A tap while disabled is ignored; each accepted tap cancels nothing (the button is disabled
+        // while a registration is in flight).
+        let steps = input.registerTap.withLatestFrom(gate)
+            .filter(\.enabled)
+            .flatMapLatest { gate -> Observable<Step> in
+                auth.register(
+                    RegisterRequest(username: gate.username, password: gate.password, client: client)
+                )
+                .asObservable()
+                .map { Step.finished(gate.username, $0) }
+                .catchAndReturn(.failed)
+                .startWith(.started)
+            }
+            .do(onNext: { step in
+                switch step {
+                case .started: busy.accept(true)
+                case .failed: busy.accept(false)
+                case .finished(_, let response):
+                    // The name first, so the button does not flash enabled in between.
+                    if response.statusCode / 100 == 2 { registered.accept(response.username) }
+                    busy.accept(false)
+                }
+            })
+            .share(replay: 0)
+        let registering = busy.asObservable().distinctUntilChanged().share(replay: 1)
+        let passwordEnabled = username.map { $0.isValid }.distinctUntilChanged()
+        let repeatEnabled = password.map { $0.isValid }.distinctUntilChanged()
         let registerEnabled = Observable.combineLatest(allValid, registering) { $0 && !$1 }
             .distinctUntilChanged()
         let alert: Observable<Alert> = steps.compactMap { step in
@@ -151,20 +157,42 @@ public struct RegisterViewModel: Sendable {
     }
 }
 
-/// Builds the registration steps stream.
-enum RegisterSteps {
-    static func steps(
-        tap: Observable<Void>, credentials: Observable<(String, String)>, auth: any AuthServiceClient,
-        client: String?
-    ) -> Observable<RegisterViewModel.Step> {
-        tap.withLatestFrom(credentials)
-            .flatMapLatest { pair -> Observable<RegisterViewModel.Step> in
-                auth.register(RegisterRequest(username: pair.0, password: pair.1, client: client))
-                    .asObservable()
-                    .map { RegisterViewModel.Step.finished(pair.0, $0) }
-                    .catchAndReturn(.failed)
-                    .startWith(.started)
-            }
-            .share(replay: 0)
+/// What a register tap registers, and whether the button was enabled.
+private struct RegisterGate: Sendable {
+    var username: String
+    var password: String
+    var enabled: Bool
+}
+
+/// A one-shot message for a screen: the outcome of a registration or a sign-in.
+public struct ScreenAlert: Sendable, Hashable, CustomStringConvertible {
+    /// What kind of outcome the message reports.
+    public enum Kind: String, Sendable, Hashable {
+        /// It worked.
+        case success
+        /// The service refused.
+        case failure
+        /// The call did not complete.
+        case error
     }
+
+    /// The outcome.
+    public var kind: Kind
+    /// The message.
+    public var code: MessageCode
+    /// The message's parameters.
+    public var params: [String: String]
+
+    /// An alert.
+    public init(kind: Kind, code: MessageCode, params: [String: String] = [:]) {
+        self.kind = kind
+        self.code = code
+        self.params = params
+    }
+
+    /// The message it shows.
+    public var message: ScreenMessage { ScreenMessage(code, params) }
+
+    /// E.g. `success register.ok name=ann`.
+    public var description: String { "\(kind.rawValue) \(message)" }
 }

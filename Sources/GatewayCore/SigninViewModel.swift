@@ -1,4 +1,5 @@
 public import Contracts
+public import Dispatch
 public import Reactive
 
 /// The sign-in screen (DESIGN §2.3): the username is checked live (purpose `signin`), the login
@@ -31,9 +32,11 @@ public struct SigninViewModel: Sendable {
         /// A login is in flight.
         public var loggingIn: Driver<Bool>
         /// The outcome of each login (reuses the register screen's alert shape).
-        public var alert: Signal<RegisterViewModel.Alert>
+        public var alert: Signal<ScreenAlert>
         /// The session token after each successful login.
         public var session: Signal<String>
+        /// The signed-in user (name and token) after each successful login.
+        public var user: Signal<LoginResponse.User>
     }
 
     enum Step: Sendable {
@@ -45,55 +48,63 @@ public struct SigninViewModel: Sendable {
     /// The outputs.
     public let output: Output
 
-    /// Builds the outputs from `input`, the validation channel and the auth service.
+    /// Builds the outputs from `input`, the validation channel and the auth service, for the end
+    /// client `client`. A broken validation channel is opened again `reopenAfter` later on
+    /// `scheduler` (nil: the scheduler the outputs deliver on, ``SharingScheduler/make()``).
     public init(
         input: Input, validation: any ValidationServiceClient, auth: any AuthServiceClient,
-        client: String? = nil
+        client: String? = nil, scheduler: (any SchedulerType)? = nil,
+        reopenAfter: RxTimeInterval = .seconds(1)
     ) {
-        let edits = input.username.map { FieldEdit(field: .username, text: $0) }
+        let scheduler = scheduler ?? SharingScheduler.make()
+        // Replayed, so a reopened channel is sent the latest username again.
+        let usernameText = input.username.share(replay: 1)
+        let passwordText = input.password.share(replay: 1)
+        let edits = usernameText.map { FieldEdit(field: .username, text: $0) }
         let parameters = FieldsParameters(usernamePurpose: .signin, passwordPurpose: .login, client: client)
-        let usernameResult = validation.fields(parameters, edits: edits)
-            .filter { $0.field == .username }
-            .map { $0.result }
-            .catchAndReturn(.failed(.networkError))
-            .startWith(.empty)
-            .share(replay: 1)
-        let credentials = Observable.combineLatest(input.username, input.password) { ($0, $1) }
-        let steps = input.loginTap.withLatestFrom(credentials)
-            .flatMapLatest { pair -> Observable<Step> in
-                auth.login(LoginRequest(username: pair.0, password: pair.1, client: client))
+        let usernameResult = FieldChannel.verdicts(
+            FieldChannel.updates(
+                validation: validation, parameters: parameters, edits: edits, reopenAfter: reopenAfter,
+                scheduler: scheduler),
+            fields: [.username]
+        )
+        .map { $0[.username] ?? .empty }
+        .distinctUntilChanged()
+        .share(replay: 1)
+        // Whether a login is in flight, written only by `steps` (the gate of the next tap).
+        let busy = BehaviorRelay(value: false)
+        let ready = Observable.combineLatest(usernameResult, passwordText.startWith("")) {
+            username, password in
+            username.isValid && !password.isEmpty
+        }
+        let gate = Observable.combineLatest(usernameText, passwordText, ready, busy.asObservable()) {
+            SigninGate(username: $0, password: $1, enabled: $2 && !$3)
+        }
+        // A tap while disabled (fields not ready, or a login in flight) is ignored.
+        let steps = input.loginTap.withLatestFrom(gate)
+            .filter(\.enabled)
+            .flatMapLatest { gate -> Observable<Step> in
+                auth.login(LoginRequest(username: gate.username, password: gate.password, client: client))
                     .asObservable()
                     .map { Step.finished($0) }
                     .catchAndReturn(.failed)
                     .startWith(.started)
             }
+            .do(onNext: { step in
+                if case .started = step { busy.accept(true) } else { busy.accept(false) }
+            })
             .share(replay: 0)
-        let loggingIn = steps.map { step -> Bool in
-            if case .started = step { return true }
-            return false
-        }.startWith(false).distinctUntilChanged().share(replay: 1)
-        let loginEnabled = Observable.combineLatest(
-            usernameResult, input.password.startWith(""), loggingIn
-        ) { username, password, busy in
-            username.isValid && !password.isEmpty && !busy
-        }.distinctUntilChanged()
-        let alert: Observable<RegisterViewModel.Alert> = steps.compactMap { step in
+        let loggingIn = busy.asObservable().distinctUntilChanged().share(replay: 1)
+        let loginEnabled = Observable.combineLatest(ready, loggingIn) { $0 && !$1 }.distinctUntilChanged()
+        let alert: Observable<ScreenAlert> = steps.compactMap { step in
             switch step {
             case .started: return nil
             case .failed: return .init(kind: .error, code: .networkError)
-            case .finished(let response) where response.statusCode / 100 == 2:
-                return .init(kind: .success, code: response.message)
-            case .finished(let response) where response.message == .loginThrottled:
-                let params = response.retryAfter.map { ["seconds": String($0)] } ?? [:]
-                return .init(kind: .failure, code: .loginThrottled, params: params)
-            case .finished:
-                return .init(kind: .failure, code: .loginWrongPassword)
+            case .finished(let response): return Self.alert(for: response)
             }
         }
-        let session: Observable<String> = steps.compactMap { step in
-            if case .finished(let response) = step, response.statusCode / 100 == 2 {
-                return response.user?.userToken
-            }
+        let session: Observable<LoginResponse.User> = steps.compactMap { step in
+            if case .finished(let response) = step, response.statusCode / 100 == 2 { return response.user }
             return nil
         }
         output = Output(
@@ -101,7 +112,32 @@ public struct SigninViewModel: Sendable {
             loginEnabled: loginEnabled.asDriver(onErrorJustReturn: false),
             loggingIn: loggingIn.asDriver(onErrorJustReturn: false),
             alert: alert.asSignal(onErrorJustReturn: .init(kind: .error, code: .networkError)),
-            session: session.asSignal(onErrorSignalWith: .empty())
+            session: session.map(\.userToken).asSignal(onErrorSignalWith: .empty()),
+            user: session.asSignal(onErrorSignalWith: .empty())
         )
     }
+}
+
+extension SigninViewModel {
+    /// The alert an answer from `auth.login` shows: `login.ok` (with `name` and `token`),
+    /// `login.throttled` (with `retry_after`), else `login.wrongPassword` whatever the reason.
+    public static func alert(for response: LoginResponse) -> ScreenAlert {
+        if response.statusCode / 100 == 2, let user = response.user {
+            return ScreenAlert(
+                kind: .success, code: .loginOK, params: ["name": user.name, "token": user.userToken])
+        }
+        if response.statusCode / 100 == 2 { return ScreenAlert(kind: .error, code: .networkError) }
+        if response.message == .loginThrottled {
+            let params = response.retryAfter.map { ["retry_after": String($0)] } ?? [:]
+            return ScreenAlert(kind: .failure, code: .loginThrottled, params: params)
+        }
+        return ScreenAlert(kind: .failure, code: .loginWrongPassword)
+    }
+}
+
+/// What a login tap sends, and whether the button was enabled.
+private struct SigninGate: Sendable {
+    var username: String
+    var password: String
+    var enabled: Bool
 }

@@ -28,11 +28,13 @@ private func runLogin(
         scheduler: scheduler, delay: validationDelay, breakAfter: 100, breaks: validationBreaks)
     let model = LoginViewModel(
         validation: validation, auth: auth, client: "cli-1", scheduler: scheduler, reopenAfter: .seconds(50))
-    let output = model.transform(
-        LoginViewModel.Input(
-            phone: scheduler.createHotObservable(phone).asObservable(),
-            password: scheduler.createHotObservable(password).asObservable(),
-            loginTap: scheduler.createHotObservable(taps).asObservable()))
+    let output = SharingScheduler.mock(scheduler: scheduler) {
+        model.transform(
+            LoginViewModel.Input(
+                phone: scheduler.createHotObservable(phone).asObservable(),
+                password: scheduler.createHotObservable(password).asObservable(),
+                loginTap: scheduler.createHotObservable(taps).asObservable()))
+    }
     let run = LoginRun(
         scheduler: scheduler, auth: auth, validation: validation,
         loginEnabled: scheduler.createObserver(Bool.self),

@@ -10,10 +10,12 @@ struct NumbersViewModelTests {
         let a = scheduler.createHotObservable([.next(210, "1"), .next(250, "10")])
         let b = scheduler.createHotObservable([.next(220, "2")])
         let c = scheduler.createHotObservable([.next(230, "x"), .next(240, "3"), .next(260, " 4 ")])
-        let model = NumbersViewModel(scheduler: scheduler)
-        let res = scheduler.start {
-            model.transform(.init(a: a.asObservable(), b: b.asObservable(), c: c.asObservable())).sum
-                .asObservable()
+        let model = NumbersViewModel()
+        let res = SharingScheduler.mock(scheduler: scheduler) {
+            scheduler.start {
+                model.transform(.init(a: a.asObservable(), b: b.asObservable(), c: c.asObservable())).sum
+                    .asObservable()
+            }
         }
         // "x" counts as 0, so 230 repeats 3 and is not shown again.
         #expect(
@@ -30,10 +32,12 @@ struct NumbersViewModelTests {
             .next(220, "1"), .next(230, "99999999999999999999999"), .next(250, "2"),
         ])
         let c = scheduler.createHotObservable([Recorded<Event<String>>]())
-        let model = NumbersViewModel(scheduler: scheduler)
-        let res = scheduler.start {
-            model.transform(.init(a: a.asObservable(), b: b.asObservable(), c: c.asObservable())).sum
-                .asObservable()
+        let model = NumbersViewModel()
+        let res = SharingScheduler.mock(scheduler: scheduler) {
+            scheduler.start {
+                model.transform(.init(a: a.asObservable(), b: b.asObservable(), c: c.asObservable())).sum
+                    .asObservable()
+            }
         }
         // Int.max + 1 overflows; so does a number too long for Int, whatever the other fields say.
         #expect(

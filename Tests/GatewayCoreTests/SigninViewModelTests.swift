@@ -8,7 +8,7 @@ import Testing
 struct SigninViewModelTests {
     static let alice = LoginResponse.User(name: "alice", userToken: "t1")
 
-    @Test func aSecondTapCancelsTheFirstAndTheTokenArrives() {
+    @Test func aTapWhileLoggingInIsIgnoredAndTheTokenArrives() {
         let scheduler = TestScheduler(initialClock: 0)
         let loginCall = scheduler.createColdObservable([
             .next(40, LoginResponse(statusCode: 200, message: .loginOK, user: Self.alice)),
@@ -37,15 +37,18 @@ struct SigninViewModelTests {
             scheduler.start()
         }
         // Enabled once the username exists and a password is typed; off while logging in.
-        #expect(enabled.events == [.next(201, false), .next(236, true), .next(301, false), .next(351, true)])
+        #expect(enabled.events == [.next(201, false), .next(236, true), .next(301, false), .next(341, true)])
         #expect(
             username.events == [
                 .next(201, .empty), .next(216, .failed(.usernameUnknown)), .next(236, .ok(.usernameExists)),
             ])
-        #expect(session.events == [.next(351, "t1")])
-        #expect(alert.events == [.next(351, .init(kind: .success, code: .loginOK))])
-        // The second tap disposed the first login (the cancel).
-        #expect(loginCall.subscriptions == [Subscription(300, 310), Subscription(310, 350)])
+        #expect(session.events == [.next(341, "t1")])
+        #expect(
+            alert.events == [
+                .next(341, .init(kind: .success, code: .loginOK, params: ["name": "alice", "token": "t1"]))
+            ])
+        // The second tap came while the button was disabled (logging in): ignored.
+        #expect(loginCall.subscriptions == [Subscription(300, 340)])
     }
 
     @Test func aWrongPasswordForAnUnknownUserReadsTheSame() {

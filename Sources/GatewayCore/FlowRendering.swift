@@ -1,0 +1,89 @@
+public import Contracts
+
+/// Turns view-model values into ``FlowOutput`` events rendered in one locale (the table in
+/// ``FlowOutput``'s documentation and docs/gateway/protocol.md).
+public struct FlowRenderer: Sendable {
+    /// The catalogue the texts come from.
+    public let catalogue: MessageCatalogue
+    /// The channel's locale.
+    public let locale: MessageLocale
+
+    /// A renderer of `catalogue`'s texts in `locale`.
+    public init(catalogue: MessageCatalogue = .standard, locale: MessageLocale) {
+        self.catalogue = catalogue
+        self.locale = locale
+    }
+
+    /// `message` rendered.
+    public func text(_ message: ScreenMessage) -> String {
+        catalogue.render(message, in: locale)
+    }
+
+    /// A field's result: `state`, `code` and `message` (`""` when there is no code).
+    public func field(_ output: String, _ result: ValidationResult) -> FlowOutput {
+        FlowOutput(
+            output: output, state: result.state, code: result.code,
+            message: result.code.map { text(ScreenMessage($0, result.params)) } ?? "")
+    }
+
+    /// A flag: `value`.
+    public func flag(_ output: String, _ value: Bool) -> FlowOutput {
+        FlowOutput(output: output, value: value)
+    }
+
+    /// Login's tip line: the joined texts, and the code of the first message (the login result's
+    /// while one shows, else the first failing field's); no code when the line is empty.
+    public func tip(_ messages: [ScreenMessage]) -> FlowOutput {
+        FlowOutput(
+            output: "tip", code: messages.first?.code,
+            message: ScreenMessage.joined(messages, rendering: text))
+    }
+
+    /// A one-shot alert: `kind`, `code`, `message`.
+    public func alert(_ alert: ScreenAlert) -> FlowOutput {
+        FlowOutput(output: "alert", code: alert.code, message: text(alert.message), kind: alert.kind.rawValue)
+    }
+
+    /// A session: `name`, `token`.
+    public func session(name: String, token: String) -> FlowOutput {
+        FlowOutput(output: "session", name: name, token: token)
+    }
+
+    /// A page of heroes, names and introductions in the locale.
+    public func heroes(_ heroes: [Hero]) -> FlowOutput {
+        FlowOutput(output: "heroes", heroes: heroes.map(hero))
+    }
+
+    /// One hero in the locale.
+    public func hero(_ hero: Hero) -> FlowHero {
+        FlowHero(id: hero.id, name: localized(hero.name), intro: localized(hero.intro))
+    }
+
+    /// A count: `number`.
+    public func count(_ output: String, _ number: Int) -> FlowOutput {
+        FlowOutput(output: output, number: number)
+    }
+
+    /// The heroes' error line: `code` and `message`, or `message` `""` after a good search.
+    public func error(_ code: MessageCode?) -> FlowOutput {
+        FlowOutput(output: "error", code: code, message: code.map { text(ScreenMessage($0)) } ?? "")
+    }
+
+    /// The sum: `number`, or `code` and `message` (`numbers.overflow`).
+    public func sum(_ sum: NumbersViewModel.Sum) -> FlowOutput {
+        switch sum {
+        case .value(let number): FlowOutput(output: "sum", number: number)
+        case .overflow:
+            FlowOutput(
+                output: "sum", code: NumbersViewModel.overflow,
+                message: text(ScreenMessage(NumbersViewModel.overflow)))
+        }
+    }
+
+    /// The text for the locale: the locale's, else `zh-Hans`'s, else the first by locale name.
+    public func localized(_ texts: [String: String]) -> String {
+        if let text = texts[locale.rawValue] { return text }
+        if let text = texts[MessageLocale.zhHans.rawValue] { return text }
+        return texts.keys.sorted().first.flatMap { texts[$0] } ?? ""
+    }
+}

@@ -1,0 +1,82 @@
+import Contracts
+import Dispatch
+import GatewayCore
+import Reactive
+import RemoteProtocol
+import RemoteStreams
+import Testing
+import ZeroMQ
+
+/// Waits up to 10 s for `semaphore`, off the cooperative pool.
+private func arrived(_ semaphore: DispatchSemaphore) async -> Bool {
+    await withCheckedContinuation { continuation in
+        DispatchQueue.global().async {
+            continuation.resume(returning: semaphore.wait(timeout: .now() + 10) == .success)
+        }
+    }
+}
+
+/// The ZeroMQ clients against an in-process server standing in for the three services.
+@Suite("remote service clients", .timeLimit(.minutes(1)))
+struct RemoteServiceClientsTests {
+    @Test("a fields channel answers; an outage fails it at once and the server disposes it (CANCEL)")
+    func validationChannelAndOutage() async throws {
+        let opened = DispatchSemaphore(value: 0)
+        let disposed = DispatchSemaphore(value: 0)
+        var handlers = RemoteHandlers()
+        handlers.channel(ValidationMethod.fields) {
+            (_: FieldsParameters, edits: Observable<FieldEdit>) -> Observable<FieldResult> in
+            edits.map { FieldResult(field: $0.field, result: .ok()) }
+                .do(onSubscribed: { opened.signal() }, onDispose: { disposed.signal() })
+        }
+        handlers.request(AuthMethod.login) { (request: LoginRequest) in
+            Single.just(LoginResponse(statusCode: 401, message: .loginWrongPassword))
+        }
+        handlers.request(HeroMethod.search) { (request: HeroSearchRequest) -> Single<HeroSearchResponse> in
+            request.token == "good"
+                ? .just(HeroSearchResponse(total: 0, items: []))
+                : .error(RemoteError(code: .unauthenticated, message: "bad token"))
+        }
+        let context = try Context()
+        let server = try RemoteServer(
+            context: context, configuration: .init(endpoints: ["tcp://127.0.0.1:*"]), handlers: handlers)
+        let client = try RemoteClient(context: context, configuration: .init(endpoints: server.endpoints))
+        let liveness = UpstreamLiveness()
+        let validation = RemoteValidationServiceClient(
+            client: client, channelDeadline: .seconds(30), liveness: liveness)
+
+        let edits = ReplaySubject<FieldEdit>.createUnbounded()
+        let (stream, continuation) = AsyncStream<Event<FieldResult>>.makeStream()
+        let subscription = validation.fields(FieldsParameters(), edits: edits.asObservable()).subscribe {
+            continuation.yield($0)
+        }
+        var events = stream.makeAsyncIterator()
+        edits.onNext(FieldEdit(field: .phone, text: "1"))
+        #expect(await events.next() == .next(FieldResult(field: .phone, result: .ok())))
+        #expect(await arrived(opened))
+        liveness.set(reachable: false)
+        guard case .error(let error) = await events.next() else {
+            Issue.record("the channel did not fail")
+            return
+        }
+        #expect((error as? RemoteError)?.code == .unavailable)
+        #expect(await arrived(disposed), "the server never saw the CANCEL")
+        subscription.dispose()
+
+        // While unreachable, a new channel fails at once, without opening anything.
+        let refused = try? await validation.fields(FieldsParameters(), edits: .never()).asSingle().value
+        #expect(refused == nil)
+
+        let auth = RemoteAuthServiceClient(client: client, deadline: .seconds(5))
+        let answer = try await auth.login(LoginRequest(username: "a", password: "b")).value
+        #expect(answer.message == .loginWrongPassword)
+        let catalog = RemoteHeroCatalogClient(client: client, deadline: .seconds(5))
+        #expect(try await catalog.search(HeroSearchRequest(query: "", token: "good")).value.total == 0)
+        await #expect(throws: RemoteError.self) {
+            try await catalog.search(HeroSearchRequest(query: "", token: "bad")).value
+        }
+        await client.stop()
+        await server.stop()
+        context.terminate()
+    }
+}

@@ -1,0 +1,181 @@
+import Contracts
+import Foundation
+import Reactive
+import RemoteProtocol
+import RemoteStreams
+import ServiceKit
+import ZeroMQ
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The four binaries with CURVE on, in one temp directory: auth-service, validation-service and
+/// hero-catalog-service (each allowing the clients that call it), and the gateway in front of them,
+/// which lets in any client that knows its key.
+///
+/// Keys are made before the processes start: every service's pair and client pair in its own state
+/// directory, the callers' client keys in the callees' `allowed_clients`, and the three services'
+/// public keys copied into the gateway's state directory as `auth.pub`, `validation.pub` and
+/// `heroes.pub` (the gateway's defaults).
+struct GatewayStack {
+    let directory: TemporaryDirectory
+    let auth: ServiceProcess
+    let validation: ServiceProcess
+    let heroes: ServiceProcess
+    let gateway: ServiceProcess
+    /// An end client of the gateway, with a key pair of its own (not on any list).
+    let client: RemoteClient
+    let context: Context
+
+    static let validationArguments = ["--curve", "on", "--auth-curve", "on"]
+
+    /// Starts the four, the gateway with `gatewayArguments` added; `allowedEndClients` (public
+    /// keys) become the gateway's `allowed_clients` (for `--clients allow-list`).
+    static func start(
+        in directory: TemporaryDirectory, gatewayArguments: [String] = [], allowedEndClients: [[UInt8]] = []
+    ) async throws -> GatewayStack {
+        let authState = try StateDirectory(creating: ServiceProcess.stateDirectory(in: directory))
+        let validationState = try StateDirectory(creating: directory.file("state-validation"))
+        let heroesState = try StateDirectory(creating: directory.file("state-heroes"))
+        let gatewayState = try StateDirectory(creating: directory.file("state-gateway"))
+        func pairs(_ state: StateDirectory) throws -> (server: CurveKeyPair, client: CurveKeyPair) {
+            (try CurveKeyFiles.serverKeys(in: state), try CurveKeyFiles.clientKeys(in: state))
+        }
+        let authKeys = try pairs(authState)
+        let validationKeys = try pairs(validationState)
+        let heroesKeys = try pairs(heroesState)
+        let gatewayKeys = try pairs(gatewayState)
+        func allow(_ clients: [(CurveKeyPair, String)], in state: StateDirectory) throws {
+            let lines = try clients.map { "\(try Z85.encode($0.0.publicKey)) \($0.1)\n" }.joined()
+            try lines.write(toFile: state.file("allowed_clients"), atomically: true, encoding: .utf8)
+        }
+        try allow(
+            [
+                (validationKeys.client, "validation"), (heroesKeys.client, "heroes"),
+                (gatewayKeys.client, "gateway"),
+            ],
+            in: authState)
+        try allow([(gatewayKeys.client, "gateway")], in: validationState)
+        try allow([(gatewayKeys.client, "gateway")], in: heroesState)
+        if !allowedEndClients.isEmpty {
+            let lines = try allowedEndClients.map { "\(try Z85.encode($0)) end-client\n" }.joined()
+            try lines.write(toFile: gatewayState.file("allowed_clients"), atomically: true, encoding: .utf8)
+        }
+        for (state, name) in [(authState, "auth"), (validationState, "validation"), (heroesState, "heroes")] {
+            try FileManager.default.copyItem(
+                atPath: state.file("curve.pub"), toPath: gatewayState.file("\(name).pub"))
+        }
+
+        var started: [ServiceProcess] = []
+        do {
+            let auth = try await ServiceProcess.start(
+                ["--curve", "on"], in: directory,
+                curve: RemoteClient.Curve(serverKey: authKeys.server.publicKey, keys: authKeys.client))
+            started.append(auth)
+            let validation = try await startValidation(in: directory, auth: auth.endpoint)
+            started.append(validation)
+            let heroes = try await ServiceProcess.start(
+                [
+                    "--curve", "on", "--auth-endpoint", auth.endpoint, "--auth-curve", "on",
+                    "--auth-server-key",
+                    authState.file("curve.pub"),
+                ], in: directory,
+                curve: RemoteClient.Curve(serverKey: heroesKeys.server.publicKey, keys: heroesKeys.client),
+                name: "heroes", executable: "hero-catalog-service")
+            started.append(heroes)
+            let gateway = try await ServiceProcess.start(
+                [
+                    "--curve", "on", "--auth-endpoint", auth.endpoint, "--validation-endpoint",
+                    validation.endpoint, "--heroes-endpoint", heroes.endpoint, "--probe-interval", "200ms",
+                    "--deadline", "1s",
+                ] + gatewayArguments, in: directory,
+                curve: RemoteClient.Curve(serverKey: gatewayKeys.server.publicKey, keys: gatewayKeys.client),
+                name: "gateway", executable: "gateway")
+            started.append(gateway)
+            let endClientState = try StateDirectory(creating: directory.file("end-client"))
+            let context = try Context()
+            let client = try RemoteClient(
+                context: context,
+                configuration: .init(
+                    endpoints: [gateway.endpoint], deadline: .seconds(10), name: "end-client",
+                    curve: RemoteClient.Curve(
+                        serverKey: gatewayKeys.server.publicKey,
+                        keys: try CurveKeyFiles.clientKeys(in: endClientState))))
+            return GatewayStack(
+                directory: directory, auth: auth, validation: validation, heroes: heroes, gateway: gateway,
+                client: client, context: context)
+        } catch {
+            for process in started.reversed() { await process.stop() }
+            throw error
+        }
+    }
+
+    /// Starts validation-service (again) in its state directory, on `endpoint` if given.
+    static func startValidation(in directory: TemporaryDirectory, auth: String, endpoint: String? = nil)
+        async throws -> ServiceProcess
+    {
+        let state = try StateDirectory(creating: directory.file("state-validation"))
+        return try await ServiceProcess.start(
+            validationArguments + [
+                "--auth-endpoint", auth, "--auth-public-key", directory.file("state/curve.pub"),
+            ],
+            in: directory, endpoint: endpoint,
+            curve: RemoteClient.Curve(
+                serverKey: try CurveKeyFiles.serverKeys(in: state).publicKey,
+                keys: try CurveKeyFiles.clientKeys(in: state)),
+            name: "validation", executable: "validation-service")
+    }
+
+    /// Stops the end client, then the processes in reverse order.
+    func stop() async {
+        await client.stop()
+        context.terminate()
+        await gateway.stop()
+        await heroes.stop()
+        await validation.stop()
+        await auth.stop()
+    }
+
+    /// Every log, for a failure's message.
+    var logs: String {
+        [gateway, validation, heroes, auth].map { "== \($0.executable)\n\($0.log)" }.joined(separator: "\n")
+    }
+}
+
+/// A flow channel on the gateway: inputs sent one at a time, outputs read in order.
+final class GatewayFlowSession {
+    private let inputs = ReplaySubject<FlowInput>.createUnbounded()
+    private var iterator: AsyncStream<Event<FlowOutput>>.Iterator
+    private let subscription: any Disposable
+
+    init(_ client: RemoteClient, _ method: String, _ parameters: FlowParameters) {
+        let (stream, continuation) = AsyncStream<Event<FlowOutput>>.makeStream()
+        subscription = client.channel(
+            method, parameters, input: inputs.asObservable(), as: FlowOutput.self, deadline: .seconds(110)
+        ).subscribe { event in
+            continuation.yield(event)
+            if event.isStopEvent { continuation.finish() }
+        }
+        iterator = stream.makeAsyncIterator()
+    }
+
+    func send(_ input: FlowInput) { inputs.onNext(input) }
+
+    /// The next `count` outputs as `output: …` lines; an error ends the list with `error …`.
+    func next(_ count: Int) async -> [String] {
+        var lines: [String] = []
+        for _ in 0..<count {
+            switch await iterator.next() {
+            case .next(let output): lines.append(output.description)
+            case .error(let error):
+                lines.append("error \(error)")
+                return lines
+            case .completed, nil: return lines
+            }
+        }
+        return lines
+    }
+
+    func close() { subscription.dispose() }
+}
