@@ -408,10 +408,13 @@ public final class SocketLoop: Sendable {
                     batch.append(Received(socket: SocketID(index), parts: parts))
                     received += 1
                 }
-                // Stopped at the limit: more may be queued, and the descriptor will not say so.
-                if received == limit { readable[index] = true }
-                // Read until it would block: its commands are processed and its descriptor re-armed.
-                else { unchecked[index] = false }
+                if received == limit {
+                    // Stopped at the limit: more may be queued, and the descriptor will not say so.
+                    readable[index] = true
+                } else {
+                    // Read until it would block: its commands are processed, its descriptor re-armed.
+                    unchecked[index] = false
+                }
             }
             if terminated { break }
             let batchSize = batch.count
