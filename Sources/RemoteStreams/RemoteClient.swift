@@ -72,7 +72,9 @@ public final class RemoteClient: Sendable {
         /// A request: its `NEXT` is its answer, delivered without waiting for the `COMPLETE`.
         let isRequest: Bool
         let replica: Int
-        let input: SingleAssignmentDisposable
+        /// A channel's subscription to its input; nil for requests and streams, which have none
+        /// (one allocation and lock fewer per call).
+        let input: SingleAssignmentDisposable?
     }
 
     private struct State: Sendable {
@@ -164,7 +166,7 @@ public final class RemoteClient: Sendable {
             return state.pending
         }
         for (_, call) in open {
-            call.input.dispose()
+            call.input?.dispose()
             call.deliver(.error(RemoteError(code: .unavailable, message: "the client stopped")))
         }
     }
@@ -286,7 +288,7 @@ public final class RemoteClient: Sendable {
             deliver(.error(error))
             return Disposables.create()
         }
-        let inputSubscription = SingleAssignmentDisposable()
+        let inputSubscription = input == nil ? nil : SingleAssignmentDisposable()
         let due = ContinuousClock.now + .milliseconds(Self.localDeadline(deadline))
         // One lock for the whole opening: id, replica, bookkeeping and the frame itself.
         let opened: Result<(Frame, UInt64, Int), RemoteError> = state.withLock { state in
@@ -326,7 +328,7 @@ public final class RemoteClient: Sendable {
             replica = index
             loop.send(codec.messages(frame), to: SocketLoop.SocketID(replica))
         }
-        if let input {
+        if let input, let inputSubscription {
             inputSubscription.setDisposable(
                 input.subscribe(
                     onNext: { [weak self] element in
@@ -353,7 +355,7 @@ public final class RemoteClient: Sendable {
     /// The subscriber disposed: if the stream is still open, forget it and tell the server.
     private func cancel(_ stream: UInt64) {
         guard let call = state.withLock({ $0.pending.removeValue(forKey: stream) }) else { return }
-        call.input.dispose()
+        call.input?.dispose()
         send(Frame.opened(.cancel, stream: stream, body: nil), to: call.replica)
     }
 
@@ -370,7 +372,7 @@ public final class RemoteClient: Sendable {
             return expired
         }
         for (stream, call, connected) in expired {
-            call.input.dispose()
+            call.input?.dispose()
             send(Frame.opened(.cancel, stream: stream, body: nil), to: call.replica)
             call.deliver(
                 .error(
@@ -437,13 +439,13 @@ public final class RemoteClient: Sendable {
         for (frame, call) in deliveries {
             switch frame.type {
             case .next:
-                if call.isRequest { call.input.dispose() }
+                if call.isRequest { call.input?.dispose() }
                 call.deliver(.next(frame.body ?? []))
             case .complete:
-                call.input.dispose()
+                call.input?.dispose()
                 call.deliver(.completed)
             default:
-                call.input.dispose()
+                call.input?.dispose()
                 call.deliver(
                     .error(frame.remoteError ?? RemoteError(code: .internal, message: "unreadable error")))
             }

@@ -163,25 +163,49 @@ public struct RemoteCounters: Sendable, Hashable {
     public init() {}
 }
 
-/// Holds a request's answer when it comes while the server is still starting the request.
+/// Holds a request's answer when it comes while the server is still starting the request, and
+/// otherwise the stream the request was registered as, made only then (most requests are answered
+/// at once and never need one).
 final class EarlyReply: Sendable {
-    private let state = Mutex<(starting: Bool, answer: Result<[UInt8], RemoteError>?)>((true, nil))
+    private struct State {
+        var starting = true
+        var answer: Result<[UInt8], RemoteError>?
+        var stream: ServerCore.OpenStream?
+    }
 
-    /// Keeps `answer` and returns true while the request is being started; false afterwards.
-    func keepIfStarting(_ answer: Result<[UInt8], RemoteError>) -> Bool {
+    private let state = Mutex(State())
+
+    /// While the request is being started, keeps `answer` (the first one) and returns nil; after
+    /// that, returns the stream the request was registered as, which `answer` is for (nil if the
+    /// request was answered while starting: a second answer is ignored).
+    func keepIfStarting(_ answer: Result<[UInt8], RemoteError>) -> ServerCore.OpenStream? {
         state.withLock { state in
-            guard state.starting else { return false }
+            guard state.starting else { return state.stream }
             state.answer = state.answer ?? answer
-            return true
+            return nil
         }
     }
 
-    /// The request is started: the answer that came meanwhile, if any.
-    func endStarting() -> Result<[UInt8], RemoteError>? {
+    /// The request is started: the answer that came meanwhile, if any; otherwise the stream made by
+    /// `makeStream`, kept for the later answer, to register.
+    func endStarting(
+        orKeep makeStream: () -> ServerCore.OpenStream
+    ) -> Started {
         state.withLock { state in
             state.starting = false
-            return state.answer
+            if let answer = state.answer { return .answered(answer) }
+            let stream = makeStream()
+            state.stream = stream
+            return .pending(stream)
         }
+    }
+
+    /// How starting a request ended.
+    enum Started {
+        /// The handler answered while it was being started.
+        case answered(Result<[UInt8], RemoteError>)
+        /// No answer yet: the request's stream, to register.
+        case pending(ServerCore.OpenStream)
     }
 }
 
@@ -398,23 +422,24 @@ actor ServerCore {
         _ start: RemoteHandlers.Method.RequestStart, body: [UInt8], context: CallContext, key: StreamKey,
         deadline: UInt32, loop: SocketLoop, scheduler: ActorScheduler<ServerCore>
     ) {
-        let stream = OpenStream(input: nil, kind: .request)
         let reply = EarlyReply()
         let subscription: any Disposable
         do {
             subscription = try start(body, context) { result in
-                if reply.keepIfStarting(result) { return }
+                guard let stream = reply.keepIfStarting(result) else { return }
                 scheduler.schedule(isolated: { core in core.answer(key, stream, with: result, loop: loop) })
             }
         } catch {
             return sendError(error, stream: key.stream, to: key.peer, loop: loop)
         }
-        if let result = reply.endStarting() {
+        switch reply.endStarting(orKeep: { OpenStream(input: nil, kind: .request) }) {
+        case .answered(let result):
             counters.requestsAnsweredAtOnce += 1
-            return sendAnswer(result, key: key, loop: loop)
+            sendAnswer(result, key: key, loop: loop)
+        case .pending(let stream):
+            stream.subscription.setDisposable(subscription)
+            register(stream, key: key, deadline: deadline)
         }
-        stream.subscription.setDisposable(subscription)
-        register(stream, key: key, deadline: deadline)
     }
 
     /// Records an open stream and its deadline.

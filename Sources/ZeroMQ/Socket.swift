@@ -272,6 +272,13 @@ public final class Socket {
         }
     }
 
+    /// The socket's signalling descriptor (`ZMQ_FD`): it becomes readable when the socket's state
+    /// may have changed, edge-style: after it fires, and after any other operation on the socket,
+    /// ``events`` says what is possible now.
+    var fileDescriptor: Int32 {
+        get throws(ZMQError) { try Int32.get(option: ZMQ_FD, from: liveHandle("zmq_getsockopt")) }
+    }
+
     /// The raw handle for other types of this module (poller, monitor, proxy).
     var rawHandle: UnsafeMutableRawPointer? { handle }
 }

@@ -288,16 +288,34 @@ public final class SocketLoop: Sendable {
         executor?.attach(waker: { [weak self] in self?.wakeForJobs() })
         defer { executor?.attach(waker: nil) }
         var jobs: [UnownedJob] = []
-        let poller = Poller()
-        poller.add(fileDescriptor: wakeReadFD, events: .readable)
+        // The loop polls the wake-up pipe and each socket's `ZMQ_FD` with poll(2) itself rather than
+        // through `zmq_poll`, which on every blocking call polls twice (first with a zero timeout)
+        // and asks every socket for `ZMQ_EVENTS` after each poll (a system call or two apiece). Here
+        // a socket is asked only when something may have changed that its descriptor does not
+        // show: after the loop sent on it. A socket whose descriptor fired is read until it would
+        // block (which processes its commands and re-arms the descriptor); an idle socket, such as
+        // a monitor's PAIR, costs nothing per turn.
+        var descriptors = [pollfd](repeating: pollfd(fd: -1, events: Int16(POLLIN), revents: 0), count: 1)
+        descriptors[0].fd = wakeReadFD
+        for socket in sockets {
+            let descriptor = (try? socket.fileDescriptor) ?? -1  // -1: poll(2) ignores the entry
+            descriptors.append(pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0))
+        }
         var drain = [UInt8](repeating: 0, count: 16)
-        for socket in sockets { poller.add(socket, events: .readable) }
+        // Sockets to read in this turn: their descriptor fired, `ZMQ_EVENTS` said so, or the last
+        // turn stopped at the limit. All of them at first: messages may have arrived before.
+        var readable = [Bool](repeating: true, count: sockets.count)
+        // Sockets the loop sent on since it last read them until they would block: a send may have
+        // processed the command that fired the descriptor, so it must be asked before sleeping.
+        var unchecked = [Bool](repeating: false, count: sockets.count)
         var pending = [[[Message]]](repeating: [], count: sockets.count)
         var pendingStart = [Int](repeating: 0, count: sockets.count)
-        var watchingWritable = [Bool](repeating: false, count: sockets.count)
+        // Sockets whose last send attempt made no progress although they reported writable.
+        var stalled = [Bool](repeating: false, count: sockets.count)
         // Jobs enqueued before the waker was attached woke nobody: look at once.
         var pollTimeout = executor?.hasJobs == true ? 0 : -1
         var stopping = false
+        var terminated = false
         var sentCount = 0
         var droppedCount = 0
         var lastError: ZMQError?
@@ -318,21 +336,42 @@ public final class SocketLoop: Sendable {
             timerChanges.removeAll(keepingCapacity: true)
         }
 
-        while !stopping {
-            let ready: [Poller.Ready]
+        while !stopping && !terminated {
             if let soonest = timers.map(\.next).min() {
                 let wait = max(0, Self.milliseconds(soonest - .now))
                 pollTimeout = pollTimeout < 0 ? wait : min(pollTimeout, wait)
             }
-            do {
-                ready = try poller.poll(timeout: pollTimeout)
-            } catch {
-                break  // ETERM: the context is shutting down.
+            if readable.contains(true) { pollTimeout = 0 }
+            if pollTimeout != 0 {
+                // About to sleep: ask the sockets whose descriptor may not tell.
+                for index in sockets.indices where unchecked[index] {
+                    unchecked[index] = false
+                    let events: PollEvents
+                    do {
+                        events = try sockets[index].events
+                    } catch {
+                        terminated = terminated || error.isContextTerminated
+                        continue
+                    }
+                    if events.contains(.readable) {
+                        readable[index] = true
+                        pollTimeout = 0
+                    }
+                    if events.contains(.writable), pendingStart[index] < pending[index].count {
+                        // A ROUTER reports writable while the addressed peer is at its high-water
+                        // mark: after an attempt without progress, retry in 1 ms instead of spinning.
+                        let retry = stalled[index] ? 1 : 0
+                        pollTimeout = pollTimeout < 0 ? retry : min(pollTimeout, retry)
+                    }
+                }
+                if terminated { break }
+            }
+            let count = descriptors.withUnsafeMutableBufferPointer { buffer in
+                Glibc.poll(buffer.baseAddress, nfds_t(buffer.count), Int32(clamping: pollTimeout))
             }
             pollTimeout = -1
-            var batch: [Received] = []
-            for item in ready {
-                if item.index == 0 {
+            if count > 0 {
+                if descriptors[0].revents != 0 {
                     while Glibc.read(wakeReadFD, &drain, drain.count) > 0 {}
                     shared.withLock { shared in
                         shared.wakePending = false
@@ -345,18 +384,39 @@ public final class SocketLoop: Sendable {
                     applyTimerChanges()
                     for message in taken { pending[message.socket].append(message.parts) }
                     taken.removeAll(keepingCapacity: true)
-                    continue
                 }
-                guard item.events.contains(.readable) else { continue }
-                let socketIndex = item.index - 1
-                let socket = sockets[socketIndex]
-                for _ in 0..<limit {
-                    guard case .some(.done(let parts)) = try? socket.receive(dontWait: true) else { break }
-                    // One allocation for a typical batch rather than one per doubling.
-                    if batch.isEmpty { batch.reserveCapacity(min(limit, 16)) }
-                    batch.append(Received(socket: SocketID(socketIndex), parts: parts))
+                for index in sockets.indices where descriptors[index + 1].revents != 0 {
+                    readable[index] = true
                 }
             }
+            var batch: [Received] = []
+            for index in sockets.indices where readable[index] {
+                readable[index] = false
+                let socket = sockets[index]
+                var received = 0
+                while received < limit {
+                    let result: ZMQResult<[Message]>
+                    do {
+                        result = try socket.receive(dontWait: true)
+                    } catch {
+                        terminated = terminated || error.isContextTerminated
+                        break
+                    }
+                    guard case .done(let parts) = result else { break }
+                    // One allocation for a typical batch rather than one per doubling.
+                    if batch.isEmpty { batch.reserveCapacity(min(limit, 16)) }
+                    batch.append(Received(socket: SocketID(index), parts: parts))
+                    received += 1
+                }
+                if received == limit {
+                    // Stopped at the limit: more may be queued, and the descriptor will not say so.
+                    readable[index] = true
+                } else {
+                    // Read until it would block: its commands are processed, its descriptor re-armed.
+                    unchecked[index] = false
+                }
+            }
+            if terminated { break }
             let batchSize = batch.count
             let now = ContinuousClock.now
             let timersDue = timers.contains { $0.next <= now }
@@ -420,21 +480,14 @@ public final class SocketLoop: Sendable {
                     }
                     pendingStart[index] += 1
                 }
-                let events: PollEvents
+                unchecked[index] = true
                 if pendingStart[index] == pending[index].count {
                     pending[index].removeAll(keepingCapacity: true)
                     pendingStart[index] = 0
-                    events = .readable
-                } else if pendingStart[index] == before && watchingWritable[index] {
-                    // No progress although polled writable: a ROUTER reports writable while the
-                    // addressed peer is at its high-water mark. Retry in 1 ms instead of spinning.
-                    events = .readable
-                    pollTimeout = 1
+                    stalled[index] = false
                 } else {
-                    events = [.readable, .writable]
+                    stalled[index] = pendingStart[index] == before
                 }
-                watchingWritable[index] = events.contains(.writable)
-                poller.setEvents(events, at: index + 1)
             }
             if sentCount > 0 || droppedCount > 0 {
                 let sent = sentCount
