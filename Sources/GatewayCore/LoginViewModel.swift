@@ -126,7 +126,7 @@ public struct LoginViewModel: Sendable {
             phone.map { FieldEdit(field: .phone, text: $0) },
             password.map { FieldEdit(field: .password, text: $0) })
         let parameters = FieldsParameters(usernamePurpose: .signin, passwordPurpose: .login, client: client)
-        let fields = Self.fieldUpdates(
+        let fields = FieldChannel.updates(
             validation: validation, parameters: parameters, edits: edits, reopenAfter: reopenAfter,
             scheduler: scheduler
         )
@@ -176,26 +176,6 @@ public struct LoginViewModel: Sendable {
             loginEnabled: loginEnabled, loggingIn: loggingIn, tip: tip)
     }
 
-    /// The validation channel's results; when it breaks, `unreachable`, and the channel is opened
-    /// again `reopenAfter` later (the latest texts are sent again, so the fields recover by
-    /// themselves when the service returns).
-    private static func fieldUpdates(
-        validation: any ValidationServiceClient, parameters: FieldsParameters, edits: Observable<FieldEdit>,
-        reopenAfter: RxTimeInterval, scheduler: any SchedulerType
-    ) -> Observable<FieldsUpdate> {
-        validation.fields(parameters, edits: edits)
-            .map(FieldsUpdate.result)
-            .catch { _ in
-                Observable.concat(
-                    .just(.unreachable),
-                    Observable<Int>.timer(reopenAfter, scheduler: scheduler).flatMapLatest { _ in
-                        fieldUpdates(
-                            validation: validation, parameters: parameters, edits: edits,
-                            reopenAfter: reopenAfter, scheduler: scheduler)
-                    })
-            }
-    }
-
     /// The message an answer from `auth.login` shows.
     static func message(for response: LoginResponse) -> ScreenMessage {
         switch response.statusCode {
@@ -208,12 +188,6 @@ public struct LoginViewModel: Sendable {
             return ScreenMessage(loginFailed, ["message": response.message.rawValue])
         }
     }
-}
-
-/// One change to the login screen's field state.
-private enum FieldsUpdate: Sendable {
-    case result(FieldResult)
-    case unreachable
 }
 
 /// The latest result of each field (a value, folded by `scan`: no state outside the stream).
@@ -236,7 +210,7 @@ private struct LoginFields: Sendable, Hashable {
         return messages
     }
 
-    func updated(_ update: FieldsUpdate) -> LoginFields {
+    func updated(_ update: FieldChannel.Update) -> LoginFields {
         var next = self
         switch update {
         case .unreachable:
