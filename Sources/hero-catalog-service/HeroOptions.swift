@@ -40,6 +40,11 @@ enum HeroOptions {
     static let authDeadline = Option(
         "auth-deadline", environment: "HEROES_AUTH_DEADLINE", default: Duration.seconds(2), parser: .duration,
         help: "How long a token check may take before the call fails with `unavailable`.")
+    static let authProbeInterval = Option(
+        "auth-probe-interval", environment: "HEROES_AUTH_PROBE_INTERVAL", default: Duration.seconds(5),
+        parser: .duration,
+        help: "How often auth-service's health is asked (sys.health is degraded while it does not answer: "
+            + "token checks then fail with `unavailable`).")
     static let tokenCache = Option(
         "token-cache", environment: "HEROES_TOKEN_CACHE", default: Duration.seconds(5), parser: .duration,
         help: "How long a valid token is trusted without asking auth-service again: a revoked token stops "
@@ -57,7 +62,8 @@ enum HeroOptions {
 
     static let all: [any AnyOption] =
         [
-            endpoint, curve, catalog, authEndpoint, authCurve, authServerKey, authDeadline, tokenCache,
+            endpoint, curve, catalog, authEndpoint, authCurve, authServerKey, authDeadline, authProbeInterval,
+            tokenCache,
             maximumStreams, maximumStreamsPerClient, check,
         ] + standard.all
 

@@ -20,6 +20,7 @@ final class HeroProcess: Service {
     private let catalogPath: String?
     private let logger: Logger
     private let stopped = StopLatch()
+    private let probe: Task<Void, Never>
     /// The SIGHUP source, kept for the process's life (it exits when the service stops).
     private let hangups = Mutex<(any DispatchSourceSignal)?>(nil)
 
@@ -98,6 +99,16 @@ final class HeroProcess: Service {
                 maxStreamsTotal: configuration[O.maximumStreams], name: "heroes-server", curve: curve),
             handlers: handlers)
         reference.bind(server)
+        // auth-service's health, asked periodically: degraded (still serving the catalog to tokens in
+        // the cache; other token checks fail with `unavailable`) while it does not answer.
+        health.set(.ready)
+        probe = UpstreamProbe.start(
+            [
+                Upstream(
+                    name: "auth-service", endpoint: configuration[O.authEndpoint].description, client: authClient)
+            ],
+            deadline: configuration[O.authDeadline], interval: configuration[O.authProbeInterval],
+            health: health, logger: logger)
         logger.notice(
             "listening",
             [
@@ -145,12 +156,13 @@ final class HeroProcess: Service {
     }
 
     func run() async throws {
-        health.set(.ready)
         await stopped.wait()
     }
 
     /// Drains: new calls are refused, calls in flight finish, then everything closes.
     func stop() async {
+        probe.cancel()
+        _ = await probe.value
         health.set(.draining)
         logger.notice("draining")
         await server.drain()

@@ -84,39 +84,10 @@ final class ValidationProcess: Service {
         reference.bind(self.server)
         // auth-service's health, asked periodically: degraded (still serving; usernames then answer
         // network.error) while it does not answer.
-        let interval = configuration[O.authProbeInterval]
         health.set(.ready)
-        probe = Task {
-            var wasReachable: Bool?
-            repeat {
-                let reachable: Bool
-                var reason = ""
-                do {
-                    let report = try await auth.request(
-                        SystemMethod.health, NoParameters(), as: HealthReport.self, deadline: deadline
-                    ).value
-                    reachable = report.ready
-                    if !reachable { reason = "auth-service at \(authEndpoint) is \(report.status.rawValue)" }
-                } catch {
-                    reachable = false
-                    reason = "auth-service at \(authEndpoint) does not answer (\(error))"
-                }
-                if Task.isCancelled { return }
-                if reachable {
-                    health.set(.ready)
-                } else {
-                    health.set(.degraded, reasons: [reason])
-                }
-                if wasReachable != reachable {
-                    if reachable {
-                        logger.notice("auth-service reachable", ["endpoint": .string(authEndpoint)])
-                    } else {
-                        logger.warning("auth-service unreachable", ["reason": .string(reason)])
-                    }
-                    wasReachable = reachable
-                }
-            } while (try? await Task.sleep(for: interval)) != nil
-        }
+        probe = UpstreamProbe.start(
+            [Upstream(name: "auth-service", endpoint: authEndpoint, client: auth)], deadline: deadline,
+            interval: configuration[O.authProbeInterval], health: health, logger: logger)
         logger.notice(
             "listening",
             [

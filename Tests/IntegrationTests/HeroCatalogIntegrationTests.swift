@@ -282,16 +282,28 @@ struct HeroCatalogIntegrationTests {
         }
     }
 
-    @Test("auth unreachable: unavailable, not unauthenticated")
+    @Test("auth unreachable: unavailable, not unauthenticated; sys.health degraded with the reason")
     func unreachableAuth() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let heroes = try await HeroServiceProcess.start(
-            ["--auth-deadline", "300ms"], authEndpoint: "ipc://" + directory.file("nobody.sock"),
-            in: directory)
+            ["--auth-deadline", "300ms", "--auth-probe-interval", "200ms"],
+            authEndpoint: "ipc://" + directory.file("nobody.sock"), in: directory)
         let code = await errorCode(of: heroes.search("", token: "some-token"))
+        // The probe's first round ends after its 300 ms deadline: ask until it has (bounded).
+        var health: HealthReport?
+        let end = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < end {
+            health = try? await heroes.client.request(
+                SystemMethod.health, NoParameters(), as: HealthReport.self
+            ).value
+            if health?.status == .degraded { break }
+        }
         await heroes.stop()
         #expect(code == .unavailable)
+        #expect(health?.status == .degraded)
+        #expect(health?.ready == true)
+        #expect(health?.reasons.first?.contains("auth-service") == true)
     }
 
     @Test("a malformed --catalog is an error at start-up naming the file")

@@ -1,0 +1,83 @@
+import Contracts
+public import RemoteStreams
+
+/// A service this process calls, whose health it watches: `sys.health` turns `degraded` (still
+/// serving; the affected answers say the service is unreachable) while an upstream does not answer.
+public struct Upstream: Sendable {
+    /// The upstream's name in reasons and logs, e.g. `auth-service`.
+    public let name: String
+    /// Where it listens, for reasons and logs.
+    public let endpoint: String
+    /// The client its health is asked through.
+    public let client: RemoteClient
+    /// Told every verdict (true: it answered ready), e.g. to fail channels to it at once.
+    public let observe: @Sendable (_ reachable: Bool) -> Void
+
+    /// An upstream named `name` at `endpoint`, asked through `client`.
+    public init(
+        name: String, endpoint: String, client: RemoteClient,
+        observe: @escaping @Sendable (_ reachable: Bool) -> Void = { _ in }
+    ) {
+        self.name = name
+        self.endpoint = endpoint
+        self.client = client
+        self.observe = observe
+    }
+}
+
+/// Asks each upstream's `sys.health` every `interval`, all at once (one that does not answer delays
+/// nobody's verdict), and sets `health`: `ready` when all are ready, else `degraded` with one reason
+/// per upstream that is not. Logs each change of an upstream's reachability once.
+///
+/// Start it after the server is ready to serve; cancel the returned task (and await its value) when
+/// draining, before setting `draining`.
+public enum UpstreamProbe {
+    /// Starts probing; the first round runs at once.
+    public static func start(
+        _ upstreams: [Upstream], deadline: Duration, interval: Duration, health: HealthState, logger: Logger
+    ) -> Task<Void, Never> {
+        Task {
+            var wasReachable: [String: Bool] = [:]
+            repeat {
+                let reasons = await withTaskGroup(of: (Int, String?).self) { group in
+                    for (index, upstream) in upstreams.enumerated() {
+                        group.addTask { (index, await reason(upstream, deadline: deadline)) }
+                    }
+                    var reasons = [String?](repeating: nil, count: upstreams.count)
+                    for await (index, reason) in group { reasons[index] = reason }
+                    return reasons
+                }
+                if Task.isCancelled { return }
+                for (upstream, reason) in zip(upstreams, reasons) {
+                    let reachable = reason == nil
+                    upstream.observe(reachable)
+                    guard wasReachable[upstream.name] != reachable else { continue }
+                    wasReachable[upstream.name] = reachable
+                    if let reason {
+                        logger.warning("\(upstream.name) unreachable", ["reason": .string(reason)])
+                    } else {
+                        logger.notice("\(upstream.name) reachable", ["endpoint": .string(upstream.endpoint)])
+                    }
+                }
+                let notReady = reasons.compactMap { $0 }
+                if notReady.isEmpty {
+                    health.set(.ready)
+                } else {
+                    health.set(.degraded, reasons: notReady)
+                }
+            } while (try? await Task.sleep(for: interval)) != nil
+        }
+    }
+
+    /// Why `upstream` is not ready, or nil when it is.
+    static func reason(_ upstream: Upstream, deadline: Duration) async -> String? {
+        do {
+            let report = try await upstream.client.request(
+                SystemMethod.health, NoParameters(), as: HealthReport.self, deadline: deadline
+            ).value
+            return report.ready ? nil : "\(upstream.name) at \(upstream.endpoint) is \(report.status.rawValue)"
+        } catch {
+            return "\(upstream.name) at \(upstream.endpoint) does not answer (\(error))"
+        }
+    }
+}
