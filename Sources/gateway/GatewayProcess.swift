@@ -9,7 +9,7 @@ import ZeroMQ
 /// order and stopped in reverse (drain, then close) on SIGTERM.
 final class GatewayProcess: Service {
     /// One service the gateway calls, with what its probe reports.
-    private struct Upstream: Sendable {
+    private struct Peer: Sendable {
         let name: String
         let endpoint: String
         let client: RemoteClient
@@ -23,7 +23,7 @@ final class GatewayProcess: Service {
     let health: HealthState
     private let context: Context
     private let server: RemoteServer
-    private let upstreams: [Upstream]
+    private let upstreams: [Peer]
     private let service: GatewayService
     private let logger: Logger
     private let stopped = StopLatch()
@@ -43,7 +43,7 @@ final class GatewayProcess: Service {
             ),
             ("hero-catalog-service", O.heroesEndpoint, O.heroesCurve, O.heroesPublicKey, "heroes.pub"),
         ]
-        var upstreams: [Upstream] = []
+        var upstreams: [Peer] = []
         for (name, endpointOption, curveOption, keyOption, keyFile) in wiring {
             let endpoint = configuration[endpointOption].description
             var curve: RemoteClient.Curve?
@@ -57,7 +57,7 @@ final class GatewayProcess: Service {
                 context: context,
                 configuration: .init(endpoints: [endpoint], deadline: deadline, name: name, curve: curve))
             upstreams.append(
-                Upstream(name: name, endpoint: endpoint, client: client, liveness: UpstreamLiveness()))
+                Peer(name: name, endpoint: endpoint, client: client, liveness: UpstreamLiveness()))
         }
         self.upstreams = upstreams
         let (auth, validation, heroes) = (upstreams[0], upstreams[1], upstreams[2])
@@ -101,10 +101,13 @@ final class GatewayProcess: Service {
             handlers: handlers)
         reference.bind(self.server)
         health.set(.ready)
-        probe = Self.startProbe(
-            upstreams: upstreams, deadline: deadline, interval: configuration[O.probeInterval],
-            health: health,
-            logger: logger)
+        probe = UpstreamProbe.start(
+            upstreams.map { upstream in
+                Upstream(
+                    name: upstream.name, endpoint: upstream.endpoint, client: upstream.client,
+                    observe: { upstream.liveness.set(reachable: $0) })
+            },
+            deadline: deadline, interval: configuration[O.probeInterval], health: health, logger: logger)
         logger.notice(
             "listening",
             [
@@ -114,61 +117,6 @@ final class GatewayProcess: Service {
                 "auth_endpoint": .string(auth.endpoint), "validation_endpoint": .string(validation.endpoint),
                 "heroes_endpoint": .string(heroes.endpoint),
             ])
-    }
-
-    /// Asks every upstream's health each `interval`: sys.health is degraded (still serving; the
-    /// affected outputs show network.error) while one does not answer, and each upstream's liveness
-    /// follows its answers.
-    private static func startProbe(
-        upstreams: [Upstream], deadline: Duration, interval: Duration, health: HealthState, logger: Logger
-    ) -> Task<Void, Never> {
-        Task {
-            var wasReachable: [String: Bool] = [:]
-            repeat {
-                // The three are asked at once: one that does not answer delays nobody's verdict.
-                let answers = await withTaskGroup(of: (Int, String?).self) { group in
-                    for (index, upstream) in upstreams.enumerated() {
-                        group.addTask { (index, await Self.ask(upstream, deadline: deadline)) }
-                    }
-                    var answers = [String?](repeating: nil, count: upstreams.count)
-                    for await (index, reason) in group { answers[index] = reason }
-                    return answers
-                }
-                if Task.isCancelled { return }
-                var reasons: [String] = []
-                for (upstream, reason) in zip(upstreams, answers) {
-                    upstream.liveness.set(reachable: reason == nil)
-                    if let reason { reasons.append(reason) }
-                    if wasReachable[upstream.name] != (reason == nil) {
-                        if let reason {
-                            logger.warning("\(upstream.name) unreachable", ["reason": .string(reason)])
-                        } else {
-                            logger.notice(
-                                "\(upstream.name) reachable", ["endpoint": .string(upstream.endpoint)])
-                        }
-                        wasReachable[upstream.name] = reason == nil
-                    }
-                }
-                if reasons.isEmpty {
-                    health.set(.ready)
-                } else {
-                    health.set(.degraded, reasons: reasons)
-                }
-            } while (try? await Task.sleep(for: interval)) != nil
-        }
-    }
-
-    /// Why `upstream` is not ready, or nil when it is.
-    private static func ask(_ upstream: Upstream, deadline: Duration) async -> String? {
-        do {
-            let report = try await upstream.client.request(
-                SystemMethod.health, NoParameters(), as: HealthReport.self, deadline: deadline
-            ).value
-            return report.ready
-                ? nil : "\(upstream.name) at \(upstream.endpoint) is \(report.status.rawValue)"
-        } catch {
-            return "\(upstream.name) at \(upstream.endpoint) does not answer (\(error))"
-        }
     }
 
     func run() async throws {
