@@ -49,15 +49,7 @@ final class AuthProcess: Service {
 
         // Made now, so the first login of an unknown user costs no more than a wrong password.
         _ = try await pool.dummyHash(for: configuration[O.hashCost].cost)
-        var curve: RemoteServer.Curve?
-        if configuration[O.curve] == .on {
-            let keys = try CurveKeyFiles.serverKeys(in: state)
-            let allowed = try AllowList.loadOrCreate(in: state)
-            // The service's own client key (what --check uses) is always allowed.
-            let own = try CurveKeyFiles.clientKeys(in: state)
-            curve = RemoteServer.Curve(
-                keys: keys, allowList: CurveAllowList(allowed.keys.union([own.publicKey])))
-        }
+        let curve = configuration[O.curve] == .on ? try state.serverCurve() : nil
         context = try Context()
         var handlers = RemoteHandlers()
         service.register(into: &handlers)

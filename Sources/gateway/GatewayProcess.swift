@@ -68,18 +68,9 @@ final class GatewayProcess: Service {
                 liveness: validation.liveness),
             heroes: RemoteHeroCatalogClient(client: heroes.client, deadline: deadline))
 
-        var curve: RemoteServer.Curve?
-        if configuration[O.curve] == .on {
-            let keys = try CurveKeyFiles.serverKeys(in: state)
-            var allowList: CurveAllowList?
-            if configuration[O.clients] == .allowList {
-                let allowed = try AllowList.loadOrCreate(in: state)
-                // The gateway's own client key (what --check uses) is always allowed.
-                let own = try CurveKeyFiles.clientKeys(in: state)
-                allowList = CurveAllowList(allowed.keys.union([own.publicKey]))
-            }
-            curve = RemoteServer.Curve(keys: keys, allowList: allowList)
-        }
+        let curve =
+            configuration[O.curve] == .on
+            ? try state.serverCurve(allowAnyClient: configuration[O.clients] == .any) : nil
         var handlers = RemoteHandlers()
         service.register(into: &handlers)
         let health = self.health

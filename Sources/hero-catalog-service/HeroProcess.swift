@@ -70,14 +70,7 @@ final class HeroProcess: Service {
             lifetime: configuration[O.tokenCache])
         service = HeroCatalogService(catalog: catalog, verifier: cache)
 
-        var curve: RemoteServer.Curve?
-        if configuration[O.curve] == .on {
-            let keys = try CurveKeyFiles.serverKeys(in: state)
-            let allowed = try AllowList.loadOrCreate(in: state)
-            let own = try CurveKeyFiles.clientKeys(in: state)
-            curve = RemoteServer.Curve(
-                keys: keys, allowList: CurveAllowList(allowed.keys.union([own.publicKey])))
-        }
+        let curve = configuration[O.curve] == .on ? try state.serverCurve() : nil
         var handlers = RemoteHandlers()
         service.register(into: &handlers)
         let reference = ServerReference()

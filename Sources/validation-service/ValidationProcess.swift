@@ -52,15 +52,7 @@ final class ValidationProcess: Service {
             rules: rules, directory: RemoteUsernameDirectory(client: auth, deadline: deadline),
             lookupTimeout: lookupTimeout)
 
-        var curve: RemoteServer.Curve?
-        if configuration[O.curve] == .on {
-            let keys = try CurveKeyFiles.serverKeys(in: state)
-            let allowed = try AllowList.loadOrCreate(in: state)
-            // The service's own client key (what --check uses) is always allowed.
-            let own = try CurveKeyFiles.clientKeys(in: state)
-            curve = RemoteServer.Curve(
-                keys: keys, allowList: CurveAllowList(allowed.keys.union([own.publicKey])))
-        }
+        let curve = configuration[O.curve] == .on ? try state.serverCurve() : nil
         var handlers = RemoteHandlers()
         service.register(into: &handlers)
         let health = self.health

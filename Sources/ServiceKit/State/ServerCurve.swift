@@ -1,0 +1,15 @@
+public import RemoteStreams
+import ZeroMQ
+
+extension StateDirectory {
+    /// The CURVE settings of a server keeping its keys in this directory: its key pair (created on
+    /// first start) and, unless `allowAnyClient`, the allow-list `allowed_clients` plus the service's
+    /// own client key (what `--check` uses), which is always allowed.
+    public func serverCurve(allowAnyClient: Bool = false) throws(ServiceKitError) -> RemoteServer.Curve {
+        let keys = try CurveKeyFiles.serverKeys(in: self)
+        if allowAnyClient { return RemoteServer.Curve(keys: keys, allowList: nil) }
+        let allowed = try AllowList.loadOrCreate(in: self)
+        let own = try CurveKeyFiles.clientKeys(in: self)
+        return RemoteServer.Curve(keys: keys, allowList: CurveAllowList(allowed.keys.union([own.publicKey])))
+    }
+}
