@@ -298,3 +298,23 @@ private func firstLine(of path: String) -> String? {
     guard fgets(&buffer, Int32(buffer.count), file) != nil else { return nil }
     return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
 }
+
+/// Context switches of every thread of a process so far (voluntary and not, summed over
+/// /proc/<pid>/task/*/status): a thread hand-off costs one or two, so per operation they count the
+/// hops a request takes.
+public func contextSwitches(ofProcess pid: Int32) -> Int? {
+    guard let tasks = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task") else {
+        return nil
+    }
+    var total = 0
+    for task in tasks {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/status", encoding: .utf8) else {
+            continue
+        }
+        for line in text.split(separator: "\n")
+        where line.hasPrefix("voluntary_ctxt_switches:") || line.hasPrefix("nonvoluntary_ctxt_switches:") {
+            total += line.split(separator: ":").last.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) } ?? 0
+        }
+    }
+    return total
+}

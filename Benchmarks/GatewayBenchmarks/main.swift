@@ -12,13 +12,15 @@
 //
 // Usage: GatewayBenchmarks [--bin DIR] [--seconds S] [--warmup W] [--keystrokes N] [--channels C]
 //                          [--clients K] [--idle N,N] [--only idle,reference,login1,loginN,register]
-//                          [--keep]
+//                          [--keep] [--gateway-arg A]...
 //   --bin         where the four binaries are (default: next to this one)
 //   --seconds     measured seconds per run (default 5); --warmup seconds before it (default 1)
 //   --keystrokes  most keystrokes per channel in a run (default 100000)
 //   --channels    channels of run (2) (default 1000), over --clients connections (default 2)
 //   --idle        idle channel counts for the memory rows, cumulative (default 1000,5000)
 //   --keep        keep the temp directory (state and logs) at the end
+//   --gateway-arg A  one more argument for the gateway (repeat it: --gateway-arg --flow-actors
+//                 --gateway-arg 1)
 
 import BenchmarkSupport
 import Contracts
@@ -37,6 +39,7 @@ struct Options {
     var idle = [1_000, 5_000]
     var only: Set<String> = ["idle", "reference", "login1", "loginN", "register"]
     var keep = false
+    var gatewayArguments: [String] = []
 
     static func parse(_ arguments: [String]) throws -> Options {
         var options = Options()
@@ -71,6 +74,7 @@ struct Options {
                     throw BenchmarkError(description: "--only takes \(known.sorted().joined(separator: ","))")
                 }
             case "--keep": options.keep = true
+            case "--gateway-arg": options.gatewayArguments.append(try value())
             case let other: throw BenchmarkError(description: "unknown option \(other)")
             }
             index += 1
@@ -90,6 +94,8 @@ struct Row {
     var validationCPU = 0.0
     var authCPU = 0.0
     var ownCPU = 0.0
+    var gatewaySwitches = 0.0
+    var validationSwitches = 0.0
 
     var rate: Double { seconds > 0 ? Double(count) / seconds : 0 }
 }
@@ -118,6 +124,9 @@ func measure(
         try await Task.sleep(for: .milliseconds(10))
     }
     let cpu = (try stack.gateway.cpuTime(), try stack.validation.cpuTime(), try stack.auth.cpuTime(), ownCPUTime())
+    let switches = (
+        contextSwitches(ofProcess: stack.gateway.pid) ?? 0, contextSwitches(ofProcess: stack.validation.pid) ?? 0
+    )
     let began = monotonicNanoseconds()
     control.recording.store(true, ordering: .relaxed)
     let end = began + UInt64(options.seconds * 1e9)
@@ -129,6 +138,10 @@ func measure(
     let spent = (
         try stack.gateway.cpuTime().since(cpu.0), try stack.validation.cpuTime().since(cpu.1),
         try stack.auth.cpuTime().since(cpu.2), ownCPUTime().since(cpu.3)
+    )
+    let switched = (
+        (contextSwitches(ofProcess: stack.gateway.pid) ?? 0) - switches.0,
+        (contextSwitches(ofProcess: stack.validation.pid) ?? 0) - switches.1
     )
     let drainEnd = monotonicNanoseconds() + 15_000_000_000
     while control.finished.load(ordering: .relaxed) < participants && monotonicNanoseconds() < drainEnd {
@@ -151,12 +164,16 @@ func measure(
         gatewayCPU: spent.0.total * 1e6 / Double(max(count, 1)),
         validationCPU: spent.1.total * 1e6 / Double(max(count, 1)),
         authCPU: spent.2.total * 1e6 / Double(max(count, 1)),
-        ownCPU: spent.3.total * 1e6 / Double(max(count, 1)))
+        ownCPU: spent.3.total * 1e6 / Double(max(count, 1)),
+        gatewaySwitches: Double(switched.0) / Double(max(count, 1)),
+        validationSwitches: Double(switched.1) / Double(max(count, 1)))
     print(
         "RESULT row=\"\(label)\" count=\(count) seconds=\(fixed(seconds, 3)) rate=\(fixed(row.rate, 1))"
             + " p50_ms=\(fixed(p50, 3)) p99_ms=\(fixed(p99, 3))"
             + " cpu_us_per_event gateway=\(fixed(row.gatewayCPU, 1)) validation=\(fixed(row.validationCPU, 1))"
             + " auth=\(fixed(row.authCPU, 1)) benchmark=\(fixed(row.ownCPU, 1))"
+            + " context_switches_per_event gateway=\(fixed(row.gatewaySwitches, 1))"
+            + " validation=\(fixed(row.validationSwitches, 1))"
             + " busy_cores gateway=\(fixed(spent.0.total / seconds, 2))"
             + " validation=\(fixed(spent.1.total / seconds, 2)) benchmark=\(fixed(spent.3.total / seconds, 2))")
     return row
@@ -226,7 +243,8 @@ print("Gateway benchmark, \(ISO8601DateFormatter().string(from: Date())), load a
 print(
     "  --seconds \(options.seconds) --warmup \(options.warmup) --keystrokes \(options.keystrokes) "
         + "--channels \(options.channels) --clients \(options.clients) "
-        + "--idle \(options.idle.map(String.init).joined(separator: ","))")
+        + "--idle \(options.idle.map(String.init).joined(separator: ","))"
+        + options.gatewayArguments.map { " --gateway-arg \($0)" }.joined())
 let stack: StackUnderTest
 do {
     // auth.exists is rate-limited per caller (50/s, burst 100 by default); validation-service is one
@@ -234,7 +252,10 @@ do {
     // does for its exists row.
     stack = try await StackUnderTest.start(
         bin: options.bin,
-        arguments: ["auth": ["--exists-per-second", "10000000", "--exists-burst", "10000000"]])
+        arguments: [
+            "auth": ["--exists-per-second", "10000000", "--exists-burst", "10000000"],
+            "gateway": options.gatewayArguments,
+        ])
 } catch {
     print("GatewayBenchmarks: the stack did not start: \(error)")
     exit(1)
@@ -389,21 +410,23 @@ print("")
 print("Load average at the end: \(loadAverage())")
 print("")
 func cell(_ row: Row?) -> String {
-    guard let row else { return "| (not run) | | | |" }
+    guard let row else { return "| (not run) | | | | |" }
     return "| \(grouped(row.rate))/s (\(grouped(Double(row.count))) in \(fixed(row.seconds, 2)) s) | "
         + "\(fixed(row.p50, 3)) | \(fixed(row.p99, 3)) | "
         + "\(fixed(row.gatewayCPU, 0)) / \(fixed(row.validationCPU, 0)) / \(fixed(row.authCPU, 0)) / "
-        + "\(fixed(row.ownCPU, 0)) |"
+        + "\(fixed(row.ownCPU, 0)) | \(fixed(row.gatewaySwitches, 1)) / \(fixed(row.validationSwitches, 1)) |"
 }
-print("| row | events/s | p50 ms | p99 ms | CPU µs per event: gateway / validation / auth / benchmark | goal |")
-print("|---|---:|---:|---:|---:|---|")
+print(
+    "| row | events/s | p50 ms | p99 ms | CPU µs per event: gateway / validation / auth / benchmark "
+        + "| context switches per event: gateway / validation | goal |")
+print("|---|---:|---:|---:|---:|---:|---|")
 print("| (0) `validate.phone` straight to validation-service, 1 in flight \(cell(rows["reference"])) reference |")
 let goal1 = rows["login1"].map { $0.p99 < 2 ? "p99 < 2 ms: **met**" : "p99 < 2 ms: **missed**" } ?? "p99 < 2 ms"
 print("| (1) `flow.login` phone keystroke, 1 channel \(cell(rows["login1"])) \(goal1) |")
 if let login = rows["login1"], let reference = rows["reference"], reference.p50 > 0, reference.p99 > 0 {
     print(
         "| **ratio (1)/(0)** | \(fixed(login.rate / max(reference.rate, 1e-9), 2))× | "
-            + "\(fixed(login.p50 / reference.p50, 2))× | \(fixed(login.p99 / reference.p99, 2))× | | |")
+            + "\(fixed(login.p50 / reference.p50, 2))× | \(fixed(login.p99 / reference.p99, 2))× | | | |")
 }
 print(
     "| (2) `flow.login` phone keystroke, \(grouped(Double(options.channels))) channels "
