@@ -29,7 +29,8 @@ final class ServiceUnderTest {
             child = try await ServiceChild(
                 name: "auth-service", executable: executable,
                 arguments: [
-                    "--state-dir", directory, "--endpoint", endpoint, "--curve", "off", "--log-level", "notice",
+                    "--state-dir", directory, "--endpoint", endpoint, "--curve", "off", "--log-level",
+                    "notice",
                 ] + arguments,
                 endpoint: endpoint, logPath: "\(directory)/service.log", readyWithin: .seconds(60))
         } catch {

@@ -50,7 +50,8 @@ public func stopChildrenOnSignals() {
 
 /// Records `pid` in a free slot of the table; returns the slot (nil when all 32 are taken).
 private func registerChild(_ pid: Int32) -> PidSlot? {
-    for slot in childSlots where slot.pid.compareExchange(expected: 0, desired: pid, ordering: .relaxed).exchanged {
+    for slot in childSlots
+    where slot.pid.compareExchange(expected: 0, desired: pid, ordering: .relaxed).exchanged {
         return slot
     }
     return nil
@@ -100,7 +101,8 @@ public final class ServiceChild {
         context = try Context()
         client = try RemoteClient(
             context: context,
-            configuration: .init(endpoints: [endpoint], deadline: .seconds(30), name: "\(name)-bench", curve: curve))
+            configuration: .init(
+                endpoints: [endpoint], deadline: .seconds(30), name: "\(name)-bench", curve: curve))
         do {
             try process.run()
         } catch {
@@ -123,7 +125,8 @@ public final class ServiceChild {
         var last = "no answer"
         while ContinuousClock.now < end {
             guard process.isRunning else {
-                throw BenchmarkError(description: "\(name) exited at start-up; its log ends with:\n\(logTail())")
+                throw BenchmarkError(
+                    description: "\(name) exited at start-up; its log ends with:\n\(logTail())")
             }
             do {
                 let health = try await client.request(
@@ -308,12 +311,14 @@ public func contextSwitches(ofProcess pid: Int32) -> Int? {
     }
     var total = 0
     for task in tasks {
-        guard let text = try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/status", encoding: .utf8) else {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/status", encoding: .utf8)
+        else {
             continue
         }
         for line in text.split(separator: "\n")
         where line.hasPrefix("voluntary_ctxt_switches:") || line.hasPrefix("nonvoluntary_ctxt_switches:") {
-            total += line.split(separator: ":").last.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) } ?? 0
+            total +=
+                line.split(separator: ":").last.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) } ?? 0
         }
     }
     return total

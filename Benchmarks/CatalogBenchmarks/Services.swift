@@ -14,7 +14,9 @@ extension ServiceChild {
         let endpoint = "ipc://\(directory)/\(name).sock"
         try await self.init(
             name: name, executable: executable,
-            arguments: ["--endpoint", endpoint, "--state-dir", "\(directory)/\(name)-state", "--log-level", "notice"]
+            arguments: [
+                "--endpoint", endpoint, "--state-dir", "\(directory)/\(name)-state", "--log-level", "notice",
+            ]
                 + arguments,
             endpoint: endpoint, logPath: "\(directory)/\(name).log", readyWithin: timeout)
     }

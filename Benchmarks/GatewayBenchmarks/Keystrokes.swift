@@ -32,7 +32,8 @@ struct KeystrokeScript: Sendable {
     /// (failed `username.exists`); both are looked up in auth-service through validation-service.
     static func registerUsername(free: String, taken: String) -> KeystrokeScript {
         KeystrokeScript(
-            method: GatewayMethod.register, field: "username", texts: [free, taken], expected: [.ok, .failed],
+            method: GatewayMethod.register, field: "username", texts: [free, taken],
+            expected: [.ok, .failed],
             lastInitialOutput: "registering")
     }
 }
@@ -150,7 +151,8 @@ final class KeystrokeChannel: Sendable {
         else { return .none }
         let expected = script.expected[state.step % 2]
         guard result == expected else {
-            return .fail("keystroke \(state.step) (\(script.texts[state.step % 2])): \(output), not \(expected)")
+            return .fail(
+                "keystroke \(state.step) (\(script.texts[state.step % 2])): \(output), not \(expected)")
         }
         if control.recording.load(ordering: .relaxed) { state.samples.append(now &- state.sentAt) }
         state.step += 1
@@ -207,7 +209,9 @@ final class ReferenceLoop: Sendable {
             let next: Int? = state.withLock { state in
                 switch event {
                 case .success(let result) where result.state == expected[step % 2]:
-                    if control.recording.load(ordering: .relaxed) { state.samples.append(now &- state.sentAt) }
+                    if control.recording.load(ordering: .relaxed) {
+                        state.samples.append(now &- state.sentAt)
+                    }
                     state.step = step + 1
                     if control.stopping.load(ordering: .relaxed) || state.step >= limit {
                         state.done = true

@@ -55,7 +55,9 @@ final class StackUnderTest {
             }
             let own = try CurveKeyPair.generate()
             func state(_ name: String) throws -> StateDirectory {
-                guard let state = states[name] else { throw BenchmarkError(description: "no state for \(name)") }
+                guard let state = states[name] else {
+                    throw BenchmarkError(description: "no state for \(name)")
+                }
                 return state
             }
             func allow(_ callers: [String], at callee: String) throws {
@@ -64,7 +66,8 @@ final class StackUnderTest {
                     guard let key = clients[caller] else { continue }
                     lines += "\(try Z85.encode(key.publicKey)) stack:\(caller)\n"
                 }
-                try lines.write(toFile: try state(callee).file("allowed_clients"), atomically: true, encoding: .utf8)
+                try lines.write(
+                    toFile: try state(callee).file("allowed_clients"), atomically: true, encoding: .utf8)
             }
             try allow(["validation", "heroes", "gateway"], at: "auth")
             try allow(["gateway"], at: "validation")
@@ -74,13 +77,16 @@ final class StackUnderTest {
                 ("heroes", "gateway"),
             ] {
                 try FileManager.default.copyItem(
-                    atPath: try state(server).file("curve.pub"), toPath: try state(caller).file("\(server).pub"))
+                    atPath: try state(server).file("curve.pub"),
+                    toPath: try state(caller).file("\(server).pub"))
             }
 
             func start(_ name: String, _ executable: String, _ options: (String) throws -> [String])
                 async throws -> ServiceChild
             {
-                guard let server = servers[name] else { throw BenchmarkError(description: "no keys for \(name)") }
+                guard let server = servers[name] else {
+                    throw BenchmarkError(description: "no keys for \(name)")
+                }
                 var attempt = 0
                 while true {
                     attempt += 1
