@@ -12,12 +12,13 @@
 //
 // Usage: GatewayBenchmarks [--bin DIR] [--seconds S] [--warmup W] [--keystrokes N] [--channels C]
 //                          [--clients K] [--idle N,N] [--only idle,reference,login1,loginN,register]
-//                          [--keep] [--gateway-arg A]...
+//                          [--cycles N] [--keep] [--gateway-arg A]...
 //   --bin         where the four binaries are (default: next to this one)
 //   --seconds     measured seconds per run (default 5); --warmup seconds before it (default 1)
 //   --keystrokes  most keystrokes per channel in a run (default 100000)
 //   --channels    channels of run (2) (default 1000), over --clients connections (default 2)
 //   --idle        idle channel counts for the memory rows, cumulative (default 1000,5000)
+//   --cycles      idle rows: close every channel and open as many again, this many times (default 2)
 //   --keep        keep the temp directory (state and logs) at the end
 //   --gateway-arg A  one more argument for the gateway (repeat it: --gateway-arg --flow-actors
 //                 --gateway-arg 1)
@@ -41,6 +42,7 @@ struct Options {
     var only: Set<String> = ["idle", "reference", "login1", "loginN", "register"]
     var keep = false
     var gatewayArguments: [String] = []
+    var cycles = 2
 
     /// Parses the arguments (without the program name).
     static func parse(_ arguments: [String]) throws -> Options {
@@ -80,6 +82,7 @@ struct Options {
                 }
             case "--keep": options.keep = true
             case "--gateway-arg": options.gatewayArguments.append(try value())
+            case "--cycles": options.cycles = Int(try number(try value(), 1...100))
             case let other: throw BenchmarkError(description: "unknown option \(other)")
             }
             index += 1
@@ -238,6 +241,19 @@ func waitForOpenStreams(_ service: ServiceChild, atLeast count: Int, within limi
     return open
 }
 
+/// Waits until `service` has at most `count` streams open (at most `limit`); returns how many it has.
+func waitForOpenStreams(_ service: ServiceChild, atMost count: Int, within limit: Duration) async throws
+    -> Int
+{
+    let end = ContinuousClock.now + limit
+    var open = try await openStreams(service)
+    while open > count && ContinuousClock.now < end {
+        try await Task.sleep(for: .milliseconds(100))
+        open = try await openStreams(service)
+    }
+    return open
+}
+
 /// Resident memory of both processes, in KiB, read after `settle`.
 func resident(_ stack: StackUnderTest, settle: Duration = .seconds(1)) async throws -> (
     gateway: Int, validation: Int
@@ -288,13 +304,13 @@ print(
 var rows: [String: Row] = [:]
 var memory: [(channels: Int, gateway: Int, validation: Int, validationStreams: Int)] = []
 var memoryBase = (gateway: 0, validation: 0, validationStreams: 0)
-var afterClose: (gateway: Int, validation: Int)?
-var reopenedResident: (Int, (gateway: Int, validation: Int))?
+var cycles: [(label: String, resident: (gateway: Int, validation: Int))] = []
 var failed = false
 let context = try Context()
 do {
     if options.only.contains("idle") {
         // Warm up: every code path of a login channel runs once before the baseline.
+        let baseStreams = try await openStreams(stack.validation)
         let warm = RunControl()
         let warmClient = try stack.endClient(context: context, name: "bench-warm")
         let warmChannels = try await openChannels(
@@ -306,7 +322,7 @@ do {
         }
         for channel in warmChannels { channel.close() }
         await warmClient.stop()
-        let baseStreams = try await openStreams(stack.validation)
+        _ = try await waitForOpenStreams(stack.validation, atMost: baseStreams, within: .seconds(30))
         let base = try await resident(stack)
         memoryBase = (base.gateway, base.validation, baseStreams)
         print("  idle: before, gateway \(kib(base.gateway)), validation-service \(kib(base.validation))")
@@ -346,38 +362,43 @@ do {
                     + "validation-service "
                     + "\(kib(now.validation)) with \(streams - baseStreams) more streams open")
         }
-        for channel in channels { channel.close() }
-        let closeEnd = ContinuousClock.now + .seconds(30)
-        while try await openStreams(stack.validation) > baseStreams && ContinuousClock.now < closeEnd {
-            try await Task.sleep(for: .milliseconds(100))
+        // Close them all and open as many again, --cycles times: memory that closed channels free and
+        // new ones reuse shows as a plateau; a leak grows with every cycle.
+        for cycle in 1...max(options.cycles, 1) {
+            for channel in channels { channel.close() }
+            let closeEnd = ContinuousClock.now + .seconds(30)
+            while try await openStreams(stack.validation) > baseStreams && ContinuousClock.now < closeEnd {
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            let closed = try await resident(stack)
+            let gatewayOpen = try await stack.gateway.stats()["gateway"]?["channels_open"] ?? -1
+            cycles.append(("all closed (cycle \(cycle))", closed))
+            print(
+                "  idle: all closed, gateway \(kib(closed.gateway)) with \(gatewayOpen) channels open, "
+                    + "validation-service \(kib(closed.validation))")
+            if let failure = control.failureMessages.first { throw BenchmarkError(description: failure) }
+            if cycle == max(options.cycles, 1) { break }
+            let again = RunControl()
+            var reopened: [KeystrokeChannel] = []
+            for index in 0..<channels.count {
+                reopened.append(
+                    KeystrokeChannel(
+                        client: clients[index / 1_000], script: .loginPhone, control: again, limit: 0))
+            }
+            let againEnd = ContinuousClock.now + .seconds(120)
+            while again.opened.load(ordering: .relaxed) < reopened.count && ContinuousClock.now < againEnd {
+                if let failure = again.failureMessages.first { throw BenchmarkError(description: failure) }
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            _ = try await waitForOpenStreams(
+                stack.validation, atLeast: baseStreams + reopened.count, within: .seconds(20))
+            let open = try await resident(stack)
+            cycles.append(("\(grouped(Double(reopened.count))) opened again (cycle \(cycle + 1))", open))
+            print(
+                "  idle: \(reopened.count) opened again, gateway \(kib(open.gateway)), "
+                    + "validation-service \(kib(open.validation))")
+            channels = reopened
         }
-        afterClose = try await resident(stack)
-        let gatewayOpen = try await stack.gateway.stats()["gateway"]?["channels_open"] ?? -1
-        print(
-            "  idle: all closed, gateway \(kib(afterClose?.gateway ?? 0)) with \(gatewayOpen) channels open, "
-                + "validation-service \(kib(afterClose?.validation ?? 0))")
-        if let failure = control.failureMessages.first { throw BenchmarkError(description: failure) }
-        // Open as many again: if the memory the first ones held was freed (kept by malloc, not leaked),
-        // the gateway grows by little.
-        let again = RunControl()
-        var reopened: [KeystrokeChannel] = []
-        for index in 0..<channels.count {
-            reopened.append(
-                KeystrokeChannel(
-                    client: clients[index / 1_000], script: .loginPhone, control: again, limit: 0))
-        }
-        let againEnd = ContinuousClock.now + .seconds(120)
-        while again.opened.load(ordering: .relaxed) < reopened.count && ContinuousClock.now < againEnd {
-            if let failure = again.failureMessages.first { throw BenchmarkError(description: failure) }
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        _ = try await waitForOpenStreams(
-            stack.validation, atLeast: baseStreams + reopened.count, within: .seconds(20))
-        reopenedResident = (reopened.count, try await resident(stack))
-        print(
-            "  idle: \(reopened.count) opened again, gateway \(kib(reopenedResident?.1.gateway ?? 0)), "
-                + "validation-service \(kib(reopenedResident?.1.validation ?? 0))")
-        for channel in reopened { channel.close() }
         for client in clients { await client.stop() }
     }
 
@@ -509,12 +530,8 @@ if !memory.isEmpty {
                 + "\(fixed(validation, 1)) KB | "
                 + "gateway \(verdict) |")
     }
-    if let afterClose {
-        print("| all closed | \(kib(afterClose.gateway)) | | \(kib(afterClose.validation)) | | |")
-    }
-    if let (count, now) = reopenedResident {
-        print(
-            "| \(grouped(Double(count))) opened again | \(kib(now.gateway)) | | \(kib(now.validation)) | | |")
+    for (label, now) in cycles {
+        print("| \(label) | \(kib(now.gateway)) | | \(kib(now.validation)) | | |")
     }
 }
 exit(failed ? 1 : 0)
