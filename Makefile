@@ -170,7 +170,7 @@ bench-catalog: deps
 # flow.login with 1 and 1,000 channels, a username keystroke on flow.register, and the resident memory
 # per idle flow.login channel in the gateway and validation-service. Options: BENCH_GATEWAY_ARGS
 # (--seconds S, --warmup W, --keystrokes N, --channels C, --clients K, --idle 1000,5000,
-# --only idle,reference,login1,loginN,register, --keep, --gateway-arg A).
+# --pace MS, --cycles N, --only idle,reference,login1,loginN,paced,register, --keep, --gateway-arg A).
 BENCH_GATEWAY_ARGS ?=
 
 .PHONY: bench-gateway

@@ -6,6 +6,7 @@
 
 import BenchmarkSupport
 import Contracts
+import Dispatch
 import Reactive
 import RemoteStreams
 import Synchronization
@@ -71,7 +72,7 @@ final class KeystrokeChannel: Sendable {
     }
 
     private enum Action {
-        case none, opened, send(String), finish, fail(String)
+        case none, opened, send(String), sendAt(String, UInt64), finish, fail(String)
     }
 
     private let inputs = PublishSubject<FlowInput>()
@@ -80,12 +81,16 @@ final class KeystrokeChannel: Sendable {
     private let script: KeystrokeScript
     private let control: RunControl
     private let limit: Int
+    private let pace: UInt64
 
     /// Opens `script`'s flow through `client` (locale `en`); at most `limit` keystrokes once started.
-    init(client: RemoteClient, script: KeystrokeScript, control: RunControl, limit: Int) {
+    /// With a `pace` (nanoseconds), a keystroke starts at most every `pace` (a typist's speed);
+    /// without, each starts as soon as the previous one's output arrived.
+    init(client: RemoteClient, script: KeystrokeScript, control: RunControl, limit: Int, pace: UInt64 = 0) {
         self.script = script
         self.control = control
         self.limit = limit
+        self.pace = pace
         subscription.setDisposable(
             client.channel(
                 script.method, FlowParameters(locale: .en), input: inputs.asObservable(), as: FlowOutput.self,
@@ -95,15 +100,46 @@ final class KeystrokeChannel: Sendable {
             })
     }
 
-    /// Types the first text (after the screen was drawn).
+    /// Types the first text (after the screen was drawn); paced channels start at a random point
+    /// of their first period, so that they do not all type at once.
     func start() {
-        let text = state.withLock { state -> String? in
-            guard state.opened, !state.done, !state.inFlight, limit > 0 else { return nil }
+        let ready = state.withLock { state -> Bool in
+            guard state.opened, !state.done, !state.inFlight, limit > 0 else { return false }
             state.inFlight = true
-            state.sentAt = monotonicNanoseconds()
-            return script.texts[0]
+            return true
         }
-        if let text { inputs.onNext(.text(script.field, text)) }
+        guard ready else { return }
+        if pace > 0 {
+            schedule(script.texts[0], at: monotonicNanoseconds() + UInt64.random(in: 0..<pace))
+        } else {
+            sendNow(script.texts[0])
+        }
+    }
+
+    /// Sends `text` now, unless the run is stopping (then the channel is done).
+    private func sendNow(_ text: String) {
+        let send = state.withLock { state -> Bool in
+            if control.stopping.load(ordering: .relaxed) {
+                state.done = true
+                return false
+            }
+            state.sentAt = monotonicNanoseconds()
+            return true
+        }
+        if send {
+            inputs.onNext(.text(script.field, text))
+        } else {
+            control.finished.add(1, ordering: .relaxed)
+        }
+    }
+
+    /// Sends `text` at `due` (monotonic nanoseconds), from a Dispatch timer.
+    private func schedule(_ text: String, at due: UInt64) {
+        let now = monotonicNanoseconds()
+        guard due > now else { return sendNow(text) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(due - now))) { [self] in
+            sendNow(text)
+        }
     }
 
     /// The latencies recorded, in nanoseconds.
@@ -132,6 +168,7 @@ final class KeystrokeChannel: Sendable {
         case .none: break
         case .opened: control.opened.add(1, ordering: .relaxed)
         case .send(let text): inputs.onNext(.text(script.field, text))
+        case .sendAt(let text, let due): schedule(text, at: due)
         case .finish: control.finished.add(1, ordering: .relaxed)
         case .fail(let message):
             state.withLock { $0.done = true }
@@ -162,6 +199,7 @@ final class KeystrokeChannel: Sendable {
             return .finish
         }
         state.inFlight = true
+        if pace > 0 { return .sendAt(script.texts[state.step % 2], state.sentAt + pace) }
         state.sentAt = monotonicNanoseconds()
         return .send(script.texts[state.step % 2])
     }

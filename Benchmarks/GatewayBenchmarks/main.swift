@@ -5,23 +5,26 @@
 //   (0) reference: `validate.phone` requests straight to validation-service, 1 in flight
 //   (1) flow.login: a phone keystroke → the `phone` output, 1 channel
 //   (2) the same on 1,000 channels at once (each one keystroke in flight), over a few connections
+//   (2b) the same 1,000 channels, each typing at a person's pace (a keystroke every 200 ms)
 //   (3) flow.register: a username keystroke → the final `username` output (validation-service asks
 //       auth-service with auth.exists), 1 channel
 //   memory per idle flow.login channel: VmRSS of the gateway and of validation-service (each login
 //       channel holds a validate.fields channel there) before and after opening 1,000 and 5,000
 //
 // Usage: GatewayBenchmarks [--bin DIR] [--seconds S] [--warmup W] [--keystrokes N] [--channels C]
-//                          [--clients K] [--idle N,N] [--only idle,reference,login1,loginN,register]
-//                          [--cycles N] [--keep] [--gateway-arg A]...
+//                          [--clients K] [--pace MS] [--idle N,N] [--cycles N] [--keep]
+//                          [--only idle,reference,login1,loginN,paced,register] [--gateway-arg A]...
 //   --bin         where the four binaries are (default: next to this one)
 //   --seconds     measured seconds per run (default 5); --warmup seconds before it (default 1)
 //   --keystrokes  most keystrokes per channel in a run (default 100000)
 //   --channels    channels of run (2) (default 1000), over --clients connections (default 2)
 //   --idle        idle channel counts for the memory rows, cumulative (default 1000,5000)
+//   --pace        run (2b): the same channels, each typing a keystroke every --pace ms (default 200:
+//                 5 keystrokes per second, a fast typist)
 //   --cycles      idle rows: close every channel and open as many again, this many times (default 2)
 //   --keep        keep the temp directory (state and logs) at the end
-//   --gateway-arg A  one more argument for the gateway (repeat it: --gateway-arg --flow-actors
-//                 --gateway-arg 1)
+//   --gateway-arg A  one more argument for the gateway (repeat it: --gateway-arg
+//                 --validation-connections --gateway-arg 1)
 
 import BenchmarkSupport
 import Contracts
@@ -39,10 +42,11 @@ struct Options {
     var channels = 1_000
     var clients = 2
     var idle = [1_000, 5_000]
-    var only: Set<String> = ["idle", "reference", "login1", "loginN", "register"]
+    var only: Set<String> = ["idle", "reference", "login1", "loginN", "paced", "register"]
     var keep = false
     var gatewayArguments: [String] = []
     var cycles = 2
+    var pace = 200.0
 
     /// Parses the arguments (without the program name).
     static func parse(_ arguments: [String]) throws -> Options {
@@ -75,7 +79,7 @@ struct Options {
                     Int(try number(String($0), 1...100_000))
                 }
             case "--only":
-                let known: Set<String> = ["idle", "reference", "login1", "loginN", "register"]
+                let known: Set<String> = ["idle", "reference", "login1", "loginN", "paced", "register"]
                 options.only = Set(try value().split(separator: ",").map(String.init))
                 guard options.only.isSubset(of: known) else {
                     throw BenchmarkError(description: "--only takes \(known.sorted().joined(separator: ","))")
@@ -83,6 +87,7 @@ struct Options {
             case "--keep": options.keep = true
             case "--gateway-arg": options.gatewayArguments.append(try value())
             case "--cycles": options.cycles = Int(try number(try value(), 1...100))
+            case "--pace": options.pace = try number(try value(), 0...60_000)
             case let other: throw BenchmarkError(description: "unknown option \(other)")
             }
             index += 1
@@ -441,6 +446,34 @@ do {
         for client in clients { await client.stop() }
     }
 
+    if options.only.contains("paced") {
+        let control = RunControl()
+        var clients: [RemoteClient] = []
+        for index in 0..<options.clients {
+            clients.append(try stack.endClient(context: context, name: "bench-paced-\(index)"))
+        }
+        let pace = UInt64(options.pace * 1e6)
+        var channels: [KeystrokeChannel] = []
+        for index in 0..<options.channels {
+            channels.append(
+                KeystrokeChannel(
+                    client: clients[index % clients.count], script: .loginPhone, control: control,
+                    limit: options.keystrokes, pace: pace))
+        }
+        let deadline = ContinuousClock.now + .seconds(120)
+        while control.opened.load(ordering: .relaxed) < options.channels && ContinuousClock.now < deadline {
+            if let failure = control.failureMessages.first { throw BenchmarkError(description: failure) }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        rows["paced"] = try await measure(
+            "flow.login phone keystroke, \(grouped(Double(options.channels))) channels, one keystroke per "
+                + "\(fixed(options.pace, 0)) ms each", participants: options.channels, control: control,
+            stack: stack, options: options, start: { for channel in channels { channel.start() } },
+            samples: { channels.flatMap(\.samples) })
+        for channel in channels { channel.close() }
+        for client in clients { await client.stop() }
+    }
+
     if options.only.contains("register") {
         let taken = "benchtaken"
         let registered = try await stack.auth.client.request(
@@ -510,6 +543,9 @@ if let login = rows["login1"], let reference = rows["reference"], reference.p50 
 print(
     "| (2) `flow.login` phone keystroke, \(grouped(Double(options.channels))) channels "
         + "(\(options.clients) connections) \(cell(rows["loginN"])) |")
+print(
+    "| (2b) the same, each channel typing one keystroke per \(fixed(options.pace, 0)) ms "
+        + "\(cell(rows["paced"])) |")
 print("| (3) `flow.register` username keystroke (auth.exists), 1 channel \(cell(rows["register"])) |")
 if !memory.isEmpty {
     print("")
