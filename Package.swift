@@ -106,7 +106,9 @@ let package = Package(
             swiftSettings: common),
         .executableTarget(
             name: "CatalogBenchmarks",
-            dependencies: ["HeroCatalogCore", "Contracts", "Reactive", "RemoteStreams", "ZeroMQ", "BenchmarkSupport"],
+            dependencies: [
+                "HeroCatalogCore", "Contracts", "Reactive", "RemoteStreams", "ZeroMQ", "BenchmarkSupport",
+            ],
             path: "Benchmarks/CatalogBenchmarks",
             swiftSettings: common),
         .target(

@@ -36,4 +36,3 @@ struct Figures: Sendable {
         return line
     }
 }
-
