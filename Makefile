@@ -9,6 +9,7 @@
 #   make format           format the sources with swift-format
 #   make fuzz             fuzz the RemoteProtocol codec with libFuzzer for FUZZ_SECONDS (default 60)
 #   make bench-catalog    hero search over 1 M generated names: the index against a scan, and through ZeroMQ
+#   make bench-gateway    keystroke to output through the whole stack (1 and 1,000 channels), memory per channel
 #   make run              release build, the whole stack in the background, gateway-cli in front; stops on exit
 #   make up / down        start the stack (auth, validation, heroes, gateway) in the background / stop it
 #   make status / logs    each service's health and pid / the tail of each log (LOGS_FOLLOW=1 follows)
@@ -161,6 +162,27 @@ bench-catalog: deps
 	$(SWIFT) build -c release $(STRICT) --product CatalogBenchmarks
 	$$($(SWIFT) build -c release --show-bin-path)/CatalogBenchmarks \
 	  --bin $$($(SWIFT) build -c release --show-bin-path) $(BENCH_CATALOG_ARGS)
+
+# The gateway through the whole stack in one run (docs/BENCHMARKS.md, Gateway): auth-service,
+# validation-service, hero-catalog-service and the gateway started from the release build with CURVE on,
+# keys exchanged in a temp directory, tcp on 127.0.0.1 free ports, stopped by pid at the end. Rows: a
+# validate.phone round trip straight to validation-service (the reference), a phone keystroke on
+# flow.login with 1 and 1,000 channels, a username keystroke on flow.register, and the resident memory
+# per idle flow.login channel in the gateway and validation-service. Options: BENCH_GATEWAY_ARGS
+# (--seconds S, --warmup W, --keystrokes N, --channels C, --clients K, --idle 1000,5000,
+# --pace MS, --cycles N, --only idle,reference,login1,loginN,paced,register, --keep, --gateway-arg A).
+BENCH_GATEWAY_ARGS ?=
+
+.PHONY: bench-gateway
+
+bench-gateway: deps
+	$(SWIFT) build -c release $(STRICT) --product auth-service
+	$(SWIFT) build -c release $(STRICT) --product validation-service
+	$(SWIFT) build -c release $(STRICT) --product hero-catalog-service
+	$(SWIFT) build -c release $(STRICT) --product gateway
+	$(SWIFT) build -c release $(STRICT) --product GatewayBenchmarks
+	$$($(SWIFT) build -c release --show-bin-path)/GatewayBenchmarks \
+	  --bin $$($(SWIFT) build -c release --show-bin-path) $(BENCH_GATEWAY_ARGS)
 
 # The local stack (deploy/local/stack.sh; deploy/README.md): every process's state directory and log
 # under STACK_DIR, CURVE between them with keys exchanged by `up`. BIN_DIR picks other executables

@@ -37,7 +37,9 @@ let package = Package(
             path: "Benchmarks/ReactiveBenchmarks",
             swiftSettings: common
         ),
-        .target(name: "BenchmarkSupport", path: "Benchmarks/BenchmarkSupport", swiftSettings: common),
+        .target(
+            name: "BenchmarkSupport", dependencies: ["Contracts", "Reactive", "RemoteStreams", "ZeroMQ"],
+            path: "Benchmarks/BenchmarkSupport", swiftSettings: common),
         .executableTarget(
             name: "TransportBenchmarks",
             dependencies: ["ZeroMQ", "Reactive", "RemoteProtocol", "RemoteStreams", "BenchmarkSupport"],
@@ -104,7 +106,9 @@ let package = Package(
             swiftSettings: common),
         .executableTarget(
             name: "CatalogBenchmarks",
-            dependencies: ["HeroCatalogCore", "Contracts", "Reactive", "RemoteStreams", "ZeroMQ"],
+            dependencies: [
+                "HeroCatalogCore", "Contracts", "Reactive", "RemoteStreams", "ZeroMQ", "BenchmarkSupport",
+            ],
             path: "Benchmarks/CatalogBenchmarks",
             swiftSettings: common),
         .target(
@@ -193,6 +197,14 @@ let package = Package(
             dependencies: [
                 "Contracts", "RemoteStreams", "RemoteProtocol", "ZeroMQ", "Reactive", "ServiceKit",
             ],
+            swiftSettings: common),
+        // make bench-gateway: keystroke to output through the whole stack, and memory per channel.
+        .executableTarget(
+            name: "GatewayBenchmarks",
+            dependencies: [
+                "BenchmarkSupport", "Contracts", "Reactive", "RemoteStreams", "ServiceKit", "ZeroMQ",
+            ],
+            path: "Benchmarks/GatewayBenchmarks",
             swiftSettings: common),
     ],
     swiftLanguageModes: [.v6]

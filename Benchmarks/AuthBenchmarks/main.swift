@@ -246,7 +246,7 @@ func table(_ rows: [Row]) -> String {
     return lines.joined(separator: "\n")
 }
 
-stopChildOnSignals()
+stopChildrenOnSignals()
 let startedAt = Date()
 print(
     "AuthBenchmarks: \(cores) cores, \(fixed(seconds, 1)) s per measured run after \(fixed(warmUp, 1)) s warm-up"

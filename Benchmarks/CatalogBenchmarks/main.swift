@@ -10,6 +10,7 @@
 //   --bin           where auth-service and hero-catalog-service are (default: next to this one)
 // CATBENCH_SLOWEST=1 in the environment also prints the eight slowest index queries of each length.
 
+import BenchmarkSupport
 import Contracts
 import Foundation
 import HeroCatalogCore
@@ -144,14 +145,14 @@ if options.wireQueries > 0 {
     start = ContinuousClock.now
     try CatalogGenerator.json(heroes).write(toFile: file, atomically: false, encoding: .utf8)
     print("catalog file written in \(seconds(since: start))")
-    let auth = try await Child(
+    let auth = try await ServiceChild(
         name: "auth", executable: options.bin + "/auth-service",
         arguments: ["--curve", "off", "--hash-cost", "test"],
         directory: directory, timeout: .seconds(60))
     start = ContinuousClock.now
-    let service: Child
+    let service: ServiceChild
     do {
-        service = try await Child(
+        service = try await ServiceChild(
             name: "heroes", executable: options.bin + "/hero-catalog-service",
             arguments: [
                 "--curve", "off", "--auth-curve", "off", "--auth-endpoint", auth.endpoint, "--catalog", file,

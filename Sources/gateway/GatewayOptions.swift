@@ -67,6 +67,12 @@ enum GatewayOptions {
         "max-channels-per-client", environment: "GATEWAY_MAX_CHANNELS_PER_CLIENT", default: 1_024,
         parser: .integer(in: 1...1_000_000),
         help: "Channels and commands one connection may have open at once.")
+    static let validationConnections = Option(
+        "validation-connections", environment: "GATEWAY_VALIDATION_CONNECTIONS", default: 8,
+        parser: .integer(in: 1...64),
+        help: "Connections to validation-service. Each login, register and sign-in screen holds a channel "
+            + "there, and validation-service takes at most --max-streams-per-client (1,024) per connection: "
+            + "8 connections carry 8,192 screens (validation-service's --max-streams).")
     static let check = Option(
         "check", environment: nil, default: false, parser: .boolean,
         help: "Ask the running instance at --endpoint for its health and exit: 0 ready (or degraded), "
@@ -92,7 +98,7 @@ enum GatewayOptions {
         [
             endpoint, curve, clients, authEndpoint, validationEndpoint, heroesEndpoint, authCurve,
             validationCurve, heroesCurve, authPublicKey, validationPublicKey, heroesPublicKey, deadline,
-            probeInterval, maximumChannels, maximumChannelsPerClient, check,
+            probeInterval, maximumChannels, maximumChannelsPerClient, validationConnections, check,
         ] + standard.all
 
     static let interface = CommandLineInterface(

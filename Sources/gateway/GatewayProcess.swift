@@ -53,9 +53,15 @@ final class GatewayProcess: Service {
                     serverKey: try CurveKeyFiles.publicKey(at: keyPath),
                     keys: try CurveKeyFiles.clientKeys(in: state))
             }
+            // One connection per service, but several to validation-service: it counts the channels
+            // it holds per connection, and every screen of every end client holds one there.
+            // RemoteClient spreads its calls over its connections in turn.
+            let connections = name == "validation-service" ? configuration[O.validationConnections] : 1
             let client = try RemoteClient(
                 context: context,
-                configuration: .init(endpoints: [endpoint], deadline: deadline, name: name, curve: curve))
+                configuration: .init(
+                    endpoints: Array(repeating: endpoint, count: connections), deadline: deadline, name: name,
+                    curve: curve))
             upstreams.append(
                 Peer(name: name, endpoint: endpoint, client: client, liveness: UpstreamLiveness()))
         }
