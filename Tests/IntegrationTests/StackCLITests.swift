@@ -331,6 +331,38 @@ struct StackCLITests {
         }
     }
 
+    /// Without `--json`: a success on standard output, a refusal on standard error, each line
+    /// ended by a newline (nothing glued to what the shell prints next).
+    @Test("text mode: the result's lines end with a newline, on stdout or stderr")
+    func textMode() async throws {
+        try await cliStack.with { stack in
+            let phone = "136" + randomDigits(8)
+            try await stack.register(phone)
+            let ok = try await stack.cli(
+                ["login", "--phone", phone, "--password-stdin", "--lang", "zh-Hant"], input: "secret1\n")
+            #expect(ok.status == .exited(0), "\(ok)")
+            let token = try #require(ok.standardOutput.split(separator: "\n").last.map(String.init))
+            #expect(ok.standardOutput == "登錄成功，用戶名:\(phone)，標識符:\(token)\n\(token)\n")
+            #expect(ok.standardError == "")
+            for (arguments, input, message) in [
+                (["login", "--phone", phone], "wrong12\n", "登錄失敗 密碼錯誤\n"),
+                (["login", "--phone", "138"], "secret1\n", "號碼長度不足\n"),
+                (["signin", "--username", phone], "wrong12\n", "密碼錯誤\n"),
+                (["register", "--username", phone], "secret1\n", "賬戶已存在\n"),
+                (["numbers", "9223372036854775807", "1", "0"], "", "數值溢出\n"),
+            ] {
+                let refused = try await stack.cli(
+                    arguments + (input.isEmpty ? [] : ["--password-stdin"]) + ["--lang", "zh-Hant"], input: input)
+                #expect(refused.status == .exited(1), "\(refused)")
+                #expect(refused.standardOutput == "")
+                #expect(refused.standardError == message)
+            }
+            let heroes = try await stack.cli(["heroes", "--query", "william tell", "--token", token, "--lang", "en"])
+            #expect(heroes.status == .exited(0), "\(heroes)")
+            #expect(heroes.standardOutput == "William Tell, Crossbowman of Uri\n1 in all\n")
+        }
+    }
+
     @Test("an unreachable gateway is exit 2; bad usage is 64")
     func unreachableAndUsage() async throws {
         try await cliStack.with { stack in
@@ -377,4 +409,79 @@ private struct PageLine: Decodable {
     }
     let output: String
     let heroes: [Hero]
+}
+
+/// The stack of ``StackOutageTests`` (its own: the test kills one of its services).
+private let outageStack = SharedGatewayStack()
+
+@Suite("end to end: validation-service killed and restarted under gateway-cli", .timeLimit(.minutes(2)))
+struct StackOutageTests {
+    /// Runs `gateway-cli login` (JSON, `locale`) until `done` accepts the run or `deadline` passes;
+    /// returns the last run.
+    private func login(
+        _ stack: GatewayStack, _ phone: String, _ locale: MessageLocale, deadline: Duration,
+        until done: (CLIRun) -> Bool
+    ) async throws -> CLIRun {
+        let end = ContinuousClock.now + deadline
+        while true {
+            let run = try await stack.cli(
+                ["login", "--phone", phone, "--password-stdin", "--json", "--lang", locale.rawValue, "--timeout", "5"],
+                input: "secret1\n")
+            if done(run) || ContinuousClock.now >= end { return run }
+        }
+    }
+
+    /// A `network.error` in the login's tip is a service behind the gateway that did not answer:
+    /// exit 2 (docs/gateway/cli.md, exit codes).
+    @Test("SIGKILL validation-service: login shows network.error (exit 2); restarted on its endpoint: login works")
+    func validationKilledAndRestarted() async throws {
+        try await outageStack.with { stack in
+            let phone = "135" + randomDigits(8)
+            try await stack.register(phone)
+            let before = try await stack.cli(
+                ["login", "--phone", phone, "--password-stdin", "--json"], input: "secret1\n")
+            #expect(before.status == .exited(0), "\(before)")
+
+            stack.validation.child.send(SIGKILL)
+            #expect(await stack.validation.child.waitForExit(timeout: .seconds(10)) == .signaled(SIGKILL))
+            for texts in CLITexts.all {
+                let down = try await login(stack, phone, texts.locale, deadline: .seconds(20)) {
+                    $0.status == .exited(2)
+                }
+                #expect(down.status == .exited(2), "\(down)")
+                #expect(down.standardError == "")
+                #expect(down.lines.prefix(5) == ArraySlice(loginOpening))
+                #expect(
+                    down.lines.contains(#"{"output":"tip","code":"network.error","message":"\#(texts.networkError)"}"#),
+                    "\(down)")
+                #expect(down.lines.last == #"{"result":"unreachable","exit":2,"message":"\#(texts.networkError)"}"#)
+            }
+
+            let restarted = try await GatewayStack.startValidation(
+                in: stack.directory, auth: stack.auth.endpoint, endpoint: stack.validation.endpoint)
+            do {
+                for texts in CLITexts.all {
+                    let back = try await login(stack, phone, texts.locale, deadline: .seconds(20)) {
+                        $0.status == .exited(0)
+                    }
+                    let message = json(texts.loginOK(phone))
+                    expect(
+                        back, exit: 0,
+                        loginOpening + [
+                            #"{"output":"phone","state":"ok","message":""}"#,
+                            #"{"output":"password","state":"ok","message":""}"#,
+                            #"{"output":"loginEnabled","value":true}"#,
+                            #"{"output":"loggingIn","value":true}"#,
+                            #"{"output":"loggingIn","value":false}"#,
+                            #"{"output":"tip","code":"login.ok","message":"\#(message)","name":"\#(phone)","token":"<token>"}"#,
+                            #"{"result":"succeeded","exit":0,"message":"\#(message)","token":"<token>"}"#,
+                        ])
+                }
+            } catch {
+                await restarted.stop()
+                throw error
+            }
+            await restarted.stop()
+        }
+    }
 }
