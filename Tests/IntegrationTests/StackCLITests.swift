@@ -48,8 +48,8 @@ private struct CLITexts: Sendable {
     ]
 }
 
-/// The stack of ``StackCLITests``, started once for the suite.
-private let cliStack = SharedGatewayStack()
+/// The stack of ``StackCLITests`` (shared with ``TerminalScreenTests``), started once.
+private let cliStack = SharedGatewayStack.flows
 
 /// Expects `run` to have ended with `exit` and printed exactly `lines` (tokens as `<token>`) and
 /// nothing on standard error.

@@ -10,6 +10,9 @@ import ServiceKit
 /// on, in a fresh temp directory), the last ``release()`` stops it (by pid) and removes the
 /// directory. Tests of the suite run in parallel, so the stack starts once per suite run.
 actor SharedGatewayStack {
+    /// The stack of the suites that only run flows on it (they never stop or restart a service).
+    static let flows = SharedGatewayStack()
+
     private var starting: Task<GatewayStack, any Error>?
     private var users = 0
 
