@@ -38,8 +38,9 @@ struct TerminalScreenTests {
                 $0.trimmingCharacters(in: .whitespaces)
             }
         }
-        let menu = try await tmux.waitFor("> 1  Log in")
-        #expect(lines(menu).first == "Reactive login")
+        try await tmux.waitForScreen("the menu") {
+            lines($0).first == "Reactive login" && $0.contains("> 1  Log in")
+        }
 
         try await tmux.press("Enter")
         try await tmux.waitFor("Reactive login > Log in")
@@ -54,9 +55,11 @@ struct TerminalScreenTests {
         try await tmux.type(phone)
         try await tmux.press("Enter")  // on to the password field
         try await tmux.type("secret1")
-        let enabled = try await tmux.waitFor("< Log in >")
-        #expect(enabled.contains("[*******"), "the password is masked:\n\(enabled)")
-        #expect(!enabled.contains("secret1"))
+        // Six characters already make a valid password: wait for all seven stars too.
+        let enabled = try await tmux.waitForScreen("the enabled button") {
+            $0.contains("< Log in >") && $0.contains("[******* ")
+        }
+        #expect(!enabled.contains("secret"), "the password is masked:\n\(enabled)")
 
         try await tmux.press("Enter")  // on to the button
         try await tmux.waitForScreen("the focused button") {
