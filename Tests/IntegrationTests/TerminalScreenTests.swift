@@ -32,6 +32,38 @@ struct TerminalScreenTests {
         }
     }
 
+    /// A script's password typed at the prompt (echo off), its refusal on standard error: the
+    /// message is on a line of its own, and what the shell prints next starts on the next line.
+    @Test("a script in a terminal: the password prompt, then the refusal on its own line")
+    func scriptRefusalInATerminal() async throws {
+        try await SharedGatewayStack.flows.with { stack in
+            let phone = "133" + randomDigits(8)
+            try await stack.register(phone)
+            let command =
+                "HOME=\(shellQuoted(stack.cliStateHome)) XDG_STATE_HOME=\(shellQuoted(stack.cliStateHome)) "
+                + ([try Binaries.path("gateway-cli")] + stack.cliConnection
+                    + ["login", "--phone", phone, "--password-stdin", "--lang", "zh-Hant"])
+                .map(shellQuoted).joined(separator: " ")
+                + "; echo \"exit $?\"; exec cat"
+            let tmux = try await TmuxSession.start(command, in: stack.directory)
+            do {
+                try await tmux.waitFor("密碼:")  // capture-pane drops trailing blanks
+                try await tmux.type("wrong12")
+                try await tmux.press("Enter")
+                let screen = try await tmux.waitFor("exit ")
+                let rows = screen.split(separator: "\n", omittingEmptySubsequences: false).map {
+                    $0.trimmingCharacters(in: .whitespaces)
+                }
+                #expect(Array(rows.prefix(3)) == ["密碼:", "登錄失敗 密碼錯誤", "exit 1"], "\(screen)")
+            } catch {
+                let screen = (try? await tmux.screen()) ?? "(no screen)"
+                await tmux.kill()
+                throw SupportError("\(error)\nlast screen:\n\(screen)")
+            }
+            await tmux.kill()
+        }
+    }
+
     private func drive(_ tmux: TmuxSession, phone: String) async throws {
         func lines(_ screen: String) -> [String] {
             screen.split(separator: "\n", omittingEmptySubsequences: false).map {
