@@ -411,10 +411,11 @@ private struct PageLine: Decodable {
     let heroes: [Hero]
 }
 
-/// The stack of ``StackOutageTests`` (its own: the test kills one of its services).
+/// The stack of ``StackOutageTests`` (its own: the tests kill its services; each test kills a
+/// different one and needs only the others).
 private let outageStack = SharedGatewayStack()
 
-@Suite("end to end: validation-service killed and restarted under gateway-cli", .timeLimit(.minutes(2)))
+@Suite("end to end: services killed (and restarted) under gateway-cli", .timeLimit(.minutes(2)))
 struct StackOutageTests {
     /// Runs `gateway-cli login` (JSON, `locale`) until `done` accepts the run or `deadline` passes;
     /// returns the last run.
@@ -482,6 +483,38 @@ struct StackOutageTests {
                 throw error
             }
             await restarted.stop()
+        }
+    }
+
+    /// The heroes flow sends `error` before `searching: false`, so the script sees the outage.
+    @Test("SIGKILL hero-catalog-service: heroes ends with network.error, exit 2")
+    func heroCatalogKilled() async throws {
+        try await outageStack.with { stack in
+            let username = "out" + randomDigits(9)
+            try await stack.register(username)
+            // The gateway's `signin` command needs only auth-service (the other test of the suite may
+            // have validation-service down at this moment).
+            let session = try await stack.client.request(
+                GatewayMethod.signinCommand, SigninCommand(username: username, password: "secret1"),
+                as: CommandResult.self
+            ).value
+            let token = try #require(session.token, "\(session)")
+            stack.heroes.child.send(SIGKILL)
+            #expect(await stack.heroes.child.waitForExit(timeout: .seconds(10)) == .signaled(SIGKILL))
+            for texts in CLITexts.all {
+                let down = try await stack.cli(
+                    ["heroes", "--token", token, "--json", "--lang", texts.locale.rawValue, "--timeout", "10"])
+                expect(
+                    down, exit: 2,
+                    [
+                        #"{"output":"heroes","heroes":[]}"#, #"{"output":"total","number":0}"#,
+                        #"{"output":"error","message":""}"#, #"{"output":"searching","value":false}"#,
+                        #"{"output":"searching","value":true}"#,
+                        #"{"output":"error","code":"network.error","message":"\#(texts.networkError)"}"#,
+                        #"{"output":"searching","value":false}"#,
+                        #"{"result":"unreachable","exit":2,"message":"\#(texts.networkError)"}"#,
+                    ])
+            }
         }
     }
 }
