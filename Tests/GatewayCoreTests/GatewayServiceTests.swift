@@ -102,7 +102,8 @@ struct GatewayServiceFlowTests {
         let run = FlowRun.run(GatewayMethod.login, FlowParameters(locale: locale), inputs: loginTyping)
         #expect(run.at(202).last == FlowOutput(output: "tip", code: .phoneShort, message: short))
         #expect(
-            run.at(243).last == FlowOutput(output: "tip", code: .loginOK, message: ok, name: "ann", token: "t1"))
+            run.at(243).last
+                == FlowOutput(output: "tip", code: .loginOK, message: ok, name: "ann", token: "t1"))
         #expect(run.at(323).last == FlowOutput(output: "tip", code: .loginFailed, message: failed))
     }
 
@@ -189,7 +190,8 @@ struct GatewayServiceFlowTests {
             inputs: [.next(200, .text("searchText", "a"))])
         #expect(
             run.lines.suffix(3) == [
-                "201 searching: true", "202 error: network.error Network or data parsing error!", "202 searching: false",
+                "201 searching: true", "202 error: network.error Network or data parsing error!",
+                "202 searching: false",
             ])
     }
 

@@ -38,11 +38,13 @@ private struct CLITexts: Sendable {
             loginFailed: "Login failed: Wrong password", registerOK: "Registration succeeded",
             exists: "Account already exists", passwordMin: "Password must be at least 6 characters",
             unknownUser: "Username does not exist", networkError: "Network or data parsing error!",
-            overflow: "Number too large", sessionExpired: "Session expired; sign in again", checking: "Checking username…", available: "Username available",
+            overflow: "Number too large", sessionExpired: "Session expired; sign in again",
+            checking: "Checking username…", available: "Username available",
             passwordOK: "Password acceptable",
             manHeroes: [
                 "Hanuman, the Leaping Monkey", "Urashima Taro, the Fisherman Who Lost Centuries",
-                "William Tell, Crossbowman of Uri", "Mansa Musa, King of Gold", "Harriet Tubman, Conductor to Freedom",
+                "William Tell, Crossbowman of Uri", "Mansa Musa, King of Gold",
+                "Harriet Tubman, Conductor to Freedom",
             ],
             loginOK: { "Login succeeded, user: \($0), token: <token>" }, total: { "\($0) in all" }),
     ]
@@ -105,7 +107,8 @@ struct StackCLITests {
             try await stack.register(phone)
             for texts in CLITexts.all {
                 let lang = ["--json", "--lang", texts.locale.rawValue]
-                let ok = try await stack.cli(["login", "--phone", phone, "--password-stdin"] + lang, input: "secret1\n")
+                let ok = try await stack.cli(
+                    ["login", "--phone", phone, "--password-stdin"] + lang, input: "secret1\n")
                 let message = json(texts.loginOK(phone))
                 expect(
                     ok, exit: 0,
@@ -171,9 +174,12 @@ struct StackCLITests {
                 ]
                 let checking =
                     #"{"output":"username","state":"validating","code":"username.checking","message":"\#(texts.checking)"}"#
-                let passwordOK = #"{"output":"password","state":"ok","code":"password.ok","message":"\#(texts.passwordOK)"}"#
-                let exists = #"{"output":"username","state":"failed","code":"username.exists","message":"\#(texts.exists)"}"#
-                let made = try await stack.cli(arguments + [texts.locale.rawValue], input: "secret1\nsecret1\n")
+                let passwordOK =
+                    #"{"output":"password","state":"ok","code":"password.ok","message":"\#(texts.passwordOK)"}"#
+                let exists =
+                    #"{"output":"username","state":"failed","code":"username.exists","message":"\#(texts.exists)"}"#
+                let made = try await stack.cli(
+                    arguments + [texts.locale.rawValue], input: "secret1\nsecret1\n")
                 expect(
                     made, exit: 0,
                     opening + [
@@ -200,7 +206,8 @@ struct StackCLITests {
                     ], ordered: false)
                 let short = try await stack.cli(
                     [
-                        "register", "--username", "reg" + randomDigits(9), "--password-stdin", "--json", "--lang",
+                        "register", "--username", "reg" + randomDigits(9), "--password-stdin", "--json",
+                        "--lang",
                         texts.locale.rawValue,
                     ], input: "abc\n")
                 // The script stops at the output that gives the last field its result: unless that
@@ -215,7 +222,8 @@ struct StackCLITests {
                     short, exit: 1,
                     opening + [checking, tooShort, repeatOK, available]
                         + (usernameLast ? [] : [#"{"output":"passwordEnabled","value":true}"#])
-                        + [#"{"result":"refused","exit":1,"message":"\#(texts.passwordMin)"}"#], ordered: false)
+                        + [#"{"result":"refused","exit":1,"message":"\#(texts.passwordMin)"}"#],
+                    ordered: false)
             }
         }
     }
@@ -352,12 +360,15 @@ struct StackCLITests {
                 (["numbers", "9223372036854775807", "1", "0"], "", "數值溢出\n"),
             ] {
                 let refused = try await stack.cli(
-                    arguments + (input.isEmpty ? [] : ["--password-stdin"]) + ["--lang", "zh-Hant"], input: input)
+                    arguments + (input.isEmpty ? [] : ["--password-stdin"]) + ["--lang", "zh-Hant"],
+                    input: input)
                 #expect(refused.status == .exited(1), "\(refused)")
                 #expect(refused.standardOutput == "")
                 #expect(refused.standardError == message)
             }
-            let heroes = try await stack.cli(["heroes", "--query", "william tell", "--token", token, "--lang", "en"])
+            let heroes = try await stack.cli([
+                "heroes", "--query", "william tell", "--token", token, "--lang", "en",
+            ])
             #expect(heroes.status == .exited(0), "\(heroes)")
             #expect(heroes.standardOutput == "William Tell, Crossbowman of Uri\n1 in all\n")
         }
@@ -369,7 +380,8 @@ struct StackCLITests {
             let nowhere = "ipc://" + stack.directory.file("nobody.sock")
             let unreachable = try await GatewayStack.runCLI(
                 [
-                    "numbers", "1", "2", "3", "--json", "--lang", "en", "--timeout", "1", "--endpoint", nowhere,
+                    "numbers", "1", "2", "3", "--json", "--lang", "en", "--timeout", "1", "--endpoint",
+                    nowhere,
                     "--server-key", stack.gatewayKeyFile,
                 ], input: "", home: stack.cliStateHome, in: stack.directory)
             expect(
@@ -426,7 +438,10 @@ struct StackOutageTests {
         let end = ContinuousClock.now + deadline
         while true {
             let run = try await stack.cli(
-                ["login", "--phone", phone, "--password-stdin", "--json", "--lang", locale.rawValue, "--timeout", "5"],
+                [
+                    "login", "--phone", phone, "--password-stdin", "--json", "--lang", locale.rawValue,
+                    "--timeout", "5",
+                ],
                 input: "secret1\n")
             if done(run) || ContinuousClock.now >= end { return run }
         }
@@ -434,7 +449,9 @@ struct StackOutageTests {
 
     /// A `network.error` in the login's tip is a service behind the gateway that did not answer:
     /// exit 2 (docs/gateway/cli.md, exit codes).
-    @Test("SIGKILL validation-service: login shows network.error (exit 2); restarted on its endpoint: login works")
+    @Test(
+        "SIGKILL validation-service: login shows network.error (exit 2); restarted on its endpoint: login works"
+    )
     func validationKilledAndRestarted() async throws {
         try await outageStack.with { stack in
             let phone = "135" + randomDigits(8)
@@ -453,9 +470,12 @@ struct StackOutageTests {
                 #expect(down.standardError == "")
                 #expect(down.lines.prefix(5) == ArraySlice(loginOpening))
                 #expect(
-                    down.lines.contains(#"{"output":"tip","code":"network.error","message":"\#(texts.networkError)"}"#),
+                    down.lines.contains(
+                        #"{"output":"tip","code":"network.error","message":"\#(texts.networkError)"}"#),
                     "\(down)")
-                #expect(down.lines.last == #"{"result":"unreachable","exit":2,"message":"\#(texts.networkError)"}"#)
+                #expect(
+                    down.lines.last
+                        == #"{"result":"unreachable","exit":2,"message":"\#(texts.networkError)"}"#)
             }
 
             let restarted = try await GatewayStack.startValidation(
@@ -503,7 +523,10 @@ struct StackOutageTests {
             #expect(await stack.heroes.child.waitForExit(timeout: .seconds(10)) == .signaled(SIGKILL))
             for texts in CLITexts.all {
                 let down = try await stack.cli(
-                    ["heroes", "--token", token, "--json", "--lang", texts.locale.rawValue, "--timeout", "10"])
+                    [
+                        "heroes", "--token", token, "--json", "--lang", texts.locale.rawValue, "--timeout",
+                        "10",
+                    ])
                 expect(
                     down, exit: 2,
                     [

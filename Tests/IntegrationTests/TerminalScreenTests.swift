@@ -42,7 +42,7 @@ struct TerminalScreenTests {
             let command =
                 "HOME=\(shellQuoted(stack.cliStateHome)) XDG_STATE_HOME=\(shellQuoted(stack.cliStateHome)) "
                 + ([try Binaries.path("gateway-cli")] + stack.cliConnection
-                    + ["login", "--phone", phone, "--password-stdin", "--lang", "zh-Hant"])
+                + ["login", "--phone", phone, "--password-stdin", "--lang", "zh-Hant"])
                 .map(shellQuoted).joined(separator: " ")
                 + "; echo \"exit $?\"; exec cat"
             let tmux = try await TmuxSession.start(command, in: stack.directory)

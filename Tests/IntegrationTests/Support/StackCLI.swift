@@ -131,7 +131,9 @@ extension GatewayStack {
         let base = directory.file("cli-\(UUID().uuidString)")
         try input.write(toFile: base + ".in", atomically: true, encoding: .utf8)
         defer {
-            for suffix in [".in", ".out", ".err"] { try? FileManager.default.removeItem(atPath: base + suffix) }
+            for suffix in [".in", ".out", ".err"] {
+                try? FileManager.default.removeItem(atPath: base + suffix)
+            }
         }
         let script = """
             unset GATEWAY_CLI_ENDPOINT GATEWAY_CLI_SERVER_KEY GATEWAY_CLI_CURVE GATEWAY_CLI_LANG \
