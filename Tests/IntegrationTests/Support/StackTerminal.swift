@@ -4,12 +4,14 @@ import Foundation
     import Glibc
 #endif
 
-/// A tmux server of its own (`tmux -L <unique name> -f /dev/null`) running one command in an
+/// A tmux server of its own (`tmux -S <socket in the test's temp dir> -f /dev/null`; like `-L` with a
+/// unique name, but the socket goes away with the directory instead of staying in
+/// `/tmp/tmux-<uid>`, where tmux leaves it after `kill-server`) running one command in an
 /// 80x24 pane: keys go in with `send-keys`, the screen comes out with `capture-pane -p`. The pane
 /// stays after the command exits (`remain-on-exit`), so its last screen can still be read. Every
 /// tmux call is a child process waited for with a deadline; ``kill()`` ends the server.
 struct TmuxSession: Sendable {
-    /// The `-L` socket name, unique per session.
+    /// The `-S` socket path, unique per session.
     let socket: String
     /// Where each tmux call's output goes (a temp directory of the test).
     let directory: TemporaryDirectory
@@ -20,7 +22,8 @@ struct TmuxSession: Sendable {
 
     /// Starts `command` (run by tmux's shell) in a detached 80x24 session named `main`.
     static func start(_ command: String, in directory: TemporaryDirectory) async throws -> TmuxSession {
-        let session = TmuxSession(socket: "e2e-\(UUID().uuidString.prefix(8))", directory: directory)
+        let session = TmuxSession(
+            socket: directory.file("tmux-\(UUID().uuidString.prefix(8)).sock"), directory: directory)
         _ = try await session.run([
             "new-session", "-d", "-s", "main", "-x", "80", "-y", "24", command, ";",
             "set-option", "-w", "-t", "main", "remain-on-exit", "on",
@@ -38,7 +41,7 @@ struct TmuxSession: Sendable {
             try? FileManager.default.removeItem(atPath: output + ".err")
         }
         let child = try await Self.spawnWithoutBlockedSignals(
-            executable: executable, arguments: ["-L", socket, "-f", "/dev/null"] + arguments,
+            executable: executable, arguments: ["-S", socket, "-f", "/dev/null"] + arguments,
             standardOutput: output, standardError: output + ".err")
         guard let ended = await child.waitForExit(timeout: .seconds(10)) else {
             await child.stop(grace: .zero)
