@@ -98,7 +98,9 @@ public struct LoginScript: FlowScript {
             let message = tip.message ?? ""
             switch tip.code {
             case .loginOK?:
-                let token = tip.token ?? Self.token(inLoginOK: message, locale: parameters.locale ?? .zhHans)
+                guard let token = tip.token, !token.isEmpty else {
+                    return [.fail(ScriptFailure(.protocolError, "login.ok without a token: \(message)"))]
+                }
                 return [.finish(ScriptResult(.succeeded, message: message, token: token))]
             case .networkError?:
                 return [.fail(ScriptFailure(.unreachable, message))]
@@ -106,25 +108,6 @@ public struct LoginScript: FlowScript {
                 return [.finish(ScriptResult(.refused, message: message))]
             }
         }
-    }
-}
-
-extension LoginScript {
-    /// The token in a rendered `login.ok` message (`…:{name}，标识符:{token}`), read with the
-    /// catalogue's template for `locale`: what follows the template's last literal before
-    /// `{token}`, up to the template's literal after it. Nil when the message does not fit.
-    static func token(inLoginOK message: String, locale: MessageLocale) -> String? {
-        guard let template = MessageCatalogue.standard.template(.loginOK, in: locale),
-            let placeholder = template.range(of: "{token}")
-        else { return nil }
-        let marker = template[..<placeholder.lowerBound].components(separatedBy: "}").last ?? ""
-        let tail = String(template[placeholder.upperBound...])
-        guard !marker.isEmpty, message.hasSuffix(tail),
-            let start = message.range(of: marker, options: .backwards)?.upperBound
-        else { return nil }
-        let end = message.index(message.endIndex, offsetBy: -tail.count)
-        guard start < end else { return nil }
-        return String(message[start..<end])
     }
 }
 
@@ -313,7 +296,9 @@ public struct HeroesScript: FlowScript {
             guard output.output == "searching", output.value == false else { return [] }
             phase = .done
             if let error = latest["error"], let message = error.message, !message.isEmpty {
-                return [.fail(ScriptFailure(.unreachable, message))]
+                // The real gateway refuses a stale token with this output, not with an `ERROR`.
+                let kind: ScriptFailure.Kind = error.code == .sessionExpired ? .refused : .unreachable
+                return [.fail(ScriptFailure(kind, message))]
             }
             let heroes = latest["heroes"]?.heroes ?? []
             let total = latest["total"]?.number ?? heroes.count

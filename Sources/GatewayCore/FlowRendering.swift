@@ -32,11 +32,15 @@ public struct FlowRenderer: Sendable {
     }
 
     /// Login's tip line: the joined texts, and the code of the first message (the login result's
-    /// while one shows, else the first failing field's); no code when the line is empty.
+    /// while one shows, else the first failing field's); no code when the line is empty. While the
+    /// first message is `login.ok`, `name` and `token` carry its values, so a client need not read
+    /// them out of the rendered text.
     public func tip(_ messages: [ScreenMessage]) -> FlowOutput {
-        FlowOutput(
+        let success = messages.first.flatMap { $0.code == .loginOK ? $0 : nil }
+        return FlowOutput(
             output: "tip", code: messages.first?.code,
-            message: ScreenMessage.joined(messages, rendering: text))
+            message: ScreenMessage.joined(messages, rendering: text),
+            name: success?.params["name"], token: success?.params["token"])
     }
 
     /// A one-shot alert: `kind`, `code`, `message`.

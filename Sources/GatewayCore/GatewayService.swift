@@ -580,8 +580,10 @@ struct FlowSpec: Sendable {
         return [
             rendered(output.heroes) { render.heroes($0) },
             rendered(output.total) { render.count("total", $0) },
-            rendered(output.searching) { render.flag("searching", $0) },
+            // `error` before `searching`: a client that stops reading when `searching` goes false
+            // (gateway-cli's heroes script) has seen the search's outcome by then.
             rendered(output.error) { render.error($0) },
+            rendered(output.searching) { render.flag("searching", $0) },
         ]
     }
 

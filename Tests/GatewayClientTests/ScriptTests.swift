@@ -107,9 +107,9 @@ struct ScriptTests {
         #expect(flow.disposed.count == 1)
     }
 
-    /// A gateway whose tip carries only the message: the token is read from it, in every locale.
+    /// A `login.ok` tip without its `token` member: the token is never parsed out of the text.
     @Test(arguments: MessageLocale.allCases)
-    func loginTokenFromTheMessage(locale: MessageLocale) {
+    func loginOKWithoutATokenIsAProtocolError(locale: MessageLocale) {
         let respond: OpenFlow = { flow, parameters, inputs in
             FakeGateway.open(flow, parameters, inputs).map { output in
                 var output = output
@@ -120,8 +120,8 @@ struct ScriptTests {
         }
         let (events, _) = runScript(
             LoginScript(phone: "13800138000", password: "secret1", locale: locale), respond: respond)
-        #expect(result(events)?.token == "tok-13800138000")
-        #expect(result(events)?.outcome == .succeeded)
+        #expect(result(events) == nil)
+        #expect(failure(events)?.kind == .protocolError)
     }
 
     @Test func loginWithAWrongPasswordIsRefused() {
@@ -271,6 +271,21 @@ struct ScriptTests {
         }
         let (events, _) = runScript(HeroesScript(token: "t", query: "", locale: .en), respond: respond)
         #expect(failure(events) == ScriptFailure(.unreachable, "down"))
+    }
+
+    /// The real gateway's answer to a refused token: an `error` output, not an `ERROR` frame.
+    @Test func heroesSessionExpiredOutputIsRefused() {
+        let respond: OpenFlow = { _, _, inputs in
+            Observable.create { observer in
+                inputs.subscribe(onNext: { _ in
+                    observer.onNext(FlowOutput(output: "searching", value: true))
+                    observer.onNext(FlowOutput(output: "error", code: .sessionExpired, message: "expired"))
+                    observer.onNext(FlowOutput(output: "searching", value: false))
+                })
+            }
+        }
+        let (events, _) = runScript(HeroesScript(token: "t", query: "", locale: .en), respond: respond)
+        #expect(failure(events) == ScriptFailure(.refused, "expired"))
     }
 
     @Test func aSilentGatewayTimesOutAndTheChannelIsDisposed() {

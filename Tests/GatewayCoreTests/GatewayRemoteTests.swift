@@ -94,7 +94,7 @@ struct GatewayRemoteTests {
         await login.expect(["password: ok ", "loginEnabled: true"])
         login.send(.tap("loginTap"))
         await login.expect([
-            "loggingIn: true", "loggingIn: false", "tip: login.ok Login succeeded, user: ann, token: t1",
+            "loggingIn: true", "loggingIn: false", "tip: login.ok Login succeeded, user: ann, token: t1 ann",
         ])
 
         let numbers = FlowSession(client, GatewayMethod.numbers)

@@ -77,12 +77,15 @@ struct GatewayServiceFlowTests {
                 "202 phone: failed phone.short 号码长度不足", "202 tip: phone.short 号码长度不足",
                 "212 phone: ok ", "212 tip: ",
                 "222 password: ok ", "222 loginEnabled: true",
-                "231 loggingIn: true", "243 loggingIn: false", "243 tip: login.ok 登录成功，用户名:ann，标识符:t1",
+                "231 loggingIn: true", "243 loggingIn: false", "243 tip: login.ok 登录成功，用户名:ann，标识符:t1 ann",
                 "301 tip: ",
                 "311 loggingIn: true", "323 loggingIn: false", "323 tip: login.failed 登录失败 密码错误",
             ])
         #expect(run.at(101).first == FlowOutput(output: "phone", state: .empty, message: ""))
-        #expect(run.at(243).last == FlowOutput(output: "tip", code: .loginOK, message: "登录成功，用户名:ann，标识符:t1"))
+        #expect(
+            run.at(243).last
+                == FlowOutput(
+                    output: "tip", code: .loginOK, message: "登录成功，用户名:ann，标识符:t1", name: "ann", token: "t1"))
         // Closing the channel disposed the whole graph, the validation channel included.
         #expect(run.service.counters.channelsOpen == [GatewayMethod.login: 0])
         #expect(run.validation.open == 0)
@@ -98,7 +101,9 @@ struct GatewayServiceFlowTests {
     func loginRendersInTheChannelsLocale(locale: MessageLocale, short: String, ok: String, failed: String) {
         let run = FlowRun.run(GatewayMethod.login, FlowParameters(locale: locale), inputs: loginTyping)
         #expect(run.at(202).last == FlowOutput(output: "tip", code: .phoneShort, message: short))
-        #expect(run.at(243).last == FlowOutput(output: "tip", code: .loginOK, message: ok))
+        #expect(
+            run.at(243).last
+                == FlowOutput(output: "tip", code: .loginOK, message: ok, name: "ann", token: "t1"))
         #expect(run.at(323).last == FlowOutput(output: "tip", code: .loginFailed, message: failed))
     }
 
@@ -158,7 +163,7 @@ struct GatewayServiceFlowTests {
             inputs: [.next(200, .text("searchText", "")), .next(300, .text("page", "1"))])
         #expect(
             run.lines == [
-                "101 heroes: 0 heroes", "101 total: 0", "101 searching: false", "101 error: ",
+                "101 heroes: 0 heroes", "101 total: 0", "101 error: ", "101 searching: false",
                 "201 searching: true", "208 heroes: 2 heroes", "208 total: 2", "208 searching: false",
                 "301 searching: true", "308 heroes: 0 heroes", "308 searching: false",
             ])
@@ -176,7 +181,18 @@ struct GatewayServiceFlowTests {
         let run = FlowRun.run(
             GatewayMethod.heroes, FlowParameters(token: "stale"),
             inputs: [.next(200, .text("searchText", "a"))])
-        #expect(run.lines.suffix(2) == ["202 searching: false", "202 error: session.expired 登录已过期，请重新登录"])
+        #expect(run.lines.suffix(2) == ["202 error: session.expired 登录已过期，请重新登录", "202 searching: false"])
+    }
+
+    @Test func aCatalogOutageShowsTheErrorBeforeSearchingEnds() {
+        let run = FlowRun.run(
+            GatewayMethod.heroes, FlowParameters(locale: .en, token: "down"),
+            inputs: [.next(200, .text("searchText", "a"))])
+        #expect(
+            run.lines.suffix(3) == [
+                "201 searching: true", "202 error: network.error Network or data parsing error!",
+                "202 searching: false",
+            ])
     }
 
     @Test func numbersSumAndOverflow() {

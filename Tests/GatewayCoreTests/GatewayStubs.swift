@@ -119,6 +119,9 @@ struct GatewayStubCatalog: HeroCatalogClient {
     let scheduler: TestScheduler?
 
     func search(_ request: HeroSearchRequest) -> Single<HeroSearchResponse> {
+        if request.token == "down" {
+            return .error(RemoteError(code: .unavailable, message: "hero-catalog-service is down"))
+        }
         guard request.token == "good" else {
             return .error(RemoteError(code: .unauthenticated, message: "bad token"))
         }

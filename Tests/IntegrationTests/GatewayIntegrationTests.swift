@@ -207,7 +207,7 @@ struct GatewayIntegrationTests {
             #expect(page.total > 3 && page.heroes.count == 3)
             let heroes = GatewayFlowSession(
                 client, GatewayMethod.heroes, FlowParameters(locale: .en, token: token))
-            await heroes.expect(["heroes: 0 heroes", "total: 0", "searching: false", "error: "])
+            await heroes.expect(["heroes: 0 heroes", "total: 0", "error: ", "searching: false"])
             heroes.send(.text("searchText", ""))
             await heroes.expect([
                 "searching: true", "heroes: \(min(50, page.total)) heroes", "total: \(page.total)",
