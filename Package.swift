@@ -166,7 +166,9 @@ let package = Package(
             dependencies: ["LoadTestCore", "Contracts", "Reactive", "RemoteStreams", "ZeroMQ"],
             swiftSettings: common),
         // deploy/: manifests, unit files, the Dockerfile and the local stack script, checked offline.
-        .testTarget(name: "DeployTests", swiftSettings: common),
+        // What the test targets that start real programs share.
+        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: common),
+        .testTarget(name: "DeployTests", dependencies: ["TestSupport"], swiftSettings: common),
         .target(
             name: "GatewayClient",
             dependencies: [
@@ -183,7 +185,7 @@ let package = Package(
             name: "GatewayClientTests",
             dependencies: [
                 "GatewayClient", "Contracts", "Reactive", "ReactiveTestKit", "RemoteProtocol", "RemoteStreams",
-                "ZeroMQ",
+                "ZeroMQ", "TestSupport",
             ],
             swiftSettings: common),
         .systemLibrary(name: "CNcursesw", providers: [.apt(["libncurses-dev"])]),
@@ -195,7 +197,7 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "Contracts", "RemoteStreams", "RemoteProtocol", "ZeroMQ", "Reactive", "ServiceKit",
+                "Contracts", "RemoteStreams", "RemoteProtocol", "ZeroMQ", "Reactive", "ServiceKit", "TestSupport",
             ],
             swiftSettings: common),
         // make bench-gateway: keystroke to output through the whole stack, and memory per channel.

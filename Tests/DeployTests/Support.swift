@@ -1,3 +1,4 @@
+import TestSupport
 import Dispatch
 import Foundation
 import Synchronization
@@ -74,7 +75,7 @@ func runCommand(
     let envp = variables.map { strdup($0) } + [nil]
     defer { for pointer in argv + envp { free(pointer) } }
     var spawned: pid_t = 0
-    let result = posix_spawn(&spawned, executable, &actions, nil, argv, envp)
+    let result = spawnWithCleanSignals(&spawned, executable, &actions, argv, envp)
     guard result == 0 else { throw SupportError("cannot start \(executable): errno \(result)") }
     let pid = spawned
     let state = Mutex<(exited: Bool, killed: Bool)>((false, false))

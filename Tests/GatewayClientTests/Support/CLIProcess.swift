@@ -1,3 +1,4 @@
+import TestSupport
 import Dispatch
 import Foundation
 import Synchronization
@@ -80,7 +81,7 @@ enum CLIBinary {
             for pointer in argv + envp { free(pointer) }
         }
         var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, path, &actions, nil, argv, envp)
+        let spawned = spawnWithCleanSignals(&pid, path, &actions, argv, envp)
         guard spawned == 0 else { throw SupportError("cannot start gateway-cli: errno \(spawned)") }
         let child = pid
         let status = Mutex<Int32?>(nil)
@@ -154,7 +155,7 @@ final class TerminalRun: Sendable {
             for pointer in argv + envp { free(pointer) }
         }
         var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, CLIBinary.path, &actions, nil, argv, envp)
+        let spawned = spawnWithCleanSignals(&pid, CLIBinary.path, &actions, argv, envp)
         guard spawned == 0 else {
             close(master)
             throw SupportError("cannot start gateway-cli: errno \(spawned)")

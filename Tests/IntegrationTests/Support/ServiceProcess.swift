@@ -1,3 +1,4 @@
+import TestSupport
 import Contracts
 import Dispatch
 import Foundation
@@ -91,7 +92,7 @@ final class ChildProcess: Sendable {
             for pointer in argv + envp { free(pointer) }
         }
         var pid: pid_t = 0
-        let result = posix_spawn(&pid, executable, &actions, nil, argv, envp)
+        let result = spawnWithCleanSignals(&pid, executable, &actions, argv, envp)
         guard result == 0 else { throw SupportError("cannot start \(executable): errno \(result)") }
         self.pid = pid
         let spawned = pid

@@ -40,7 +40,9 @@ struct TmuxSession: Sendable {
             try? FileManager.default.removeItem(atPath: output)
             try? FileManager.default.removeItem(atPath: output + ".err")
         }
-        let child = try await Self.spawnWithoutBlockedSignals(
+        // ChildProcess starts it with no signal blocked: a tmux server that inherited the test
+        // threads' blocked SIGCHLD would never notice its pane's command ending.
+        let child = try ChildProcess(
             executable: executable, arguments: ["-S", socket, "-f", "/dev/null"] + arguments,
             standardOutput: output, standardError: output + ".err")
         guard let ended = await child.waitForExit(timeout: .seconds(10)) else {
@@ -52,34 +54,6 @@ struct TmuxSession: Sendable {
             throw SupportError("tmux \(arguments): \(ended) \(error)")
         }
         return (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
-    }
-
-    /// Starts a ``ChildProcess`` from a thread of its own whose signal mask is empty.
-    ///
-    /// A child inherits the signal mask of the thread that spawns it, and the test's threads (the
-    /// cooperative pool's) block most signals, SIGCHLD among them: a tmux server started with that
-    /// mask never hears that its pane's command ended (the command stays a zombie, the pane alive),
-    /// and the command in the pane would run with SIGINT and SIGWINCH blocked too.
-    static func spawnWithoutBlockedSignals(
-        executable: String, arguments: [String], standardOutput: String, standardError: String
-    ) async throws -> ChildProcess {
-        try await withCheckedThrowingContinuation { continuation in
-            let thread = Thread {
-                var empty = sigset_t()
-                sigemptyset(&empty)
-                pthread_sigmask(SIG_SETMASK, &empty, nil)
-                do {
-                    continuation.resume(
-                        returning: try ChildProcess(
-                            executable: executable, arguments: arguments, standardOutput: standardOutput,
-                            standardError: standardError))
-                } catch {
-                    continuation.resume(throwing: error)
-                }
-            }
-            thread.name = "tmux-spawner"
-            thread.start()
-        }
     }
 
     /// Types `text` literally.
