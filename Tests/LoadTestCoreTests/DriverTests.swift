@@ -135,7 +135,7 @@ struct DriverTests {
             // The same stall seen by one closed-model caller: one request waits, the rest are
             // fast, and p99 says nothing of it (coordinated omission, what the open model corrects).
             let closed = LoadDriver(
-                plan: RunPlan(model: .closed(concurrency: 1), duration: 2_000_000_000), shards: 1
+                plan: RunPlan(model: .closed(concurrency: 1), duration: 3_000_000_000), shards: 1
             ) { index, done in
                 if index == 100 { stub.stall(for: .seconds(1)) }
                 workload.call(index, done)
@@ -143,7 +143,9 @@ struct DriverTests {
             let uncorrected = await closed.run()
             #expect(uncorrected.latency.max >= 950_000_000)
             #expect(uncorrected.latency.value(atPercentile: 99) < 100_000_000)
-            #expect(uncorrected.completed > 200)
+            // Two seconds without the stall; at a loaded CI machine's 100 round trips/s (debug build,
+            // every suite at once) that is well over 150, so the stall is under 1% of the samples.
+            #expect(uncorrected.completed > 150)
         }
     }
 
