@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import Testing
 
@@ -43,15 +44,9 @@ struct LocalStack {
     /// A file in a service's state directory.
     func state(_ service: String, _ name: String) -> String { contents(directory.file("\(service)/\(name)")) }
 
-    /// Waits up to `timeout` for `text` to appear in `service`'s log: an event the service writes,
-    /// read back at short intervals until the deadline.
-    func waitForLog(_ service: String, containing text: String, timeout: Duration) async throws -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if contents(directory.file("logs/\(service).log")).contains(text) { return true }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        return contents(directory.file("logs/\(service).log")).contains(text)
+    /// Waits up to `timeout` for `text` to appear in `service`'s log (woken by each write to it).
+    func waitForLog(_ service: String, containing text: String, timeout: Duration) async -> Bool {
+        await waitForFile(directory.file("logs/\(service).log"), containing: text, timeout: timeout)
     }
 
     /// Stops whatever is still running from the stack's pid files (SIGKILL, by pid) and removes
@@ -91,7 +86,7 @@ struct LocalStackTests {
         }
         // validation reached auth over CURVE: its probe of auth's health succeeded.
         #expect(
-            try await stack.waitForLog(
+            await stack.waitForLog(
                 "validation", containing: "auth-service reachable", timeout: .seconds(10)))
 
         let status = try await stack.run("status")
@@ -173,7 +168,7 @@ struct LocalStackTests {
         }
         for peer in ["auth-service", "validation-service", "hero-catalog-service"] {
             #expect(
-                try await stack.waitForLog("gateway", containing: "\(peer) reachable", timeout: .seconds(10)),
+                await stack.waitForLog("gateway", containing: "\(peer) reachable", timeout: .seconds(10)),
                 "the gateway did not reach \(peer)")
         }
         let client = Paths.binaries + "/gateway-cli"
