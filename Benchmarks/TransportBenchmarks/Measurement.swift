@@ -34,13 +34,17 @@ struct Measurement: Sendable {
     var p50: Double
     /// 99th percentile latency, in microseconds.
     var p99: Double
+    /// The process's CPU time (user + system, every thread: client, server and libzmq's I/O
+    /// thread) during the run, per round trip, in microseconds. Steadier than the rate on a shared
+    /// machine: it counts the work, not the waiting.
+    var cpuPerRoundTrip: Double
 
     /// Round trips per second.
     var rate: Double { Double(roundTrips) / seconds }
 
     /// Figures from every round trip's latency (nanoseconds, any order) and the run's wall time,
     /// with the C program's percentile rule: the element at `(n - 1) * q / 100` of the sorted list.
-    init(inFlight: Int, latencies: [UInt64], elapsedNanoseconds: UInt64) {
+    init(inFlight: Int, latencies: [UInt64], elapsedNanoseconds: UInt64, cpu: CPUTime) {
         precondition(!latencies.isEmpty, "a run completes at least one round trip")
         let sorted = latencies.sorted()
         let last = sorted.count - 1
@@ -49,11 +53,13 @@ struct Measurement: Sendable {
         seconds = Double(elapsedNanoseconds) / 1e9
         p50 = Double(sorted[last * 50 / 100]) / 1e3
         p99 = Double(sorted[last * 99 / 100]) / 1e3
+        cpuPerRoundTrip = cpu.total * 1e6 / Double(sorted.count)
     }
 
     /// Figures read back from the fields of a `RESULT` line.
-    init(inFlight: Int, roundTrips: Int, seconds: Double, p50: Double, p99: Double) {
+    init(inFlight: Int, roundTrips: Int, seconds: Double, p50: Double, p99: Double, cpuPerRoundTrip: Double) {
         self.inFlight = inFlight
+        self.cpuPerRoundTrip = cpuPerRoundTrip
         self.roundTrips = roundTrips
         self.seconds = seconds
         self.p50 = p50
@@ -64,7 +70,7 @@ struct Measurement: Sendable {
     func resultLine(implementation: String, server: String) -> String {
         "RESULT impl=\(implementation) server=\(server) inflight=\(inFlight) roundtrips=\(roundTrips) "
             + "seconds=\(fixed(seconds, 3)) rate=\(fixed(rate, 1)) p50_us=\(fixed(p50, 1)) "
-            + "p99_us=\(fixed(p99, 1))"
+            + "p99_us=\(fixed(p99, 1)) cpu_us=\(fixed(cpuPerRoundTrip, 2))"
     }
 }
 

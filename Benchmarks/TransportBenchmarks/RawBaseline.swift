@@ -36,9 +36,11 @@ func parseResultLine(_ line: Substring) -> Measurement? {
         let roundTrips = fields["roundtrips"].flatMap({ Int($0) }),
         let seconds = fields["seconds"].flatMap({ Double($0) }),
         let p50 = fields["p50_us"].flatMap({ Double($0) }),
-        let p99 = fields["p99_us"].flatMap({ Double($0) })
+        let p99 = fields["p99_us"].flatMap({ Double($0) }),
+        let cpu = fields["cpu_us"].flatMap({ Double($0) })
     else { return nil }
-    return Measurement(inFlight: inFlight, roundTrips: roundTrips, seconds: seconds, p50: p50, p99: p99)
+    return Measurement(
+        inFlight: inFlight, roundTrips: roundTrips, seconds: seconds, p50: p50, p99: p99, cpuPerRoundTrip: cpu)
 }
 
 /// A failure that ends the benchmark with a message.

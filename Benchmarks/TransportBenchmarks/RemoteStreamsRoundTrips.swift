@@ -2,6 +2,7 @@
 // JSON payload of five string fields each way: protocol codec, JSON coding, the server's actor and
 // the client's bookkeeping on top of (2).
 
+import BenchmarkSupport
 import Dispatch
 import Reactive
 import RemoteProtocol
@@ -50,10 +51,13 @@ func remoteStreamsRequests(budget: Budget) throws -> [Measurement] {
 private func requestRun(_ client: RemoteClient, inFlight: Int, count: Int, seconds: Double) -> Measurement {
     let pump = RequestPump(client: client, count: count, seconds: seconds)
     let start = DispatchTime.now().uptimeNanoseconds
+    let cpuStart = ownCPUTime()
     for _ in 0..<inFlight { pump.issue() }
     pump.finished.wait()
     let elapsed = DispatchTime.now().uptimeNanoseconds - start
-    return Measurement(inFlight: inFlight, latencies: pump.latencies, elapsedNanoseconds: elapsed)
+    return Measurement(
+        inFlight: inFlight, latencies: pump.latencies, elapsedNanoseconds: elapsed,
+        cpu: ownCPUTime().since(cpuStart))
 }
 
 private final class RequestPump: Sendable {

@@ -85,11 +85,15 @@ func measureClient(context: Context, endpoint: String, budget: Budget) throws ->
             _ = try clientRun(
                 dealer, inFlight: inFlight, count: budget.warmUp, seconds: budget.seconds, record: false)
             let start = monotonicNanoseconds()
+            let cpuStart = ownCPUTime()
             let latencies = try clientRun(
                 dealer, inFlight: inFlight, count: budget.roundTrips(inFlight: inFlight),
                 seconds: budget.seconds, record: true)
             let elapsed = monotonicNanoseconds() - start
-            results.append(Measurement(inFlight: inFlight, latencies: latencies, elapsedNanoseconds: elapsed))
+            results.append(
+                Measurement(
+                    inFlight: inFlight, latencies: latencies, elapsedNanoseconds: elapsed,
+                    cpu: ownCPUTime().since(cpuStart)))
         }
         return results
     }

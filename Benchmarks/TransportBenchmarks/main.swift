@@ -11,7 +11,7 @@
 //
 // A further contender (for example (3), RemoteStreams request/response) is one more entry in
 // `contenders`: a function `(Budget) throws -> [Measurement]` returning one measurement per
-// `Budget.inFlightSettings`, in that order (`Measurement(inFlight:latencies:elapsedNanoseconds:)`
+// `Budget.inFlightSettings`, in that order (`Measurement(inFlight:latencies:elapsedNanoseconds:cpu:)`
 // computes the figures from raw latencies the same way as for (1) and (2); `awaitOnPool` runs an
 // async client from this synchronous top level).
 //

@@ -1,7 +1,7 @@
 import Foundation
 public import Reactive
 public import RemoteProtocol
-import Synchronization
+public import Synchronization
 public import ZeroMQ
 
 /// A client of a ``RemoteServer`` (or of several replicas of one): calls come back as `Single`s
@@ -37,14 +37,19 @@ public final class RemoteClient: Sendable {
         public var name: String
         /// CURVE security, or nil for plain connections.
         public var curve: Curve?
+        /// The most messages the client reads from one replica per turn of its loop before it
+        /// delivers them and sends what their observers queued (calls made from an answer's
+        /// callback go out after each turn, not after the whole backlog).
+        public var maxMessagesPerTurn: Int
 
         /// A configuration.
         public init(
             endpoints: [String], deadline: Duration = .seconds(5), pingInterval: Duration = .seconds(2),
             limits: ProtocolLimits = ProtocolLimits(), name: String = "remote-client",
-            curve: Curve? = nil
+            curve: Curve? = nil, maxMessagesPerTurn: Int = 16
         ) {
             self.curve = curve
+            self.maxMessagesPerTurn = maxMessagesPerTurn
             self.endpoints = endpoints
             self.deadline = deadline
             self.pingInterval = pingInterval
@@ -68,8 +73,8 @@ public final class RemoteClient: Sendable {
     }
 
     private struct Pending: Sendable {
-        let deliver: @Sendable (Event<[UInt8]>) -> Void
-        /// A request: its `NEXT` is its answer, delivered without waiting for the `COMPLETE`.
+        let receiver: any CallReceiver
+        /// A request: its `NEXT` is its answer and ends it (docs/PROTOCOL.md).
         let isRequest: Bool
         let replica: Int
         /// A channel's subscription to its input; nil for requests and streams, which have none
@@ -86,10 +91,6 @@ public final class RemoteClient: Sendable {
         var deadlines = DeadlineQueue<UInt64>()
         /// Replicas whose connection is up (handshake done, not disconnected since).
         var connected: Set<Int> = []
-        /// Requests answered by their `NEXT`, whose `COMPLETE` is still to come (and is then
-        /// absorbed rather than counted as dropped). Bounded: a server that never completes cannot
-        /// grow it without limit.
-        var answered: Set<UInt64> = []
         var counters = RemoteCounters()
     }
 
@@ -98,9 +99,6 @@ public final class RemoteClient: Sendable {
     @usableFromInline let coder: JSONBodyCoder
     private let loop: SocketLoop
     private let state = Mutex(State())
-
-    /// The most answered requests whose `COMPLETE` is awaited.
-    static let maximumAnswered = 65_536
 
     /// How often the client looks for calls past their deadline.
     static let tick = Duration.milliseconds(10)
@@ -133,7 +131,9 @@ public final class RemoteClient: Sendable {
         sockets += monitors
         let inbox = Inbox()
         loop = try SocketLoop(
-            context: context, sockets: sockets, configuration: .init(name: configuration.name)
+            context: context, sockets: sockets,
+            configuration: .init(
+                name: configuration.name, maxMessagesPerSocket: configuration.maxMessagesPerTurn)
         ) { batch in
             inbox.client?.receive(batch)
         }
@@ -167,7 +167,7 @@ public final class RemoteClient: Sendable {
         }
         for (_, call) in open {
             call.input?.dispose()
-            call.deliver(.error(RemoteError(code: .unavailable, message: "the client stopped")))
+            call.receiver.receive(.error(RemoteError(code: .unavailable, message: "the client stopped")))
         }
     }
 
@@ -189,29 +189,19 @@ public final class RemoteClient: Sendable {
         deadline: Duration? = nil
     ) -> Single<Response> {
         let coder = self.coder
-        // One sink between the caller and the wire: the answer (a request's NEXT) is decoded and
-        // delivered where it arrives, without waiting for the COMPLETE behind it, which the
-        // client absorbs.
-        return Single.create { [self] done in
-            open(
-                .request, method, Result { () throws(RemoteError) in try coder.encode(parameters) },
-                input: nil,
-                deadline: deadline
-            ) { event in
-                switch event {
-                case .next(let body):
-                    done(
-                        Result { () throws(RemoteError) in try coder.decode(Response.self, from: body) }
-                            .mapError { $0 })
-                case .error(let error):
-                    done(.failure(error))
-                case .completed:
-                    done(
-                        .failure(
-                            RemoteError(code: .internal, message: "\(method) completed without an answer")))
-                }
-            }
-        }
+        // One object between the subscriber and the wire (a `RequestCall`): it receives the answer
+        // (a request's one NEXT), decodes it where it arrives, and is the subscription's
+        // disposable. It keeps the single's grammar itself, so no `create` sink, observer box or
+        // cancel closure is made per call.
+        return Single(
+            raw: Observable(unsafeSubscribe: { [self] downstream in
+                let call = RequestCall<Response>(downstream: downstream, coder: coder, method: method)
+                let stream = open(
+                    .request, method, Result { () throws(RemoteError) in try coder.encode(parameters) },
+                    input: nil, deadline: deadline, receiver: call)
+                call.opened(stream, by: self)
+                return call
+            }))
     }
 
     /// Subscribes to a stream method.
@@ -222,12 +212,13 @@ public final class RemoteClient: Sendable {
     ) -> Observable<Element> {
         let coder = self.coder
         return Observable.create { [self] observer in
-            open(
+            let stream = open(
                 .subscribe, method, Result { () throws(RemoteError) in try coder.encode(parameters) },
-                input: nil, deadline: deadline
-            ) { event in
-                Self.deliver(event, decodedAs: Element.self, with: coder, to: observer)
-            }
+                input: nil, deadline: deadline,
+                receiver: ClosureReceiver { event in
+                    Self.deliver(event, decodedAs: Element.self, with: coder, to: observer)
+                })
+            return cancellation(of: stream)
         }
     }
 
@@ -242,12 +233,13 @@ public final class RemoteClient: Sendable {
         let coder = self.coder
         let encodedInput = input.map { element in try coder.encode(element) }
         return Observable.create { [self] observer in
-            open(
+            let stream = open(
                 .open, method, Result { () throws(RemoteError) in try coder.encode(parameters) },
-                input: encodedInput, deadline: deadline
-            ) { event in
-                Self.deliver(event, decodedAs: Output.self, with: coder, to: observer)
-            }
+                input: encodedInput, deadline: deadline,
+                receiver: ClosureReceiver { event in
+                    Self.deliver(event, decodedAs: Output.self, with: coder, to: observer)
+                })
+            return cancellation(of: stream)
         }
     }
 
@@ -273,20 +265,20 @@ public final class RemoteClient: Sendable {
     // MARK: Streams
 
     /// Opens a stream: sends the opening frame with the encoded parameters and routes its frames to
-    /// `deliver` (on the loop's thread). The returned disposable cancels it.
+    /// `receiver` (on the loop's thread). Returns the stream's id, or nil if it could not be opened
+    /// (`receiver` then has the error already).
     @usableFromInline
     func open(
         _ type: FrameType, _ method: String, _ parameters: Result<[UInt8], RemoteError>,
-        input: Observable<[UInt8]>?, deadline: Duration?,
-        deliver: @escaping @Sendable (Event<[UInt8]>) -> Void
-    ) -> any Disposable {
+        input: Observable<[UInt8]>?, deadline: Duration?, receiver: any CallReceiver
+    ) -> UInt64? {
         let deadline = deadline ?? configuration.deadline
         let body: [UInt8]
         switch parameters {
         case .success(let encoded): body = encoded
         case .failure(let error):
-            deliver(.error(error))
-            return Disposables.create()
+            receiver.receive(.error(error))
+            return nil
         }
         let inputSubscription = input == nil ? nil : SingleAssignmentDisposable()
         let due = ContinuousClock.now + .milliseconds(Self.localDeadline(deadline))
@@ -308,7 +300,7 @@ public final class RemoteClient: Sendable {
             state.nextStream &+= 1
             state.nextReplica &+= 1
             state.pending[stream] = Pending(
-                deliver: deliver, isRequest: type == .request, replica: replica, input: inputSubscription)
+                receiver: receiver, isRequest: type == .request, replica: replica, input: inputSubscription)
             if state.deadlines.count > 2 * max(1_024, state.pending.count) {
                 let pending = state.pending
                 state.deadlines.removeAll { pending[$0] == nil }
@@ -321,8 +313,8 @@ public final class RemoteClient: Sendable {
         let replica: Int
         switch opened {
         case .failure(let error):
-            deliver(.error(error))
-            return Disposables.create()
+            receiver.receive(.error(error))
+            return nil
         case .success(let (frame, id, index)):
             stream = id
             replica = index
@@ -341,6 +333,13 @@ public final class RemoteClient: Sendable {
                         self?.send(Frame.opened(.complete, stream: stream, body: nil), to: replica)
                     }))
         }
+        return stream
+    }
+
+    /// What disposing a stream or channel subscription does: cancel `stream`, if it was opened.
+    @usableFromInline
+    func cancellation(of stream: UInt64?) -> any Disposable {
+        guard let stream else { return Disposables.create() }
         return Disposables.create { [weak self] in self?.cancel(stream) }
     }
 
@@ -353,7 +352,8 @@ public final class RemoteClient: Sendable {
     }
 
     /// The subscriber disposed: if the stream is still open, forget it and tell the server.
-    private func cancel(_ stream: UInt64) {
+    @usableFromInline
+    func cancel(_ stream: UInt64) {
         guard let call = state.withLock({ $0.pending.removeValue(forKey: stream) }) else { return }
         call.input?.dispose()
         send(Frame.opened(.cancel, stream: stream, body: nil), to: call.replica)
@@ -374,7 +374,7 @@ public final class RemoteClient: Sendable {
         for (stream, call, connected) in expired {
             call.input?.dispose()
             send(Frame.opened(.cancel, stream: stream, body: nil), to: call.replica)
-            call.deliver(
+            call.receiver.receive(
                 .error(
                     connected
                         ? RemoteError(code: .timeout, message: "no answer before the deadline")
@@ -414,17 +414,14 @@ public final class RemoteClient: Sendable {
                 case .next:
                     call = state.pending[frame.stream]
                     if let call, call.isRequest {
-                        // The answer: the call ends here, its COMPLETE is absorbed when it comes.
+                        // The answer ends the call: no COMPLETE follows a request's NEXT.
                         state.pending[frame.stream] = nil
-                        if state.answered.count >= Self.maximumAnswered { state.answered.removeAll() }
-                        state.answered.insert(frame.stream)
                     }
                 case .complete, .error:
                     call = state.pending.removeValue(forKey: frame.stream)
                     if call != nil, let error = frame.remoteError {
                         state.counters.errorsByCode[error.code.rawValue, default: 0] += 1
                     }
-                    if call == nil, state.answered.remove(frame.stream) != nil { continue }
                 default:
                     call = nil
                 }
@@ -440,13 +437,13 @@ public final class RemoteClient: Sendable {
             switch frame.type {
             case .next:
                 if call.isRequest { call.input?.dispose() }
-                call.deliver(.next(frame.body ?? []))
+                call.receiver.receive(.next(frame.body ?? []))
             case .complete:
                 call.input?.dispose()
-                call.deliver(.completed)
+                call.receiver.receive(.completed)
             default:
                 call.input?.dispose()
-                call.deliver(
+                call.receiver.receive(
                     .error(frame.remoteError ?? RemoteError(code: .internal, message: "unreadable error")))
             }
         }
@@ -496,4 +493,107 @@ extension Frame {
         }
     }
 
+}
+
+/// Where the frames of one call go, on the client's loop thread.
+@usableFromInline
+protocol CallReceiver: AnyObject, Sendable {
+    /// A frame of the call, as an event: an element, the end, or the error.
+    func receive(_ event: Event<[UInt8]>)
+}
+
+/// A receiver that passes the events to a closure (streams and channels).
+@usableFromInline
+final class ClosureReceiver: CallReceiver {
+    @usableFromInline let handler: @Sendable (Event<[UInt8]>) -> Void
+
+    @inlinable
+    init(_ handler: @escaping @Sendable (Event<[UInt8]>) -> Void) {
+        self.handler = handler
+    }
+
+    @inlinable
+    func receive(_ event: Event<[UInt8]>) { handler(event) }
+}
+
+/// One request, from subscription to answer: receives the answer and decodes it for the subscriber,
+/// and is the subscription's disposable (disposing before the answer cancels the call on the
+/// server). It keeps the single's grammar itself: the subscriber gets the element and `completed`,
+/// or one error, and nothing after it is disposed.
+@usableFromInline
+final class RequestCall<Response: Decodable & Sendable>: CallReceiver, Cancelable {
+    @usableFromInline
+    struct State: Sendable {
+        /// The subscriber, until the call ends or is disposed.
+        @usableFromInline var downstream: AnyObserver<Response>?
+        /// The stream, once opened.
+        @usableFromInline var stream: UInt64?
+        @usableFromInline weak var client: RemoteClient?
+        /// Disposed while it was still being opened: cancel it once it is.
+        @usableFromInline var disposedWhileOpening = false
+
+        @inlinable
+        init(downstream: AnyObserver<Response>) {
+            self.downstream = downstream
+        }
+    }
+
+    @usableFromInline let state: Mutex<State>
+    @usableFromInline let coder: JSONBodyCoder
+    @usableFromInline let method: String
+
+    @inlinable
+    init(downstream: AnyObserver<Response>, coder: JSONBodyCoder, method: String) {
+        state = Mutex(State(downstream: downstream))
+        self.coder = coder
+        self.method = method
+    }
+
+    /// The client opened the call as `stream` (nil: it could not, and the error is delivered).
+    @inlinable
+    func opened(_ stream: UInt64?, by client: RemoteClient) {
+        let cancelNow = state.withLock { state in
+            state.stream = stream
+            state.client = client
+            return state.disposedWhileOpening
+        }
+        if cancelNow, let stream { client.cancel(stream) }
+    }
+
+    @inlinable
+    func receive(_ event: Event<[UInt8]>) {
+        guard let downstream = state.withLock({ $0.downstream.take() }) else { return }
+        switch event {
+        case .next(let body):
+            let answer: Response
+            do {
+                answer = try coder.decode(Response.self, from: body)
+            } catch {
+                return downstream.on(.error(error))
+            }
+            downstream.on(.next(answer))
+            downstream.on(.completed)
+        case .error(let error):
+            downstream.on(.error(error))
+        case .completed:
+            downstream.on(
+                .error(RemoteError(code: .internal, message: "\(method) completed without an answer")))
+        }
+    }
+
+    @inlinable
+    var isDisposed: Bool { state.withLock { $0.downstream == nil } }
+
+    @inlinable
+    func dispose() {
+        let (stream, client) = state.withLock { state -> (UInt64?, RemoteClient?) in
+            guard state.downstream.take() != nil else { return (nil, nil) }
+            guard let stream = state.stream else {
+                state.disposedWhileOpening = true
+                return (nil, nil)
+            }
+            return (stream, state.client)
+        }
+        if let stream, let client { client.cancel(stream) }
+    }
 }

@@ -29,14 +29,21 @@ public final class RemoteServer: Sendable {
         public var name: String
         /// CURVE security, or nil for plain connections.
         public var curve: Curve?
+        /// The most messages the server reads per turn of its loop before it answers them and
+        /// reads on (``SocketLoop/Configuration/maxMessagesPerSocket``). Small turns keep the
+        /// pipeline moving: the first answers are on their way while later requests are read, so
+        /// the client, the server and libzmq's I/O thread work at once instead of taking turns
+        /// (docs/BENCHMARKS.md, "Row (3)").
+        public var maxMessagesPerTurn: Int
 
         /// A configuration with the defaults of docs/PROTOCOL.md.
         public init(
             endpoints: [String], limits: ProtocolLimits = ProtocolLimits(), maxStreamsPerClient: Int = 256,
             maxStreamsTotal: Int = 8_192, clientTimeout: Duration = .seconds(15),
-            name: String = "remote-server", curve: Curve? = nil
+            name: String = "remote-server", curve: Curve? = nil, maxMessagesPerTurn: Int = 16
         ) {
             self.curve = curve
+            self.maxMessagesPerTurn = maxMessagesPerTurn
             self.endpoints = endpoints
             self.limits = limits
             self.maxStreamsPerClient = maxStreamsPerClient
@@ -109,7 +116,9 @@ public final class RemoteServer: Sendable {
         self.core = core
         self.scheduler = scheduler
         loop = try SocketLoop(
-            context: context, sockets: [router], configuration: .init(name: configuration.name),
+            context: context, sockets: [router],
+            configuration: .init(
+                name: configuration.name, maxMessagesPerSocket: configuration.maxMessagesPerTurn),
             executor: executor
         ) { batch, loop in
             // The handler runs on the loop's thread, which is the core's executor: enter the actor
@@ -290,6 +299,9 @@ actor ServerCore {
     /// inline instead of hopping again.
     func receive(_ batch: [SocketLoop.Received], loop: SocketLoop, scheduler: ActorScheduler<ServerCore>) {
         let now = ContinuousClock.now
+        // A batch mostly comes from one client: note when each peer was heard once per run of its
+        // messages, not once per message (a dictionary update hashes the routing id).
+        var lastPeer: [UInt8]?
         for message in batch {
             counters.framesIn += 1
             guard message.parts.count >= 2 else {
@@ -297,7 +309,10 @@ actor ServerCore {
                 continue
             }
             let peer = message.parts[0].bytes
-            lastHeard[peer] = now
+            if peer != lastPeer {
+                lastHeard[peer] = now
+                lastPeer = peer
+            }
             let frame: Frame
             do {
                 frame = try codec.decode(message.parts.dropFirst())
@@ -356,7 +371,8 @@ actor ServerCore {
         guard !draining else {
             return refuse(.unavailable, "the server is shutting down; retry on another replica")
         }
-        guard streams[key] == nil else {
+        // (Most requests are answered at once and never open a stream: skip the lookups then.)
+        guard streams.isEmpty || streams[key] == nil else {
             return refuse(.badRequest, "stream \(key.stream) is already open")
         }
         guard let method = handlers.methods[frame.method] else {
@@ -368,7 +384,9 @@ actor ServerCore {
                 "\(frame.method) is a \(method.kind.rawValue) method: open it with "
                     + "\(method.kind.openingType)")
         }
-        guard streamsPerPeer[peer, default: 0] < configuration.maxStreamsPerClient,
+        guard
+            streams.count < configuration.maxStreamsPerClient
+                || streamsPerPeer[peer, default: 0] < configuration.maxStreamsPerClient,
             streams.count < configuration.maxStreamsTotal
         else {
             return refuse(.overloaded, "too many open streams; retry later")
@@ -464,12 +482,12 @@ actor ServerCore {
         sendAnswer(result, key: key, loop: loop)
     }
 
-    /// `NEXT` and `COMPLETE`, or `ERROR`.
+    /// A request's answer: one `NEXT`, which ends the stream (no `COMPLETE` follows: one message
+    /// per answer, not two), or one `ERROR`.
     private func sendAnswer(_ result: Result<[UInt8], RemoteError>, key: StreamKey, loop: SocketLoop) {
         switch result {
         case .success(let body):
             send(Self.nextFrame(stream: key.stream, body: body), to: key.peer, loop: loop)
-            send(Self.completeFrame(stream: key.stream), to: key.peer, loop: loop)
         case .failure(let error):
             sendError(error, stream: key.stream, to: key.peer, loop: loop)
         }

@@ -139,6 +139,37 @@ struct RemoteStreamsTests {
         await fixture.stop()
     }
 
+    @Test func aRequestIsAnsweredByOneNextAndNothingAfterIt() async throws {
+        var handlers = RemoteHandlers()
+        handlers.request("math.add") { (pair: Pair) in Single.just(pair.a + pair.b) }
+        // Answered later, from another thread: the server's other answer path.
+        handlers.request("math.add.later") { (pair: Pair) in
+            Single.create { done in
+                DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(20)) {
+                    done(.success(pair.a + pair.b))
+                }
+                return Disposables.create()
+            }
+        }
+        let fixture = try Fixture(handlers: handlers)
+        let body = Array(#"{"a":2,"b":40}"#.utf8)
+        // One message in, one message out each time: a COMPLETE after a NEXT would be the answer
+        // read for the next request.
+        let answers = try await rawExchange(
+            fixture,
+            try [(1, "math.add"), (2, "math.add.later"), (3, "math.add")].map { stream, method in
+                FrameCodec().encode(try Frame.request(stream: stream, method: method, body: body))
+            })
+        let frames = try answers.map { try FrameCodec().decode($0) }
+        #expect(frames.map(\.type) == [.next, .next, .next])
+        #expect(frames.map(\.stream) == [1, 2, 3])
+        #expect(frames.map { $0.body.map { String(decoding: $0, as: UTF8.self) } } == ["42", "42", "42"])
+        let counters = await fixture.server.counters
+        #expect(counters.framesOut == 3)
+        #expect(counters.openStreams == 0)
+        await fixture.stop()
+    }
+
     @Test func theServerEnforcesTheDeadline() async throws {
         let disposed = DispatchSemaphore(value: 0)
         var handlers = RemoteHandlers()

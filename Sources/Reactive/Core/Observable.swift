@@ -37,9 +37,11 @@ public struct Observable<Element: Sendable>: ObservableType {
     @usableFromInline let subscribeHandler: SubscribeHandler
 
     /// Creates an observable from a function that is trusted to keep the event grammar and to
-    /// return a disposable that stops delivery. Operators use it; user code uses `create`.
+    /// return a disposable that stops delivery. Operators use it, and so may other modules of this
+    /// package whose sources keep the grammar themselves (a remote call's answer); user code uses
+    /// `create`.
     @inlinable
-    init(unsafeSubscribe subscribeHandler: @escaping SubscribeHandler) {
+    package init(unsafeSubscribe subscribeHandler: @escaping SubscribeHandler) {
         self.subscribeHandler = subscribeHandler
     }
 

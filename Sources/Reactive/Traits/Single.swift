@@ -19,9 +19,10 @@ public typealias SingleEvent<Element> = Result<Element, any Error>
 public struct Single<Element: Sendable>: ObservableConvertibleType {
     @usableFromInline let source: Observable<Element>
 
-    /// Wraps `source`, which must keep the single grammar described above.
+    /// Wraps `source`, which must keep the single grammar described above (operators, and modules
+    /// of this package that keep it themselves).
     @inlinable
-    init(raw source: Observable<Element>) {
+    package init(raw source: Observable<Element>) {
         self.source = source
     }
 
@@ -78,8 +79,16 @@ extension Single {
         onFailure: (@Sendable (any Error) -> Void)? = nil,
         onDisposed: (@Sendable () -> Void)? = nil
     ) -> any Disposable {
-        let disposed: any Disposable =
-            onDisposed.map { Disposables.create(with: $0) } ?? Disposables.create()
+        // Without `onDisposed` the subscription itself is all the caller needs to dispose.
+        guard let onDisposed else {
+            return subscribe { event in
+                switch event {
+                case .success(let element): onSuccess?(element)
+                case .failure(let error): onFailure?(error)
+                }
+            }
+        }
+        let disposed = Disposables.create(with: onDisposed)
         let subscription = subscribe { event in
             switch event {
             case .success(let element): onSuccess?(element)
