@@ -48,7 +48,7 @@ public final class SocketLoop: Sendable {
         public var maxMessagesPerSocket: Int
 
         /// A configuration.
-        public init(name: String = "zeromq-socket-loop", maxMessagesPerSocket: Int = 256) {
+        public init(name: String = "zeromq-socket-loop", maxMessagesPerSocket: Int = 16) {
             self.name = name
             self.maxMessagesPerSocket = max(1, maxMessagesPerSocket)
         }

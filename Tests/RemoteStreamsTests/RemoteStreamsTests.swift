@@ -139,6 +139,31 @@ struct RemoteStreamsTests {
         await fixture.stop()
     }
 
+    @Test func disposingAPendingRequestCancelsItOnTheServer() async throws {
+        let subscribed = DispatchSemaphore(value: 0)
+        let disposed = DispatchSemaphore(value: 0)
+        var handlers = RemoteHandlers()
+        handlers.request("wait") { (_: NoParameters) in
+            Single<Int>.never().do(onSubscribed: { subscribed.signal() }, onDispose: { disposed.signal() })
+        }
+        let fixture = try Fixture(handlers: handlers)
+        let outcomes = Mutex(0)
+        let subscription = fixture.client.request("wait", NoParameters(), as: Int.self).subscribe(
+            onSuccess: { _ in outcomes.withLock { $0 += 1 } },
+            onFailure: { _ in outcomes.withLock { $0 += 1 } })
+        #expect(await arrived(subscribed))
+        #expect(fixture.client.counters.openStreams == 1)
+        subscription.dispose()
+        #expect(await arrived(disposed))
+        #expect(await fixture.server.counters.openStreams == 0)
+        #expect(fixture.client.counters.openStreams == 0)
+        // A second dispose is harmless, and the subscriber heard nothing.
+        subscription.dispose()
+        #expect(outcomes.withLock { $0 } == 0)
+        await fixture.stop()
+        #expect(outcomes.withLock { $0 } == 0)
+    }
+
     @Test func aRequestIsAnsweredByOneNextAndNothingAfterIt() async throws {
         var handlers = RemoteHandlers()
         handlers.request("math.add") { (pair: Pair) in Single.just(pair.a + pair.b) }
