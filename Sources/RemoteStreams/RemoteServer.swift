@@ -33,7 +33,7 @@ public final class RemoteServer: Sendable {
         /// reads on (``SocketLoop/Configuration/maxMessagesPerSocket``). Small turns keep the
         /// pipeline moving: the first answers are on their way while later requests are read, so
         /// the client, the server and libzmq's I/O thread work at once instead of taking turns
-        /// (docs/BENCHMARKS.md, "Row (3)").
+        /// (docs/BENCHMARKS.md, "Row (3), evening").
         public var maxMessagesPerTurn: Int
 
         /// A configuration with the defaults of docs/PROTOCOL.md.
