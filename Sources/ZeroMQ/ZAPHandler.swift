@@ -16,6 +16,19 @@ public final class CurveAllowList: Sendable {
 
     /// Whether `key` is allowed.
     public func contains(_ key: [UInt8]) -> Bool { keys.withLock { $0.contains(key) } }
+
+    /// The number of keys allowed.
+    public var count: Int { keys.withLock { $0.count } }
+
+    /// Replaces every key at once (a reload): handshakes from now on see `newKeys`; connections
+    /// already authenticated stay up. Returns how many keys were added and how many removed.
+    @discardableResult
+    public func replace(with newKeys: Set<[UInt8]>) -> (added: Int, removed: Int) {
+        keys.withLock { keys in
+            defer { keys = newKeys }
+            return (newKeys.subtracting(keys).count, keys.subtracting(newKeys).count)
+        }
+    }
 }
 
 /// A ZAP (ZeroMQ Authentication Protocol, RFC 27) handler for a context: decides, for every

@@ -19,6 +19,8 @@ final class AuthProcess: Service {
     private let pool: PasswordHashingPool
     private let service: AuthService
     private let logger: Logger
+    /// Reloads the CURVE allow-list on SIGHUP (nil without one).
+    private let allowListReload: AllowListReloader?
     private let stopped = StopLatch()
     private let purge: Task<Void, Never>
 
@@ -50,6 +52,7 @@ final class AuthProcess: Service {
         // Made now, so the first login of an unknown user costs no more than a wrong password.
         _ = try await pool.dummyHash(for: configuration[O.hashCost].cost)
         let curve = configuration[O.curve] == .on ? try state.serverCurve() : nil
+        allowListReload = AllowListReloader.start(for: curve, state: state, logger: logger)
         context = try Context()
         var handlers = RemoteHandlers()
         service.register(into: &handlers)
@@ -98,6 +101,7 @@ final class AuthProcess: Service {
     /// Drains: new calls are refused, calls in flight finish (their writes commit), then everything
     /// closes.
     func stop() async {
+        allowListReload?.cancel()
         health.set(.draining)
         logger.notice("draining")
         purge.cancel()

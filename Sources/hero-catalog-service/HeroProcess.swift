@@ -19,6 +19,8 @@ final class HeroProcess: Service {
     private let cache: CachingTokenVerifier
     private let catalogPath: String?
     private let logger: Logger
+    /// Reloads the CURVE allow-list on SIGHUP (nil without one).
+    private let allowListReload: AllowListReloader?
     private let stopped = StopLatch()
     private let probe: Task<Void, Never>
     /// The SIGHUP source, kept for the process's life (it exits when the service stops).
@@ -71,6 +73,7 @@ final class HeroProcess: Service {
         service = HeroCatalogService(catalog: catalog, verifier: cache)
 
         let curve = configuration[O.curve] == .on ? try state.serverCurve() : nil
+        allowListReload = AllowListReloader.start(for: curve, state: state, logger: logger)
         var handlers = RemoteHandlers()
         service.register(into: &handlers)
         let reference = ServerReference()
@@ -154,6 +157,7 @@ final class HeroProcess: Service {
 
     /// Drains: new calls are refused, calls in flight finish, then everything closes.
     func stop() async {
+        allowListReload?.cancel()
         probe.cancel()
         _ = await probe.value
         health.set(.draining)

@@ -16,6 +16,8 @@ final class ValidationProcess: Service {
     private let auth: RemoteClient
     private let service: ValidationService
     private let logger: Logger
+    /// Reloads the CURVE allow-list on SIGHUP (nil without one).
+    private let allowListReload: AllowListReloader?
     private let stopped = StopLatch()
     private let probe: Task<Void, Never>
 
@@ -53,6 +55,7 @@ final class ValidationProcess: Service {
             lookupTimeout: lookupTimeout)
 
         let curve = configuration[O.curve] == .on ? try state.serverCurve() : nil
+        allowListReload = AllowListReloader.start(for: curve, state: state, logger: logger)
         var handlers = RemoteHandlers()
         service.register(into: &handlers)
         let health = self.health
@@ -95,6 +98,7 @@ final class ValidationProcess: Service {
 
     /// Drains: new calls are refused, calls and channels in flight finish, then everything closes.
     func stop() async {
+        allowListReload?.cancel()
         probe.cancel()
         _ = await probe.value
         health.set(.draining)

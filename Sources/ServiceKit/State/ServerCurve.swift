@@ -8,8 +8,14 @@ extension StateDirectory {
     public func serverCurve(allowAnyClient: Bool = false) throws(ServiceKitError) -> RemoteServer.Curve {
         let keys = try CurveKeyFiles.serverKeys(in: self)
         if allowAnyClient { return RemoteServer.Curve(keys: keys, allowList: nil) }
+        return RemoteServer.Curve(keys: keys, allowList: CurveAllowList(try allowedClientKeys()))
+    }
+
+    /// The client keys a server of this directory admits: `allowed_clients` plus the service's own
+    /// client key (what `--check` uses).
+    public func allowedClientKeys() throws(ServiceKitError) -> Set<[UInt8]> {
         let allowed = try AllowList.loadOrCreate(in: self)
         let own = try CurveKeyFiles.clientKeys(in: self)
-        return RemoteServer.Curve(keys: keys, allowList: CurveAllowList(allowed.keys.union([own.publicKey])))
+        return allowed.keys.union([own.publicKey])
     }
 }
