@@ -5,6 +5,7 @@ import RemoteProtocol
 import RemoteStreams
 import ServiceKit
 import Synchronization
+import TestSupport
 import Testing
 import ZeroMQ
 
@@ -311,6 +312,52 @@ struct LifecycleIntegrationTests {
 
 @Suite("auth-service: CURVE", .timeLimit(.minutes(1)))
 struct CurveIntegrationTests {
+    @Test("SIGHUP reloads allowed_clients: an added key gets in, a bad file changes nothing, a removed key is out")
+    func allowListReloadsOnHangup() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let state = try StateDirectory(creating: ServiceProcess.stateDirectory(in: directory))
+        let serverKey = try CurveKeyFiles.serverKeys(in: state).publicKey
+        let own = try CurveKeyFiles.clientKeys(in: state)
+        let newcomer = try CurveKeyPair.generate()
+        let service = try await ServiceProcess.start(
+            ["--curve", "on"], in: directory, curve: RemoteClient.Curve(serverKey: serverKey, keys: own))
+        /// `sys.health` from a new connection with the newcomer's key: nil when it gets in.
+        func newcomerCall() async throws -> ErrorCode? {
+            let client = try RemoteClient(
+                context: service.context,
+                configuration: .init(
+                    endpoints: [service.endpoint], curve: RemoteClient.Curve(serverKey: serverKey, keys: newcomer)))
+            let code = await errorCode(of: client.health(deadline: .milliseconds(500)))
+            await client.stop()
+            return code
+        }
+        func reload(_ allowList: String, thenLog line: String) async throws {
+            try allowList.write(toFile: state.file("allowed_clients"), atomically: true, encoding: .utf8)
+            service.child.send(SIGHUP)
+            #expect(
+                await waitForFile(service.logPath, containing: line, timeout: .seconds(10)),
+                "log:\n\(service.log)")
+        }
+        do {
+            let before = try await newcomerCall()
+            #expect(before == .unavailable || before == .timeout)
+            try await reload(try Z85.encode(newcomer.publicKey) + " newcomer\n", thenLog: "added=1")
+            #expect(try await newcomerCall() == nil)
+            try await reload("not a key\n", thenLog: "allow-list reload failed")
+            #expect(try await newcomerCall() == nil)
+            try await reload("# nobody\n", thenLog: "removed=1")
+            let after = try await newcomerCall()
+            #expect(after == .unavailable || after == .timeout)
+            // The service's own key (what --check uses) is always on the list.
+            #expect(try await service.client.health().value.status == .ready)
+            #expect(await service.stop() == .exited(0))
+        } catch {
+            await service.stop()
+            throw error
+        }
+    }
+
     @Test("a listed key works, an unlisted one does not, --check answers 0 then 2")
     func curve() async throws {
         let directory = try TemporaryDirectory()
