@@ -141,7 +141,10 @@ public final class PasswordHashingPool: Sendable {
                 (continuation: CheckedContinuation<Result<Output, HashingPoolError>, Never>) in
                 let job = Job(
                     id: id,
-                    run: { continuation.resume(returning: work()) },
+                    run: {
+                        let result = work()
+                        return { continuation.resume(returning: result) }
+                    },
                     fail: { continuation.resume(returning: .failure($0)) })
                 if let refusal = core.enqueue(job, isCancelled: Task.isCancelled) { job.fail(refusal) }
             }
@@ -152,11 +155,13 @@ public final class PasswordHashingPool: Sendable {
     }
 }
 
-/// One queued job: `run` computes and resumes its caller; `fail` resumes it with an error. Exactly
-/// one of them is called, exactly once, by whoever takes the job out of the queue (or refuses it).
+/// One queued job: `run` computes and returns what resumes its caller (the worker counts the job
+/// first, so a caller never sees its result before the counters do); `fail` resumes it with an
+/// error. Exactly one of them is called, exactly once, by whoever takes the job out of the queue (or
+/// refuses it).
 private struct Job: Sendable {
     let id: UInt64
-    let run: @Sendable () -> Void
+    let run: @Sendable () -> @Sendable () -> Void
     let fail: @Sendable (HashingPoolError) -> Void
 }
 
@@ -279,11 +284,12 @@ private final class Core: Sendable {
             }
             switch step {
             case .run(let job):
-                job.run()
+                let resumeCaller = job.run()
                 state.withLock { state in
                     state.running -= 1
                     state.completed += 1
                 }
+                resumeCaller()
             case .wait: continue loop
             case .end: break loop
             }
