@@ -19,7 +19,7 @@ final class AuthProcess: Service {
     private let pool: PasswordHashingPool
     private let service: AuthService
     private let logger: Logger
-    /// Reloads the CURVE allow-list on SIGHUP (nil without one).
+    /// Reloads the CURVE allow-list (nil without one).
     private let allowListReload: AllowListReloader?
     private let stopped = StopLatch()
     private let purge: Task<Void, Never>
@@ -52,7 +52,7 @@ final class AuthProcess: Service {
         // Made now, so the first login of an unknown user costs no more than a wrong password.
         _ = try await pool.dummyHash(for: configuration[O.hashCost].cost)
         let curve = configuration[O.curve] == .on ? try state.serverCurve() : nil
-        allowListReload = AllowListReloader.start(for: curve, state: state, logger: logger)
+        allowListReload = AllowListReloader.forServer(curve, state: state, logger: logger)
         context = try Context()
         var handlers = RemoteHandlers()
         service.register(into: &handlers)
@@ -93,6 +93,11 @@ final class AuthProcess: Service {
             ])
     }
 
+    /// SIGHUP: the CURVE allow-list is all this service reloads.
+    func reload() {
+        _ = allowListReload?.reload()
+    }
+
     func run() async throws {
         health.set(.ready)
         await stopped.wait()
@@ -101,7 +106,6 @@ final class AuthProcess: Service {
     /// Drains: new calls are refused, calls in flight finish (their writes commit), then everything
     /// closes.
     func stop() async {
-        allowListReload?.cancel()
         health.set(.draining)
         logger.notice("draining")
         purge.cancel()

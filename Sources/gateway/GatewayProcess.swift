@@ -26,7 +26,7 @@ final class GatewayProcess: Service {
     private let upstreams: [Peer]
     private let service: GatewayService
     private let logger: Logger
-    /// Reloads the CURVE allow-list on SIGHUP (nil without one).
+    /// Reloads the CURVE allow-list (nil without one).
     private let allowListReload: AllowListReloader?
     private let stopped = StopLatch()
     private let probe: Task<Void, Never>
@@ -79,7 +79,7 @@ final class GatewayProcess: Service {
         let curve =
             configuration[O.curve] == .on
             ? try state.serverCurve(allowAnyClient: configuration[O.clients] == .any) : nil
-        allowListReload = AllowListReloader.start(for: curve, state: state, logger: logger)
+        allowListReload = AllowListReloader.forServer(curve, state: state, logger: logger)
         var handlers = RemoteHandlers()
         service.register(into: &handlers)
         let health = self.health
@@ -119,13 +119,17 @@ final class GatewayProcess: Service {
             ])
     }
 
+    /// SIGHUP: the CURVE allow-list is all this service reloads.
+    func reload() {
+        _ = allowListReload?.reload()
+    }
+
     func run() async throws {
         await stopped.wait()
     }
 
     /// Drains: new calls are refused, calls and channels in flight finish, then everything closes.
     func stop() async {
-        allowListReload?.cancel()
         probe.cancel()
         _ = await probe.value
         health.set(.draining)

@@ -19,12 +19,10 @@ final class HeroProcess: Service {
     private let cache: CachingTokenVerifier
     private let catalogPath: String?
     private let logger: Logger
-    /// Reloads the CURVE allow-list on SIGHUP (nil without one).
+    /// Reloads the CURVE allow-list (nil without one).
     private let allowListReload: AllowListReloader?
     private let stopped = StopLatch()
     private let probe: Task<Void, Never>
-    /// The SIGHUP source, kept for the process's life (it exits when the service stops).
-    private let hangups = Mutex<(any DispatchSourceSignal)?>(nil)
 
     /// Starts serving `catalog` (already loaded by `main`).
     init(
@@ -73,7 +71,7 @@ final class HeroProcess: Service {
         service = HeroCatalogService(catalog: catalog, verifier: cache)
 
         let curve = configuration[O.curve] == .on ? try state.serverCurve() : nil
-        allowListReload = AllowListReloader.start(for: curve, state: state, logger: logger)
+        allowListReload = AllowListReloader.forServer(curve, state: state, logger: logger)
         var handlers = RemoteHandlers()
         service.register(into: &handlers)
         let reference = ServerReference()
@@ -118,7 +116,7 @@ final class HeroProcess: Service {
 
     /// Reloads `--catalog` (on the caller's thread: the signal queue, never the cooperative pool).
     /// A file that fails to load leaves the current catalog in place.
-    func reload() {
+    func reloadCatalog() {
         guard let catalogPath else {
             logger.notice("reload: nothing to reload (the built-in catalog is served)")
             return
@@ -138,17 +136,10 @@ final class HeroProcess: Service {
         }
     }
 
-    /// Reloads `--catalog` on every SIGHUP, on a Dispatch queue of its own (loading a big file takes
-    /// a while); the returned source must be kept alive, and cancelled at the end.
-    func keepReloadingOnHangup() {
-        signal(SIGHUP, SIG_IGN)
-        hangups.withLock { slot in
-            let source = DispatchSource.makeSignalSource(
-                signal: SIGHUP, queue: DispatchQueue(label: "heroes.reload"))
-            source.setEventHandler { [self] in reload() }
-            source.resume()
-            slot = source
-        }
+    /// SIGHUP: the CURVE allow-list and `--catalog`, each kept as it is when it fails to load.
+    func reload() {
+        _ = allowListReload?.reload()
+        reloadCatalog()
     }
 
     func run() async throws {
@@ -157,7 +148,6 @@ final class HeroProcess: Service {
 
     /// Drains: new calls are refused, calls in flight finish, then everything closes.
     func stop() async {
-        allowListReload?.cancel()
         probe.cancel()
         _ = await probe.value
         health.set(.draining)

@@ -14,10 +14,8 @@ await ServiceMain.run(
     let catalog =
         try configuration[HeroOptions.catalog].map { path in try CatalogLoader.load(path: path) }
         ?? HeroCatalog(heroes: CatalogLoader.decode(Data(BuiltInCatalog.json.utf8), as: .json))
-    let process = try HeroProcess(
+    // SIGHUP reloads --catalog and the allow-list (HeroProcess.reload).
+    return try HeroProcess(
         configuration: configuration, state: state, environment: ProcessInfo.processInfo.environment,
         catalog: catalog, logger: logger)
-    // SIGHUP reloads --catalog until the process exits.
-    process.keepReloadingOnHangup()
-    return process
 }

@@ -3,7 +3,9 @@ import Foundation
 import Reactive
 import RemoteProtocol
 import RemoteStreams
+import ServiceKit
 import Synchronization
+import TestSupport
 import Testing
 import ZeroMQ
 
@@ -18,8 +20,10 @@ final class HeroServiceProcess: Sendable {
     let context: Context
     let client: RemoteClient
     let logPath: String
+    let endpoint: String
 
-    private init(child: ChildProcess, context: Context, client: RemoteClient, logPath: String) {
+    private init(child: ChildProcess, context: Context, client: RemoteClient, logPath: String, endpoint: String) {
+        self.endpoint = endpoint
         self.child = child
         self.context = context
         self.client = client
@@ -28,15 +32,18 @@ final class HeroServiceProcess: Sendable {
 
     /// Starts the service at `ipc://<directory>/heroes.sock` against `authEndpoint` with
     /// `arguments`, and waits until `sys.health` says ready.
+    /// With `curve`, the service runs with `--curve on` (its keys and allow-list in
+    /// ``stateDirectory(in:)``) and the client uses `curve`.
     static func start(
-        _ arguments: [String], authEndpoint: String, in directory: TemporaryDirectory
+        _ arguments: [String], authEndpoint: String, in directory: TemporaryDirectory,
+        curve: RemoteClient.Curve? = nil
     ) async throws -> HeroServiceProcess {
         let endpoint = "ipc://" + directory.file("heroes.sock")
         let logPath = directory.file("heroes.log")
         let all =
             [
-                "--state-dir", directory.file("heroes-state"), "--endpoint", endpoint, "--curve", "off",
-                "--auth-curve", "off", "--auth-endpoint", authEndpoint,
+                "--state-dir", stateDirectory(in: directory), "--endpoint", endpoint,
+                "--curve", curve == nil ? "off" : "on", "--auth-curve", "off", "--auth-endpoint", authEndpoint,
             ] + arguments
         let child = try ChildProcess(
             executable: try Binaries.path("hero-catalog-service"), arguments: all, standardOutput: logPath,
@@ -44,8 +51,9 @@ final class HeroServiceProcess: Sendable {
         let context = try Context()
         let client = try RemoteClient(
             context: context,
-            configuration: .init(endpoints: [endpoint], deadline: .seconds(5), name: "heroes-test"))
-        let service = HeroServiceProcess(child: child, context: context, client: client, logPath: logPath)
+            configuration: .init(endpoints: [endpoint], deadline: .seconds(5), name: "heroes-test", curve: curve))
+        let service = HeroServiceProcess(
+            child: child, context: context, client: client, logPath: logPath, endpoint: endpoint)
         let end = ContinuousClock.now + .seconds(20)
         var last = "no answer"
         while ContinuousClock.now < end {
@@ -67,6 +75,9 @@ final class HeroServiceProcess: Sendable {
         await service.stop()
         throw SupportError("hero-catalog-service was not ready: \(last); log:\n\(service.log)")
     }
+
+    /// The service's state directory in `directory`.
+    static func stateDirectory(in directory: TemporaryDirectory) -> String { directory.file("heroes-state") }
 
     var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
 
@@ -248,6 +259,65 @@ struct HeroCatalogIntegrationTests {
             #expect(pages.value == [3, 7])
             #expect(failed.value == nil)
         }
+    }
+
+    @Test("CURVE on: one SIGHUP admits a newly allowed key and reloads the catalog")
+    func hangupReloadsEverythingWithCurve() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let auth = try await ServiceProcess.start(in: directory)
+        let catalogPath = directory.file("catalog.json")
+        try heroCatalogJSON(count: 3).write(toFile: catalogPath, atomically: true, encoding: .utf8)
+        let state = try StateDirectory(creating: HeroServiceProcess.stateDirectory(in: directory))
+        let serverKey = try CurveKeyFiles.serverKeys(in: state).publicKey
+        let own = try CurveKeyFiles.clientKeys(in: state)
+        let newcomer = try CurveKeyPair.generate()
+        let heroes: HeroServiceProcess
+        do {
+            heroes = try await HeroServiceProcess.start(
+                ["--catalog", catalogPath], authEndpoint: auth.endpoint, in: directory,
+                curve: RemoteClient.Curve(serverKey: serverKey, keys: own))
+        } catch {
+            await auth.stop()
+            throw error
+        }
+        /// `sys.health` from a new connection with the newcomer's key: nil when it gets in.
+        func newcomerCall() async throws -> ErrorCode? {
+            let client = try RemoteClient(
+                context: heroes.context,
+                configuration: .init(
+                    endpoints: [heroes.endpoint],
+                    curve: RemoteClient.Curve(serverKey: serverKey, keys: newcomer)))
+            let code = await errorCode(of: client.health(deadline: .milliseconds(500)))
+            await client.stop()
+            return code
+        }
+        do {
+            _ = try await auth.client.register("hero_fan")
+            let token = try #require(try await auth.client.login("hero_fan").user?.userToken)
+            #expect(try await heroes.search("hero", token: token).value.total == 3)
+            let before = try await newcomerCall()
+            #expect(before == .unavailable || before == .timeout)
+
+            try (try Z85.encode(newcomer.publicKey) + " newcomer\n")
+                .write(toFile: state.file("allowed_clients"), atomically: true, encoding: .utf8)
+            try heroCatalogJSON(count: 7).write(toFile: catalogPath, atomically: true, encoding: .utf8)
+            heroes.child.send(SIGHUP)
+            #expect(
+                await waitForFile(heroes.logPath, containing: "catalog reloaded", timeout: .seconds(10)),
+                "log:\n\(heroes.log)")
+            #expect(heroes.log.contains("added=1"), "log:\n\(heroes.log)")
+            #expect(try await newcomerCall() == nil)
+            #expect(try await heroes.search("hero", token: token).value.total == 7)
+            #expect(heroes.child.ended == nil)
+        } catch {
+            Issue.record("heroes log:\n\(heroes.log)")
+            await heroes.stop()
+            await auth.stop()
+            throw error
+        }
+        #expect(await heroes.stop() == .exited(0))
+        await auth.stop()
     }
 
     @Test("SIGTERM drains: an open watch ends with unavailable, the process exits 0")

@@ -36,6 +36,8 @@ private final class GatedService: Service {
         if let failure { throw TestFailure(message: failure) }
     }
 
+    func reload() {}
+
     func stop() async {
         stops.withLock { $0 += 1 }
         gate.continuation.finish()
@@ -140,7 +142,7 @@ struct LifecycleTests {
 }
 
 /// True while `signal`'s disposition is `SIG_IGN`.
-private func isIgnored(_ signal: Int32) -> Bool {
+func isIgnored(_ signal: Int32) -> Bool {
     var action = sigaction()
     sigaction(signal, nil, &action)
     return unsafeBitCast(action.__sigaction_handler.sa_handler, to: Int.self) == 1
@@ -154,7 +156,7 @@ private struct Timeout: Error, CustomStringConvertible {
 /// Checks `condition` every few milliseconds until it holds, failing after five seconds. Only for
 /// what nothing announces: libdispatch installs its signal handler on its own thread and tells no
 /// one, so the test looks at the signal's disposition until it changes.
-private func waitUntil(_ what: String, _ condition: () -> Bool) async throws {
+func waitUntil(_ what: String, _ condition: () -> Bool) async throws {
     let deadline = ContinuousClock.now + .seconds(5)
     while !condition() {
         guard ContinuousClock.now < deadline else { throw Timeout(what: what) }

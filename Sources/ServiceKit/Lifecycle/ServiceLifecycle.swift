@@ -1,10 +1,15 @@
 /// A long-running service: ``run()`` serves until it is stopped; ``stop()`` asks it to stop
-/// accepting work and finish what is in flight, after which `run()` returns.
+/// accepting work and finish what is in flight, after which `run()` returns; ``reload()`` re-reads
+/// what can change without a restart.
 public protocol Service: Sendable {
     /// Serves until stopped (returns) or failed (throws).
     func run() async throws
     /// Begins a graceful stop; `run()` should return once in-flight work is done.
     func stop() async
+    /// Reloads everything the service can reload in place (its CURVE allow-list, data files), on
+    /// SIGHUP (``ReloadSignal``). Runs on the reload handler's queue, one reload at a time; a part
+    /// that fails to load is logged and the current one kept.
+    func reload()
 }
 
 /// Runs a service until it ends or a shutdown signal drains it within a deadline.

@@ -3,8 +3,9 @@ import RemoteStreams
 
 /// What every service executable's `main.swift` does, once: open the state directory, answer
 /// `--init` (keys and allow-list, then exit 0) and `--check`, take the pid file, install the shutdown
-/// signals, start the service and run it until a signal drains it, then exit with the lifecycle's
-/// code. A start-up error is logged and exits 1.
+/// signals and the one SIGHUP handler (``ReloadSignal``, which calls the service's
+/// ``Service/reload()``), start the service and run it until a signal drains it, then exit with the
+/// lifecycle's code. A start-up error is logged and exits 1.
 ///
 /// ```swift
 /// let configuration = AuthOptions.interface.parseOrExit()
@@ -46,7 +47,14 @@ public enum ServiceMain {
             pidFile = try PidFile.acquire(in: state, service: name)
             let signals = ShutdownSignals()
             signals.installHandlers()
+            // Before the service starts: a hang-up while starting must not end the process.
+            let hangups = ReloadSignal()
+            hangups.installHandler()
             let service = try await start(state, logger)
+            hangups.setAction {
+                logger.notice("reload requested (SIGHUP)")
+                service.reload()
+            }
             let outcome = await ServiceLifecycle.run(
                 service, signals: signals, drainTimeout: configuration[standard.drainTimeout], logger: logger)
             pidFile?.release()
