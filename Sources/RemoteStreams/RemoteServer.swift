@@ -9,8 +9,14 @@ public import ZeroMQ
 /// batches to an actor (`ServerCore`) through an ``ActorScheduler`` (one hop per batch). Every open
 /// stream's graph is subscribed from that actor, and its outgoing frames are queued back to the
 /// loop, which never blocks the actor. A stream ends, and its graph is disposed, on its terminal
-/// event, on `CANCEL`, when its deadline passes (`ERROR timeout`), or when its client falls silent
-/// for longer than ``Configuration/clientTimeout``.
+/// event, on `CANCEL`, when its deadline passes (`ERROR timeout`), when its client's connection
+/// closes (libzmq's monitor reports it, or a new client turns up on the same descriptor), when its
+/// client falls silent for longer than ``Configuration/clientTimeout``, or when its client stops
+/// reading and its queue of unread answers goes over ``Configuration/peerQueue`` (`ERROR
+/// overloaded`).
+///
+/// Answers are queued per client: a client that does not read delays only its own answers, never
+/// anyone else's (``SocketLoop/Configuration/routed``).
 public final class RemoteServer: Sendable {
     /// How a server runs.
     public struct Configuration: Sendable {
@@ -35,13 +41,20 @@ public final class RemoteServer: Sendable {
         /// the client, the server and libzmq's I/O thread work at once instead of taking turns
         /// (docs/BENCHMARKS.md, "Row (3), evening").
         public var maxMessagesPerTurn: Int
+        /// What one client may have waiting in the server while it does not read its answers,
+        /// beyond libzmq's own queue of 1,000 messages per connection. Past it, that client's queued
+        /// answers are dropped and its streams end with `ERROR overloaded`; other clients are not
+        /// affected either way.
+        public var peerQueue: SocketLoop.PeerQueueLimit
 
         /// A configuration with the defaults of docs/PROTOCOL.md.
         public init(
             endpoints: [String], limits: ProtocolLimits = ProtocolLimits(), maxStreamsPerClient: Int = 256,
             maxStreamsTotal: Int = 8_192, clientTimeout: Duration = .seconds(15),
-            name: String = "remote-server", curve: Curve? = nil, maxMessagesPerTurn: Int = 16
+            name: String = "remote-server", curve: Curve? = nil, maxMessagesPerTurn: Int = 16,
+            peerQueue: SocketLoop.PeerQueueLimit = SocketLoop.PeerQueueLimit()
         ) {
+            self.peerQueue = peerQueue
             self.curve = curve
             self.maxMessagesPerTurn = maxMessagesPerTurn
             self.endpoints = endpoints
@@ -104,6 +117,9 @@ public final class RemoteServer: Sendable {
             try router.set(.curveServer, true)
             try router.set(.curveSecretKey, curve.keys.secretKey)
         }
+        // Before binding: libzmq drops events while no monitor is connected. A closed connection
+        // ends its client's streams at once instead of after the client timeout.
+        let monitor = try router.monitor(events: [.disconnected]).socket
         var bound: [String] = []
         for endpoint in configuration.endpoints {
             try router.bind(endpoint)
@@ -115,11 +131,19 @@ public final class RemoteServer: Sendable {
         let executor = core.executor
         self.core = core
         self.scheduler = scheduler
+        // The monitor comes first: in each turn its events are read (all of them) before the
+        // router's messages, so a closed connection is seen before a new one on the same descriptor.
         loop = try SocketLoop(
-            context: context, sockets: [router],
+            context: context, sockets: [monitor, router],
             configuration: .init(
-                name: configuration.name, maxMessagesPerSocket: configuration.maxMessagesPerTurn),
-            executor: executor
+                name: configuration.name, maxMessagesPerSocket: configuration.maxMessagesPerTurn,
+                routed: [ServerCore.router: configuration.peerQueue], drainedEachTurn: [ServerCore.monitor]),
+            executor: executor,
+            onPeerOverflow: { overflow, loop in
+                core.assumeIsolated { core in
+                    scheduler.run(on: core) { core.peerOverflowed(overflow, loop: loop) }
+                }
+            }
         ) { batch, loop in
             // The handler runs on the loop's thread, which is the core's executor: enter the actor
             // right here instead of queueing a job for later in the same turn.
@@ -133,7 +157,14 @@ public final class RemoteServer: Sendable {
 
     /// The server's counters.
     public var counters: RemoteCounters {
-        get async { await scheduler.run { core in core.snapshot } }
+        get async {
+            var counters = await scheduler.run { core in core.snapshot }
+            let loop = loop.statistics
+            counters.blockedClients = loop.blockedPeers
+            counters.queuedForBlockedClients = loop.queuedForBlockedPeers
+            counters.messagesDropped = loop.dropped
+            return counters
+        }
     }
 
     /// Drains the server for a graceful stop: new streams are refused with `ERROR unavailable`,
@@ -167,6 +198,17 @@ public struct RemoteCounters: Sendable, Hashable {
     public var errorsByCode: [String: Int] = [:]
     /// Requests a handler answered while it was being started (the fast path: no stream kept).
     public var requestsAnsweredAtOnce = 0
+    /// Clients lost: their connection closed (or they fell silent), and their streams were ended.
+    public var clientsLost = 0
+    /// Times a client that did not read went over its queue bound: its queued answers were dropped
+    /// and its streams ended with `overloaded`.
+    public var clientOverflows = 0
+    /// Clients not reading now, with answers waiting for them in the server.
+    public var blockedClients = 0
+    /// Answers waiting now for the clients that do not read.
+    public var queuedForBlockedClients = 0
+    /// Messages the server could not send: to clients over their bound, to clients gone.
+    public var messagesDropped = 0
 
     /// No counts yet.
     public init() {}
@@ -276,6 +318,11 @@ actor ServerCore {
     private var streams: [StreamKey: OpenStream] = [:]
     private var streamsPerPeer: [[UInt8]: Int] = [:]
     private var lastHeard: [[UInt8]: ContinuousClock.Instant] = [:]
+    /// The client on each connection's descriptor, and each client's descriptor (from the messages'
+    /// `ZMQ_SRCFD`): an open descriptor names one connection, so a new client on a descriptor means
+    /// the one before it is gone, and the monitor's "disconnected" names the client to drop.
+    private var peerOfDescriptor: [Int32: [UInt8]] = [:]
+    private var descriptorOfPeer: [[UInt8]: Int32] = [:]
     private var ticker: SocketLoop.TimerID?
     /// Set by ``drain(loop:)``: new streams are refused, and these wait for the open ones to end.
     private var draining = false
@@ -303,6 +350,12 @@ actor ServerCore {
         // messages, not once per message (a dictionary update hashes the routing id).
         var lastPeer: [UInt8]?
         for message in batch {
+            guard message.socket == Self.router else {
+                if case .disconnected(let descriptor)? = MonitorEvent(parts: message.parts.map(\.bytes))?.kind {
+                    connectionClosed(descriptor)
+                }
+                continue
+            }
             counters.framesIn += 1
             guard message.parts.count >= 2 else {
                 counters.droppedFrames += 1
@@ -312,6 +365,7 @@ actor ServerCore {
             if peer != lastPeer {
                 lastHeard[peer] = now
                 lastPeer = peer
+                if message.sourceFD >= 0 { note(peer, on: message.sourceFD) }
             }
             let frame: Frame
             do {
@@ -546,6 +600,53 @@ actor ServerCore {
 
     // MARK: Lost clients
 
+    /// `peer`'s messages come from connection `descriptor`. A different client seen before on that
+    /// descriptor has closed its connection (the descriptor was reused): it is lost.
+    private func note(_ peer: [UInt8], on descriptor: Int32) {
+        if let known = peerOfDescriptor[descriptor] {
+            if known == peer { return }
+            lose(known)
+        }
+        peerOfDescriptor[descriptor] = peer
+        descriptorOfPeer[peer] = descriptor
+    }
+
+    /// libzmq's monitor says the connection on `descriptor` closed: its client is lost (unless
+    /// that client has since been heard on another connection, with the same routing id).
+    private func connectionClosed(_ descriptor: Int32) {
+        guard let peer = peerOfDescriptor.removeValue(forKey: descriptor) else { return }
+        guard descriptorOfPeer[peer] == descriptor else { return }
+        lose(peer)
+    }
+
+    /// Forgets `peer` and disposes its streams: nobody is there to read what they send.
+    private func lose(_ peer: [UInt8]) {
+        lastHeard[peer] = nil
+        if let descriptor = descriptorOfPeer.removeValue(forKey: peer), peerOfDescriptor[descriptor] == peer {
+            peerOfDescriptor[descriptor] = nil
+        }
+        counters.clientsLost += 1
+        guard streamsPerPeer[peer] != nil else { return }
+        for key in streams.keys.filter({ $0.peer == peer }) { close(key)?.dispose() }
+    }
+
+    /// `overflow.peer` stopped reading and went over its queue bound: its queued answers were
+    /// dropped; its streams end with `ERROR overloaded` (which it reads if it ever reads again).
+    func peerOverflowed(_ overflow: SocketLoop.PeerOverflow, loop: SocketLoop) {
+        counters.clientOverflows += 1
+        let peer = overflow.peer
+        guard streamsPerPeer[peer] != nil else { return }
+        for key in streams.keys.filter({ $0.peer == peer }) {
+            guard let stream = close(key) else { continue }
+            stream.dispose()
+            sendError(
+                RemoteError(
+                    code: .overloaded,
+                    message: "answers were not read: \(overflow.dropped) were dropped, and the stream ended"),
+                stream: key.stream, to: peer, loop: loop)
+        }
+    }
+
     /// Starts the core's clock: every `tick` (on the loop's thread, so a busy cooperative pool never
     /// delays it) it expires the deadlines that passed and, every half client timeout, disposes the
     /// streams of lost clients. One periodic timer for all streams costs far less than a timer per
@@ -574,7 +675,13 @@ actor ServerCore {
         let deadline = ContinuousClock.now - configuration.clientTimeout
         let lost = Set(lastHeard.filter { $0.value < deadline }.map(\.key))
         guard !lost.isEmpty else { return }
-        for peer in lost { lastHeard[peer] = nil }
+        for peer in lost {
+            lastHeard[peer] = nil
+            if let descriptor = descriptorOfPeer.removeValue(forKey: peer), peerOfDescriptor[descriptor] == peer {
+                peerOfDescriptor[descriptor] = nil
+            }
+        }
+        counters.clientsLost += lost.count
         for key in streams.keys where lost.contains(key.peer) {
             close(key)?.dispose()
         }
@@ -589,8 +696,10 @@ actor ServerCore {
 
     // MARK: Sending
 
-    /// The server's only socket.
-    static let router = SocketLoop.SocketID(0)
+    /// The server's socket.
+    static let router = SocketLoop.SocketID(1)
+    /// The router's monitor (its "disconnected" events).
+    static let monitor = SocketLoop.SocketID(0)
 
     private func send(_ frame: Frame, to peer: [UInt8], loop: SocketLoop) {
         counters.framesOut += 1

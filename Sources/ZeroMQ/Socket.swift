@@ -208,6 +208,14 @@ public final class Socket {
     /// Returns ``ZMQResult/wouldBlock`` when `dontWait` is set (or a receive timeout expired) and
     /// nothing was there.
     public func receivePart(dontWait: Bool = false) throws(ZMQError) -> ZMQResult<Part> {
+        var source: Int32 = -1
+        return try receivePart(dontWait: dontWait, source: &source)
+    }
+
+    /// Receives one part, and sets `source` to the descriptor of the connection it came from when
+    /// libzmq knows it (`ZMQ_SRCFD`; a ROUTER's routing-id part, made by the socket itself, has
+    /// none and leaves `source` as it was).
+    private func receivePart(dontWait: Bool, source: inout Int32) throws(ZMQError) -> ZMQResult<Part> {
         let handle = try liveHandle("zmq_msg_recv")
         let message = receiveMessage
         let flags = dontWait ? ZMQ_DONTWAIT : 0
@@ -219,18 +227,23 @@ public final class Socket {
             // path; `[UInt8](unsafeUninitializedCapacity:)` looked up the array's generic metadata at
             // run time on every call and cost about twice as much per part (make bench-transport).
             let bytes = [UInt8](UnsafeRawBufferPointer(start: zmq_msg_data(message), count: Int(size)))
+            let descriptor = zmq_msg_get(message, ZMQ_SRCFD)
+            if descriptor >= 0 { source = descriptor }
             return .done((bytes, zmq_msg_more(message) != 0))
         case .wouldBlock: return .wouldBlock
         case .terminated: throw ZMQError(code: .ETERM, function: "zmq_msg_recv")
         }
     }
 
-    /// Receives every part of one message, wrapping each with `wrap`. Only the first part can
+    /// Receives every part of one message, wrapping each with `wrap`, and sets `source` to the
+    /// descriptor of the connection it came from (if libzmq knows it). Only the first part can
     /// "would block": ZeroMQ delivers the rest of a message with it.
     private func receiveAll<Wrapped>(
-        dontWait: Bool, _ wrap: ([UInt8]) -> Wrapped
+        dontWait: Bool, source: inout Int32, _ wrap: ([UInt8]) -> Wrapped
     ) throws(ZMQError) -> ZMQResult<[Wrapped]> {
-        guard case .done(let first) = try receivePart(dontWait: dontWait) else { return .wouldBlock }
+        guard case .done(let first) = try receivePart(dontWait: dontWait, source: &source) else {
+            return .wouldBlock
+        }
         // Room for a routing id, a delimiter and a few frames up front: growing from one element
         // would reallocate on the second part of every multipart message.
         var parts: [Wrapped] = []
@@ -238,11 +251,18 @@ public final class Socket {
         parts.append(wrap(first.bytes))
         var more = first.more
         while more {
-            guard case .done(let next) = try receivePart(dontWait: false) else { break }
+            guard case .done(let next) = try receivePart(dontWait: false, source: &source) else { break }
             parts.append(wrap(next.bytes))
             more = next.more
         }
         return .done(parts)
+    }
+
+    private func receiveAll<Wrapped>(
+        dontWait: Bool, _ wrap: ([UInt8]) -> Wrapped
+    ) throws(ZMQError) -> ZMQResult<[Wrapped]> {
+        var source: Int32 = -1
+        return try receiveAll(dontWait: dontWait, source: &source, wrap)
     }
 
     /// Receives a whole multipart message as byte arrays, blocking unless `dontWait` is set (up to
@@ -255,6 +275,20 @@ public final class Socket {
     /// timeout, if one is set: then it returns ``ZMQResult/wouldBlock``).
     public func receive(dontWait: Bool = false) throws(ZMQError) -> ZMQResult<[Message]> {
         try receiveAll(dontWait: dontWait, Message.init)
+    }
+
+    /// Receives a whole multipart message and the file descriptor of the connection it came from
+    /// (`ZMQ_SRCFD`), or -1 when there is none (`inproc://`). On a ROUTER, a descriptor names one
+    /// live connection: a different routing id arriving on the same descriptor means the previous
+    /// connection has closed.
+    public func receiveWithSource(
+        dontWait: Bool = false
+    ) throws(ZMQError) -> ZMQResult<(parts: [Message], sourceFD: Int32)> {
+        var source: Int32 = -1
+        switch try receiveAll(dontWait: dontWait, source: &source, Message.init) {
+        case .done(let parts): return .done((parts, source))
+        case .wouldBlock: return .wouldBlock
+        }
     }
 
     /// Receives a whole multipart message without blocking: nil when nothing is queued.

@@ -38,6 +38,42 @@ public final class SocketLoop: Sendable {
         public let socket: SocketID
         /// Its parts (for a ROUTER, the first is the peer's routing id).
         public let parts: [Message]
+        /// On a routed socket (``Configuration/routed``), the descriptor of the connection it came
+        /// from (`ZMQ_SRCFD`); -1 elsewhere, and for `inproc://` connections.
+        public let sourceFD: Int32
+
+        /// A message received on `socket`.
+        public init(socket: SocketID, parts: [Message], sourceFD: Int32 = -1) {
+            self.socket = socket
+            self.parts = parts
+            self.sourceFD = sourceFD
+        }
+    }
+
+    /// The bound on what one peer of a routed socket may have queued in the loop (beyond libzmq's
+    /// own send high-water mark) while it does not read.
+    public struct PeerQueueLimit: Sendable, Hashable {
+        /// The most messages queued for one peer.
+        public var messages: Int
+        /// The most bytes (all parts) queued for one peer.
+        public var bytes: Int
+
+        /// A bound of `messages` and `bytes` (at least 1 each).
+        public init(messages: Int = 1_000, bytes: Int = 4 << 20) {
+            self.messages = max(1, messages)
+            self.bytes = max(1, bytes)
+        }
+    }
+
+    /// A peer of a routed socket went over its ``PeerQueueLimit``: the messages queued for it were
+    /// dropped.
+    public struct PeerOverflow: Sendable, Hashable {
+        /// The routed socket.
+        public let socket: SocketID
+        /// The peer's routing id.
+        public let peer: [UInt8]
+        /// The messages dropped (those queued, and the one that went over the bound).
+        public let dropped: Int
     }
 
     /// How the loop works.
@@ -46,11 +82,27 @@ public final class SocketLoop: Sendable {
         public var name: String
         /// The most messages read from one socket per turn (bounds a batch and keeps sockets fair).
         public var maxMessagesPerSocket: Int
+        /// ROUTER sockets whose outgoing messages are queued per peer (the first part, the routing
+        /// id, names the peer), each peer's queue bounded. A peer that does not read blocks only
+        /// its own messages: the loop sends everyone else's and keeps the blocked peer's until
+        /// libzmq takes them, and a peer over its bound has them dropped (``PeerOverflow``). The
+        /// messages received on these sockets carry their connection's descriptor
+        /// (``Received/sourceFD``). Set `ZMQ_ROUTER_MANDATORY` on them so that a full peer is
+        /// "would block" rather than a silent drop.
+        public var routed: [SocketID: PeerQueueLimit]
+        /// Sockets read until they would block in every turn, whatever ``maxMessagesPerSocket``
+        /// says: monitors, whose events must be seen before the messages that follow them.
+        public var drainedEachTurn: Set<SocketID>
 
         /// A configuration.
-        public init(name: String = "zeromq-socket-loop", maxMessagesPerSocket: Int = 16) {
+        public init(
+            name: String = "zeromq-socket-loop", maxMessagesPerSocket: Int = 16,
+            routed: [SocketID: PeerQueueLimit] = [:], drainedEachTurn: Set<SocketID> = []
+        ) {
             self.name = name
             self.maxMessagesPerSocket = max(1, maxMessagesPerSocket)
+            self.routed = routed
+            self.drainedEachTurn = drainedEachTurn
         }
     }
 
@@ -67,6 +119,13 @@ public final class SocketLoop: Sendable {
         public var dropped = 0
         /// The last send error, if any.
         public var lastError: ZMQError?
+        /// Times a peer of a routed socket went over its bound (its queued messages dropped; they
+        /// are counted in ``dropped`` too).
+        public var peerOverflows = 0
+        /// Peers of routed sockets with messages waiting in the loop now (they are not reading).
+        public var blockedPeers = 0
+        /// Messages waiting in the loop for those peers now.
+        public var queuedForBlockedPeers = 0
     }
 
     /// What other threads share with the loop thread, under the mutex.
@@ -131,9 +190,10 @@ public final class SocketLoop: Sendable {
         executor: LoopExecutor? = nil,
         handler: @escaping @Sendable ([Received]) -> Void
     ) throws(ZMQError) {
-        try self.init(context: context, sockets: sockets, configuration: configuration, executor: executor) {
-            batch, _ in handler(batch)
-        }
+        try self.init(
+            context: context, sockets: sockets, configuration: configuration, executor: executor,
+            onPeerOverflow: nil
+        ) { batch, _ in handler(batch) }
     }
 
     /// Creates the loop and starts its thread, which takes over `sockets`. `handler` runs on the
@@ -141,12 +201,15 @@ public final class SocketLoop: Sendable {
     /// ``send(_:to:)`` from the very first batch; it must not block.
     ///
     /// With an `executor`, the loop also runs that executor's jobs on its thread after each batch
-    /// (see ``LoopExecutor``).
+    /// (see ``LoopExecutor``). `onPeerOverflow` runs on the loop's thread when a peer of a routed
+    /// socket goes over its bound (``Configuration/routed``), after that turn's sends; messages it
+    /// queues go out in the next turn.
     public init(
         context: Context,
         sockets: sending [Socket],
         configuration: Configuration = Configuration(),
         executor: LoopExecutor? = nil,
+        onPeerOverflow: (@Sendable (PeerOverflow, SocketLoop) -> Void)? = nil,
         handlerWithLoop handler: @escaping @Sendable ([Received], SocketLoop) -> Void
     ) throws(ZMQError) {
         // The wake-up is a pipe rather than an inproc PAIR: `zmq_poll` checks a plain descriptor with
@@ -161,9 +224,13 @@ public final class SocketLoop: Sendable {
         let wakeReadFD = ends[0]
         socketCount = sockets.count
         shared = Mutex(Shared(wakeWriteFD: ends[1]))
-        let limit = configuration.maxMessagesPerSocket
+        for socket in configuration.routed.keys.map(\.index) + configuration.drainedEachTurn.map(\.index) {
+            precondition(socket >= 0 && socket < sockets.count, "no socket \(socket) in the loop")
+        }
         OwnedThread.spawn(name: configuration.name) { [self] in
-            run(wakeReadFD: wakeReadFD, sockets: sockets, limit: limit, executor: executor, handler: handler)
+            run(
+                wakeReadFD: wakeReadFD, sockets: sockets, configuration: configuration, executor: executor,
+                onPeerOverflow: onPeerOverflow, handler: handler)
         }
     }
 
@@ -282,9 +349,22 @@ public final class SocketLoop: Sendable {
 
     /// The loop thread's body.
     private func run(
-        wakeReadFD: Int32, sockets: [Socket], limit: Int, executor: LoopExecutor?,
+        wakeReadFD: Int32, sockets: [Socket], configuration: Configuration, executor: LoopExecutor?,
+        onPeerOverflow: (@Sendable (PeerOverflow, SocketLoop) -> Void)?,
         handler: @Sendable ([Received], SocketLoop) -> Void
     ) {
+        let limit = configuration.maxMessagesPerSocket
+        let limits = sockets.indices.map { index in
+            configuration.drainedEachTurn.contains(SocketID(index)) ? Int.max : limit
+        }
+        // Per-peer queues of the routed sockets (nil: one queue for the socket, in order).
+        let peerLimits = sockets.indices.map { configuration.routed[SocketID($0)] }
+        var backlogs = [[[UInt8]: PeerBacklog]](repeating: [:], count: sockets.count)
+        // The peers with a backlog, in the order they blocked (retried in that order).
+        var blockedPeers = [[[UInt8]]](repeating: [], count: sockets.count)
+        var overflows: [PeerOverflow] = []
+        var overflowCount = 0
+        var backlogChanged = false
         executor?.attach(waker: { [weak self] in self?.wakeForJobs() })
         defer { executor?.attach(waker: nil) }
         var jobs: [UnownedJob] = []
@@ -393,19 +473,27 @@ public final class SocketLoop: Sendable {
             for index in sockets.indices where readable[index] {
                 readable[index] = false
                 let socket = sockets[index]
+                let routed = peerLimits[index] != nil
+                let limit = limits[index]
                 var received = 0
                 while received < limit {
-                    let result: ZMQResult<[Message]>
+                    let result: ZMQResult<(parts: [Message], sourceFD: Int32)>
                     do {
-                        result = try socket.receive(dontWait: true)
+                        if routed {
+                            result = try socket.receiveWithSource(dontWait: true)
+                        } else if case .done(let parts) = try socket.receive(dontWait: true) {
+                            result = .done((parts, -1))
+                        } else {
+                            result = .wouldBlock
+                        }
                     } catch {
                         terminated = terminated || error.isContextTerminated
                         break
                     }
-                    guard case .done(let parts) = result else { break }
+                    guard case .done(let message) = result else { break }
                     // One allocation for a typical batch rather than one per doubling.
                     if batch.isEmpty { batch.reserveCapacity(min(limit, 16)) }
-                    batch.append(Received(socket: SocketID(index), parts: parts))
+                    batch.append(Received(socket: SocketID(index), parts: message.parts, sourceFD: message.sourceFD))
                     received += 1
                 }
                 if received == limit {
@@ -465,8 +553,77 @@ public final class SocketLoop: Sendable {
                 // Work or a job queued while `inHandler` was still set did not wake the loop.
                 if !work.isEmpty || executor?.hasJobs == true { pollTimeout = 0 }
             }
-            // Send what is queued, in order, until a socket would block.
-            for index in sockets.indices where pendingStart[index] < pending[index].count {
+            // Send what is queued, in order, until a socket would block; on a routed socket, until
+            // each peer would block (the rest waits in that peer's backlog).
+            for index in sockets.indices {
+                if let peerLimit = peerLimits[index] {
+                    guard !blockedPeers[index].isEmpty || pendingStart[index] < pending[index].count else {
+                        continue
+                    }
+                    let socket = sockets[index]
+                    // Backlogs first, so that each peer's messages keep their order.
+                    if !blockedPeers[index].isEmpty {
+                        var kept = 0
+                        for peer in blockedPeers[index] {
+                            var gone = false
+                            while let parts = backlogs[index][peer]?.first {
+                                do {
+                                    if case .wouldBlock = try socket.send(parts, dontWait: true) { break }
+                                    sentCount += 1
+                                    backlogs[index][peer]?.removeFirst()
+                                } catch {
+                                    // The peer is gone (`EHOSTUNREACH`): nothing queued for it can go.
+                                    droppedCount += backlogs[index][peer]?.count ?? 0
+                                    lastError = error
+                                    gone = true
+                                    break
+                                }
+                            }
+                            if gone || backlogs[index][peer]?.count ?? 0 == 0 {
+                                backlogs[index][peer] = nil
+                            } else {
+                                blockedPeers[index][kept] = peer
+                                kept += 1
+                            }
+                        }
+                        if kept < blockedPeers[index].count {
+                            blockedPeers[index].removeLast(blockedPeers[index].count - kept)
+                        }
+                        backlogChanged = true
+                    }
+                    for parts in pending[index] {
+                        let peer = parts[0].bytes
+                        if backlogs[index].isEmpty || backlogs[index][peer] == nil {
+                            do {
+                                if case .done = try socket.send(parts, dontWait: true) {
+                                    sentCount += 1
+                                    continue
+                                }
+                            } catch {
+                                droppedCount += 1
+                                lastError = error
+                                continue
+                            }
+                        }
+                        // The peer would block: keep the message for it, within its bound.
+                        backlogChanged = true
+                        let size = parts.reduce(0) { $0 + $1.count }
+                        if backlogs[index][peer] == nil { blockedPeers[index].append(peer) }
+                        if backlogs[index][peer, default: PeerBacklog()].append(parts, size: size, within: peerLimit) {
+                            continue
+                        }
+                        let dropped = (backlogs[index].removeValue(forKey: peer)?.count ?? 0) + 1
+                        blockedPeers[index].removeAll { $0 == peer }
+                        droppedCount += dropped
+                        overflowCount += 1
+                        overflows.append(PeerOverflow(socket: SocketID(index), peer: peer, dropped: dropped))
+                    }
+                    pending[index].removeAll(keepingCapacity: true)
+                    pendingStart[index] = 0
+                    unchecked[index] = true
+                    continue
+                }
+                guard pendingStart[index] < pending[index].count else { continue }
                 let socket = sockets[index]
                 let before = pendingStart[index]
                 while pendingStart[index] < pending[index].count {
@@ -489,6 +646,28 @@ public final class SocketLoop: Sendable {
                     stalled[index] = pendingStart[index] == before
                 }
             }
+            if backlogChanged {
+                backlogChanged = false
+                let peers = blockedPeers.reduce(0) { $0 + $1.count }
+                let queued = backlogs.reduce(0) { total, socket in total + socket.values.reduce(0) { $0 + $1.count } }
+                let overflowed = overflowCount
+                overflowCount = 0
+                shared.withLock { shared in
+                    shared.statistics.blockedPeers = peers
+                    shared.statistics.queuedForBlockedPeers = queued
+                    shared.statistics.peerOverflows += overflowed
+                }
+            }
+            // A blocked peer's pipe gets room when it reads, which libzmq signals on the socket's
+            // descriptor; look again in a while in any case.
+            if blockedPeers.contains(where: { !$0.isEmpty }) {
+                pollTimeout = pollTimeout < 0 ? 50 : min(pollTimeout, 50)
+            }
+            if !overflows.isEmpty {
+                let happened = overflows
+                overflows.removeAll(keepingCapacity: true)
+                for overflow in happened { onPeerOverflow?(overflow, self) }
+            }
             if sentCount > 0 || droppedCount > 0 {
                 let sent = sentCount
                 let dropped = droppedCount
@@ -506,7 +685,9 @@ public final class SocketLoop: Sendable {
 
         for socket in sockets { socket.close(linger: 0) }
         Glibc.close(wakeReadFD)
-        let unsent = pending.indices.reduce(0) { $0 + pending[$1].count - pendingStart[$1] }
+        let unsent =
+            pending.indices.reduce(0) { $0 + pending[$1].count - pendingStart[$1] }
+            + backlogs.reduce(0) { total, socket in total + socket.values.reduce(0) { $0 + $1.count } }
         let waiters = shared.withLock { shared in
             if shared.wakeWriteFD >= 0 { Glibc.close(shared.wakeWriteFD) }
             shared.wakeWriteFD = -1
@@ -519,5 +700,41 @@ public final class SocketLoop: Sendable {
         }
         ended.signal()
         for waiter in waiters { waiter.resume() }
+    }
+}
+
+/// The messages a loop keeps for one peer of a routed socket that would block.
+private struct PeerBacklog {
+    private var messages: [[Message]] = []
+    private var start = 0
+    /// The bytes of the messages kept.
+    private(set) var bytes = 0
+
+    /// The number of messages kept.
+    var count: Int { messages.count - start }
+
+    /// The oldest message kept.
+    var first: [Message]? { start < messages.count ? messages[start] : nil }
+
+    /// Keeps `parts` (of `size` bytes) unless that would go over `limit`; false when it would.
+    mutating func append(_ parts: [Message], size: Int, within limit: SocketLoop.PeerQueueLimit) -> Bool {
+        guard count < limit.messages, bytes + size <= limit.bytes else { return false }
+        messages.append(parts)
+        bytes += size
+        return true
+    }
+
+    /// Forgets the oldest message (it was sent).
+    mutating func removeFirst() {
+        guard start < messages.count else { return }
+        bytes -= messages[start].reduce(0) { $0 + $1.count }
+        start += 1
+        if start == messages.count {
+            messages.removeAll(keepingCapacity: true)
+            start = 0
+        } else if start >= 64, start * 2 >= messages.count {
+            messages.removeFirst(start)
+            start = 0
+        }
     }
 }

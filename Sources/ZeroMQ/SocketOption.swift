@@ -143,6 +143,12 @@ extension SocketOption where Value == Int32 {
     public static var receiveTimeout: Self { Self(rawValue: ZMQ_RCVTIMEO, name: "ZMQ_RCVTIMEO") }
     /// `ZMQ_SNDTIMEO`: ms a blocking send waits before returning "would block" (`-1` forever).
     public static var sendTimeout: Self { Self(rawValue: ZMQ_SNDTIMEO, name: "ZMQ_SNDTIMEO") }
+    /// `ZMQ_RCVBUF`: the kernel's receive buffer (`SO_RCVBUF`) for new connections, in bytes
+    /// (`-1`: the system's default).
+    public static var receiveBuffer: Self { Self(rawValue: ZMQ_RCVBUF, name: "ZMQ_RCVBUF") }
+    /// `ZMQ_SNDBUF`: the kernel's send buffer (`SO_SNDBUF`) for new connections, in bytes (`-1`: the
+    /// system's default).
+    public static var sendBuffer: Self { Self(rawValue: ZMQ_SNDBUF, name: "ZMQ_SNDBUF") }
 }
 
 extension SocketOption where Value == Int64 {

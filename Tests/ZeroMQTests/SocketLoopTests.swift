@@ -171,6 +171,113 @@ struct SocketLoopTests {
         await loop.stop()
     }
 
+    @Test("a peer that does not read delays only itself; past its bound its queue is dropped and reported")
+    func aPeerThatDoesNotReadOnlyHurtsItself() async throws {
+        let context = try Context()
+        let overflows = Mutex<[SocketLoop.PeerOverflow]>([])
+        let answer = Message([UInt8](repeating: 7, count: 4_096))
+        let (loop, endpoint) = try await onThread { () -> (SocketLoop, String) in
+            let router = try Socket(context, .router, linger: 0)
+            try router.set(.routerMandatory, true)
+            try router.set(.sendHighWaterMark, 10)
+            let endpoint = try router.bindLoopback()
+            let loop = try SocketLoop(
+                context: context, sockets: [router],
+                configuration: .init(
+                    name: "peer-queues",
+                    routed: [SocketLoop.SocketID(0): .init(messages: 20, bytes: 1 << 20)]),
+                onPeerOverflow: { overflow, _ in overflows.withLock { $0.append(overflow) } }
+            ) { batch, loop in
+                for message in batch {
+                    #expect(message.sourceFD >= 0)
+                    loop.send([message.parts[0], message.parts[1], answer], to: message.socket)
+                }
+            }
+            return (loop, endpoint)
+        }
+        // The peer that never reads: a small receive queue and TCP buffer, so that its answers
+        // back up into the server quickly.
+        let release = DispatchSemaphore(value: 0)
+        let released = DispatchSemaphore(value: 0)
+        Thread {
+            do {
+                let dealer = try Socket(context, .dealer, linger: 0)
+                try dealer.set(.receiveHighWaterMark, 5)
+                try dealer.set(.receiveBuffer, 4_096)
+                try dealer.set(.routingID, Array("stuck".utf8))
+                try dealer.connect(endpoint)
+                for index in 0..<2_000 { try dealer.send([Message("\(index)")]) }
+                _ = release.wait(timeout: .now() + 60)
+                dealer.close(linger: 0)
+            } catch {
+                Issue.record("the peer that does not read: \(error)")
+            }
+            released.signal()
+        }.start()
+        try await onThread {
+            let deadline = Date(timeIntervalSinceNow: 20)
+            while loop.statistics.peerOverflows == 0, Date() < deadline { usleep(1_000) }
+        }
+        #expect(loop.statistics.peerOverflows >= 1)
+        #expect(overflows.withLock { $0.first?.peer } == Array("stuck".utf8))
+        #expect(overflows.withLock { $0.first?.dropped } == 21)
+        // Everyone else is answered at once, in order, while that peer is still not reading.
+        try await onThread {
+            let dealer = try Socket(context, .dealer, linger: 0)
+            try dealer.connect(endpoint)
+            for index in 0..<100 {
+                try dealer.send([Message("\(index)")])
+                let parts = try dealer.receiveMessage(within: 2_000)
+                #expect(parts.first == Message("\(index)"))
+            }
+            dealer.close(linger: 0)
+        }
+        let statistics = loop.statistics
+        #expect(statistics.blockedPeers <= 1)
+        #expect(statistics.queuedForBlockedPeers <= 20)
+        release.signal()
+        #expect(await arrived(released))
+        await loop.stop()
+    }
+
+    @Test("a routed socket's messages carry their connection's descriptor: one per connection")
+    func sourceDescriptors() async throws {
+        let context = try Context()
+        let seen = Mutex<[String: Int32]>([:])
+        let collector = Collector()
+        let (loop, endpoint) = try await onThread { () -> (SocketLoop, String) in
+            let router = try Socket(context, .router, linger: 0)
+            let endpoint = try router.bindLoopback()
+            let loop = try SocketLoop(
+                context: context, sockets: [router],
+                configuration: .init(routed: [SocketLoop.SocketID(0): .init()])
+            ) { batch in
+                seen.withLock { seen in
+                    for message in batch { seen[message.parts[1].string] = message.sourceFD }
+                }
+                collector.add(batch)
+            }
+            return (loop, endpoint)
+        }
+        try await onThread {
+            let first = try Socket(context, .dealer, linger: 0)
+            try first.connect(endpoint)
+            let second = try Socket(context, .dealer, linger: 0)
+            try second.connect(endpoint)
+            try first.send(["first"])
+            try second.send(["second"])
+            try first.send(["first again"])
+            #expect(collector.wait(for: 3))
+            first.close(linger: 0)
+            second.close(linger: 0)
+        }
+        let descriptors = seen.withLock { $0 }
+        #expect(descriptors["first"].map { $0 >= 0 } == true)
+        #expect(descriptors["first"] == descriptors["first again"])
+        #expect(descriptors["first"] != descriptors["second"])
+        await loop.stop()
+    }
+
     @Test("messages queued while the socket would block go out, in order, once it can send")
     func backPressure() async throws {
         let context = try Context()
