@@ -72,7 +72,8 @@ final class AuthProcess: Service {
             configuration: .init(
                 endpoints: [configuration[O.endpoint].description],
                 maxStreamsPerClient: configuration[O.maximumStreamsPerClient],
-                maxStreamsTotal: configuration[O.maximumStreams], name: "auth-server", curve: curve),
+                maxStreamsTotal: configuration[O.maximumStreams], name: "auth-server", curve: curve,
+                peerQueue: O.standard.clientQueue(from: configuration)),
             handlers: handlers)
         reference.bind(self.server)
         // Expired sessions are deleted hourly (they are refused from the moment they expire).

@@ -97,7 +97,8 @@ final class GatewayProcess: Service {
             configuration: .init(
                 endpoints: [configuration[O.endpoint].description],
                 maxStreamsPerClient: configuration[O.maximumChannelsPerClient],
-                maxStreamsTotal: configuration[O.maximumChannels], name: "gateway-server", curve: curve),
+                maxStreamsTotal: configuration[O.maximumChannels], name: "gateway-server", curve: curve,
+                peerQueue: O.standard.clientQueue(from: configuration)),
             handlers: handlers)
         reference.bind(self.server)
         health.set(.ready)

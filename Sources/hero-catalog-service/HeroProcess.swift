@@ -90,7 +90,8 @@ final class HeroProcess: Service {
             configuration: .init(
                 endpoints: [configuration[O.endpoint].description],
                 maxStreamsPerClient: configuration[O.maximumStreamsPerClient],
-                maxStreamsTotal: configuration[O.maximumStreams], name: "heroes-server", curve: curve),
+                maxStreamsTotal: configuration[O.maximumStreams], name: "heroes-server", curve: curve,
+                peerQueue: O.standard.clientQueue(from: configuration)),
             handlers: handlers)
         reference.bind(server)
         // auth-service's health, asked periodically: degraded (still serving the catalog to tokens in

@@ -74,7 +74,8 @@ final class ValidationProcess: Service {
             configuration: .init(
                 endpoints: [configuration[O.endpoint].description],
                 maxStreamsPerClient: configuration[O.maximumStreamsPerClient],
-                maxStreamsTotal: configuration[O.maximumStreams], name: "validation-server", curve: curve),
+                maxStreamsTotal: configuration[O.maximumStreams], name: "validation-server", curve: curve,
+                peerQueue: O.standard.clientQueue(from: configuration)),
             handlers: handlers)
         reference.bind(self.server)
         // auth-service's health, asked periodically: degraded (still serving; usernames then answer

@@ -1,4 +1,5 @@
 import Foundation
+public import ZeroMQ
 
 /// The options every service takes, with environment variables under one prefix
 /// (`AUTH` gives `AUTH_LOG_LEVEL`, `AUTH_LOG_FORMAT`, `AUTH_STATE_DIR`, `AUTH_DRAIN_TIMEOUT`).
@@ -21,6 +22,11 @@ public struct StandardOptions: Sendable {
     /// `--init`: prepare the state directory (keys, allow-list), print the public keys and exit
     /// (``ServiceMain`` does it; see ``StateDirectory/initialize()``).
     public let initialize: Option<Bool>
+    /// `--client-queue-messages`: answers the server keeps for one client that is not reading
+    /// (default 1,000), beyond libzmq's own 1,000.
+    public let clientQueueMessages: Option<Int>
+    /// `--client-queue-bytes`: the same bound in bytes (default 4 MiB).
+    public let clientQueueBytes: Option<Int>
 
     /// The standard options with variables named `<prefix>_LOG_LEVEL` and so on.
     public init(environmentPrefix prefix: String) {
@@ -43,10 +49,27 @@ public struct StandardOptions: Sendable {
             help: "Create the state directory, the server and client key pairs and allowed_clients where "
                 + "missing, print the public keys (server_key=... client_key=...) and exit 0 without "
                 + "binding.")
+        clientQueueMessages = Option(
+            "client-queue-messages", environment: "\(prefix)_CLIENT_QUEUE_MESSAGES", default: 1_000,
+            parser: .integer(in: 1...10_000_000),
+            help: "Answers kept for one client that does not read them (beyond libzmq's 1,000); past it "
+                + "or --client-queue-bytes, they are dropped and its calls end with `overloaded`. Other "
+                + "clients are never held up by it.")
+        clientQueueBytes = Option(
+            "client-queue-bytes", environment: "\(prefix)_CLIENT_QUEUE_BYTES", default: 4 << 20,
+            parser: .byteSize, help: "The same bound in bytes (4MiB, 512KiB, ...).")
     }
 
-    /// All five, for a ``CommandLineInterface``'s option list.
-    public var all: [any AnyOption] { [logLevel, logFormat, stateDirectory, drainTimeout, initialize] }
+    /// All of them, for a ``CommandLineInterface``'s option list.
+    public var all: [any AnyOption] {
+        [logLevel, logFormat, stateDirectory, drainTimeout, initialize, clientQueueMessages, clientQueueBytes]
+    }
+
+    /// The bound on what one client that does not read may have waiting in the server.
+    public func clientQueue(from configuration: Configuration) -> SocketLoop.PeerQueueLimit {
+        SocketLoop.PeerQueueLimit(
+            messages: configuration[clientQueueMessages], bytes: configuration[clientQueueBytes])
+    }
 
     /// A logger for `service` with the configured level and format.
     public func logger(service: String, from configuration: Configuration, sink: LogSink = .standardError)
