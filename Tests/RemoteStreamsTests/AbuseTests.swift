@@ -45,13 +45,13 @@ final class NonReadingPeer: Sendable {
     }
 }
 
-/// Polls `condition` every few milliseconds (off the cooperative pool's critical path: each poll
-/// is an actor call) until it holds or `limit` passes; returns how long it took, nil on timeout.
-func waitFor(_ limit: Duration, _ condition: () async -> Bool) async -> Duration? {
+/// Polls `condition` until it holds or `limit` passes, with a round trip through `client` between
+/// polls (real work, not a sleep); returns how long it took, nil on timeout.
+func waitFor(_ limit: Duration, pacedBy client: RemoteClient, _ condition: () async -> Bool) async -> Duration? {
     let start = ContinuousClock.now
     while ContinuousClock.now - start < limit {
         if await condition() { return ContinuousClock.now - start }
-        try? await Task.sleep(for: .milliseconds(5))
+        _ = try? await client.request("math.add", Pair(a: 1, b: 1), as: Int.self).value
     }
     return await condition() ? ContinuousClock.now - start : nil
 }
@@ -92,7 +92,7 @@ struct RemoteServerAbuseTests {
         let p99 = latencies[latencies.count * 99 / 100]
         #expect(p99 < .milliseconds(500), "p99 \(p99) with a client that does not read")
 
-        let cutOff = await waitFor(.seconds(20)) { await server.counters.clientOverflows >= 1 }
+        let cutOff = await waitFor(.seconds(20), pacedBy: client) { await server.counters.clientOverflows >= 1 }
         #expect(cutOff != nil)
         let counters = await server.counters
         // Its stream was ended (overloaded), and what waits for it is within its bound.
