@@ -10,6 +10,7 @@
 #   make fuzz             fuzz the RemoteProtocol codec with libFuzzer for FUZZ_SECONDS (default 60)
 #   make bench-catalog    hero search over 1 M generated names: the index against a scan, and through ZeroMQ
 #   make bench-gateway    keystroke to output through the whole stack (1 and 1,000 channels), memory per channel
+#   make bench-abuse      one client that never reads its answers: everyone else's latency against the idle server
 #   make run              release build, the whole stack in the background, gateway-cli in front; stops on exit
 #   make up / down        start the stack (auth, validation, heroes, gateway) in the background / stop it
 #   make status / logs    each service's health and pid / the tail of each log (LOGS_FOLLOW=1 follows)
@@ -179,6 +180,21 @@ bench-catalog: deps
 # (--seconds S, --warmup W, --keystrokes N, --channels C, --clients K, --idle 1000,5000,
 # --pace MS, --cycles N, --only idle,reference,login1,loginN,paced,register, --keep, --gateway-arg A).
 BENCH_GATEWAY_ARGS ?=
+
+# One client that sends requests and never reads the answers (docs/BENCHMARKS.md, Abuse):
+# auth-service and validation-service from the release build, sys.health latencies of another client
+# idle, during the flood and once the silent client is cut off, with memory and the time a closed
+# connection's stream lives on. BENCH_ABUSE_ARGS sets --calls and --flood.
+BENCH_ABUSE_ARGS ?=
+
+.PHONY: bench-abuse
+
+bench-abuse: deps
+	$(SWIFT) build -c release $(STRICT) --product auth-service
+	$(SWIFT) build -c release $(STRICT) --product validation-service
+	$(SWIFT) build -c release $(STRICT) --product AbuseBenchmarks
+	$$($(SWIFT) build -c release --show-bin-path)/AbuseBenchmarks \
+	  --bin $$($(SWIFT) build -c release --show-bin-path) $(BENCH_ABUSE_ARGS)
 
 .PHONY: bench-gateway
 

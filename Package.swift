@@ -200,6 +200,12 @@ let package = Package(
                 "Contracts", "RemoteStreams", "RemoteProtocol", "ZeroMQ", "Reactive", "ServiceKit", "TestSupport",
             ],
             swiftSettings: common),
+        // make bench-abuse: what a client that does not read costs everyone else.
+        .executableTarget(
+            name: "AbuseBenchmarks",
+            dependencies: ["BenchmarkSupport", "Contracts", "RemoteProtocol", "RemoteStreams", "ZeroMQ"],
+            path: "Benchmarks/AbuseBenchmarks",
+            swiftSettings: common),
         // make bench-gateway: keystroke to output through the whole stack, and memory per channel.
         .executableTarget(
             name: "GatewayBenchmarks",

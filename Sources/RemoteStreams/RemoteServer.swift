@@ -16,7 +16,8 @@ public import ZeroMQ
 /// overloaded`).
 ///
 /// Answers are queued per client: a client that does not read delays only its own answers, never
-/// anyone else's (``SocketLoop/Configuration/routed``).
+/// anyone else's (``SocketLoop/Configuration/routed``), and while answers wait for it its new calls
+/// are refused with `overloaded` without being started.
 public final class RemoteServer: Sendable {
     /// How a server runs.
     public struct Configuration: Sendable {
@@ -160,7 +161,7 @@ public final class RemoteServer: Sendable {
         get async {
             var counters = await scheduler.run { core in core.snapshot }
             let loop = loop.statistics
-            counters.blockedClients = loop.blockedPeers
+            counters.blockedClients = loop.blockedPeers + loop.cutOffPeers
             counters.queuedForBlockedClients = loop.queuedForBlockedPeers
             counters.messagesDropped = loop.dropped
             return counters
@@ -203,12 +204,16 @@ public struct RemoteCounters: Sendable, Hashable {
     /// Times a client that did not read went over its queue bound: its queued answers were dropped
     /// and its streams ended with `overloaded`.
     public var clientOverflows = 0
-    /// Clients not reading now, with answers waiting for them in the server.
+    /// Clients not reading now: with answers waiting for them in the server, or cut off after
+    /// going over their bound.
     public var blockedClients = 0
     /// Answers waiting now for the clients that do not read.
     public var queuedForBlockedClients = 0
     /// Messages the server could not send: to clients over their bound, to clients gone.
     public var messagesDropped = 0
+    /// Calls refused with `overloaded` unread because their client's earlier answers were still
+    /// waiting in the server (it was not reading).
+    public var refusedWhileBlocked = 0
 
     /// No counts yet.
     public init() {}
@@ -378,6 +383,15 @@ actor ServerCore {
                 } else {
                     sendError(error.remoteError, stream: error.stream ?? 0, to: peer, loop: loop)
                 }
+                continue
+            }
+            if message.senderBlocked, frame.type == .request || frame.type == .subscribe || frame.type == .open {
+                // Its earlier answers wait unread: refuse new work at once rather than do it for
+                // nobody (a login would cost a password hash).
+                counters.refusedWhileBlocked += 1
+                sendError(
+                    RemoteError(code: .overloaded, message: "earlier answers are waiting unread: read them first"),
+                    stream: frame.stream, to: peer, loop: loop)
                 continue
             }
             handle(frame, from: peer, loop: loop, scheduler: scheduler)

@@ -41,12 +41,16 @@ public final class SocketLoop: Sendable {
         /// On a routed socket (``Configuration/routed``), the descriptor of the connection it came
         /// from (`ZMQ_SRCFD`); -1 elsewhere, and for `inproc://` connections.
         public let sourceFD: Int32
+        /// On a routed socket, whether messages to its sender are waiting in the loop because it
+        /// does not read (it has a backlog): answering it only adds to that backlog.
+        public let senderBlocked: Bool
 
         /// A message received on `socket`.
-        public init(socket: SocketID, parts: [Message], sourceFD: Int32 = -1) {
+        public init(socket: SocketID, parts: [Message], sourceFD: Int32 = -1, senderBlocked: Bool = false) {
             self.socket = socket
             self.parts = parts
             self.sourceFD = sourceFD
+            self.senderBlocked = senderBlocked
         }
     }
 
@@ -126,6 +130,10 @@ public final class SocketLoop: Sendable {
         public var blockedPeers = 0
         /// Messages waiting in the loop for those peers now.
         public var queuedForBlockedPeers = 0
+        /// Peers of routed sockets that went over their bound and still do not read: each message
+        /// for them is tried once and dropped (for up to 30 s after the overflow; the first message
+        /// that goes through ends it).
+        public var cutOffPeers = 0
     }
 
     /// What other threads share with the loop thread, under the mutex.
@@ -362,6 +370,12 @@ public final class SocketLoop: Sendable {
         var backlogs = [[[UInt8]: PeerBacklog]](repeating: [:], count: sockets.count)
         // The peers with a backlog, in the order they blocked (retried in that order).
         var blockedPeers = [[[UInt8]]](repeating: [], count: sockets.count)
+        // Peers that went over their bound, and when: their pipe is still full, so each message for
+        // them is tried once and dropped while it would block; the first that goes through (the
+        // peer reads again) ends it. Forgotten after `cutOffMemory`.
+        var cutOff = [[[UInt8]: ContinuousClock.Instant]](repeating: [:], count: sockets.count)
+        let cutOffMemory = Duration.seconds(30)
+        var lastCutOffSweep = ContinuousClock.now
         var overflows: [PeerOverflow] = []
         var overflowCount = 0
         var backlogChanged = false
@@ -493,7 +507,14 @@ public final class SocketLoop: Sendable {
                     guard case .done(let message) = result else { break }
                     // One allocation for a typical batch rather than one per doubling.
                     if batch.isEmpty { batch.reserveCapacity(min(limit, 16)) }
-                    batch.append(Received(socket: SocketID(index), parts: message.parts, sourceFD: message.sourceFD))
+                    let blocked =
+                        routed
+                        && ((!backlogs[index].isEmpty && backlogs[index][message.parts[0].bytes] != nil)
+                            || (!cutOff[index].isEmpty && cutOff[index][message.parts[0].bytes] != nil))
+                    batch.append(
+                        Received(
+                            socket: SocketID(index), parts: message.parts, sourceFD: message.sourceFD,
+                            senderBlocked: blocked))
                     received += 1
                 }
                 if received == limit {
@@ -594,14 +615,25 @@ public final class SocketLoop: Sendable {
                     for parts in pending[index] {
                         let peer = parts[0].bytes
                         if backlogs[index].isEmpty || backlogs[index][peer] == nil {
+                            let wasCutOff = !cutOff[index].isEmpty && cutOff[index][peer] != nil
                             do {
                                 if case .done = try socket.send(parts, dontWait: true) {
                                     sentCount += 1
+                                    if wasCutOff {
+                                        cutOff[index][peer] = nil  // it reads again
+                                        backlogChanged = true
+                                    }
                                     continue
                                 }
                             } catch {
                                 droppedCount += 1
                                 lastError = error
+                                if wasCutOff { cutOff[index][peer] = nil }
+                                continue
+                            }
+                            if wasCutOff {
+                                // Still not reading: nothing is kept for it.
+                                droppedCount += 1
                                 continue
                             }
                         }
@@ -616,6 +648,7 @@ public final class SocketLoop: Sendable {
                         blockedPeers[index].removeAll { $0 == peer }
                         droppedCount += dropped
                         overflowCount += 1
+                        cutOff[index][peer] = ContinuousClock.now
                         overflows.append(PeerOverflow(socket: SocketID(index), peer: peer, dropped: dropped))
                     }
                     pending[index].removeAll(keepingCapacity: true)
@@ -646,14 +679,24 @@ public final class SocketLoop: Sendable {
                     stalled[index] = pendingStart[index] == before
                 }
             }
+            if cutOff.contains(where: { !$0.isEmpty }), ContinuousClock.now - lastCutOffSweep >= .seconds(1) {
+                let now = ContinuousClock.now
+                lastCutOffSweep = now
+                for index in cutOff.indices where !cutOff[index].isEmpty {
+                    cutOff[index] = cutOff[index].filter { now - $0.value < cutOffMemory }
+                }
+                backlogChanged = true
+            }
             if backlogChanged {
                 backlogChanged = false
                 let peers = blockedPeers.reduce(0) { $0 + $1.count }
+                let cutOffPeers = cutOff.reduce(0) { $0 + $1.count }
                 let queued = backlogs.reduce(0) { total, socket in total + socket.values.reduce(0) { $0 + $1.count } }
                 let overflowed = overflowCount
                 overflowCount = 0
                 shared.withLock { shared in
                     shared.statistics.blockedPeers = peers
+                    shared.statistics.cutOffPeers = cutOffPeers
                     shared.statistics.queuedForBlockedPeers = queued
                     shared.statistics.peerOverflows += overflowed
                 }

@@ -235,6 +235,9 @@ struct SocketLoopTests {
         let statistics = loop.statistics
         #expect(statistics.blockedPeers <= 1)
         #expect(statistics.queuedForBlockedPeers <= 20)
+        // Over its bound it is cut off (what comes for it later is tried once and dropped, not
+        // kept) until a message goes through again.
+        #expect(statistics.cutOffPeers + statistics.blockedPeers <= 1)
         release.signal()
         #expect(await arrived(released))
         await loop.stop()

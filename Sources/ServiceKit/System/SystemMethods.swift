@@ -83,13 +83,15 @@ extension RemoteHandlers {
 extension RemoteCounters {
     /// The counters as a `sys.stats` group: `open_streams`, `frames_in`, `frames_out`,
     /// `dropped_frames`, `requests_answered_at_once`, `clients_lost`, `client_overflows`,
-    /// `blocked_clients`, `queued_for_blocked_clients`, `messages_dropped` and `errors.<code>`.
+    /// `blocked_clients`, `queued_for_blocked_clients`, `messages_dropped`, `refused_while_blocked` and
+    /// `errors.<code>`.
     public var statsGroup: [String: Int] {
         var group = [
             "open_streams": openStreams, "frames_in": framesIn, "frames_out": framesOut,
             "dropped_frames": droppedFrames, "requests_answered_at_once": requestsAnsweredAtOnce,
             "clients_lost": clientsLost, "client_overflows": clientOverflows, "blocked_clients": blockedClients,
             "queued_for_blocked_clients": queuedForBlockedClients, "messages_dropped": messagesDropped,
+            "refused_while_blocked": refusedWhileBlocked,
         ]
         for (code, count) in errorsByCode { group["errors.\(code)"] = count }
         return group
