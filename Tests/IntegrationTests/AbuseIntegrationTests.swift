@@ -4,6 +4,7 @@ import Foundation
 import Reactive
 import RemoteProtocol
 import RemoteStreams
+import ServiceKit
 import Synchronization
 import TestSupport
 import Testing
@@ -105,6 +106,49 @@ struct AbuseIntegrationTests {
         }
     }
 
+    @Test("gateway (CURVE, any client key): a stranger that never reads holds up no end client")
+    func aStrangerThatNeverReadsHoldsUpNoEndClient() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let stack = try await GatewayStack.start(in: directory)
+        do {
+            _ = await healthLatencies(stack.client, count: 50)
+            let idle = await healthLatencies(stack.client, count: 100)
+            let gatewayKey = try CurveKeyFiles.serverKeys(
+                in: StateDirectory(creating: directory.file("state-gateway"))
+            ).publicKey
+            let codec = FrameCodec()
+            let flood = try (1...30_000).map { id in
+                codec.encode(try Frame.request(stream: UInt64(id), method: SystemMethod.health))
+            }
+            // Anyone who knows the gateway's public key gets in, with a key pair of their own.
+            let stranger = NonReadingDealer(
+                context: stack.context, endpoint: stack.gateway.endpoint, messages: flood,
+                curve: RemoteClient.Curve(serverKey: gatewayKey, keys: try CurveKeyPair.generate()))
+            #expect(await stranger.waitUntilSent())
+            let cutOff = await waitFor(.seconds(30)) {
+                (try? await transportCounters(stack.client))?["client_overflows", default: 0] ?? 0 >= 1
+            }
+            #expect(cutOff != nil, "the stranger was never cut off")
+            let abused = await healthLatencies(stack.client, count: 100)
+            print("gateway: idle p99 \(idle.sorted.p99), with a stranger that does not read p99 \(abused.sorted.p99)")
+            #expect(idle.failures == 0 && abused.failures == 0)
+            #expect(abused.sorted.p99 <= max(idle.sorted.p99 * 2, idle.sorted.p99 + .milliseconds(20)))
+            // A flow still works end to end meanwhile.
+            let numbers = GatewayFlowSession(stack.client, GatewayMethod.numbers, FlowParameters())
+            #expect(await numbers.next(1) == ["sum: 0"])
+            numbers.send(.text("a", "2"))
+            #expect(await numbers.next(1) == ["sum: 2"])
+            numbers.close()
+            #expect(await stranger.close() == nil)
+            await stack.stop()
+        } catch {
+            Issue.record("logs:\n\(stack.logs)")
+            await stack.stop()
+            throw error
+        }
+    }
+
     @Test("auth-service: a client process killed by SIGKILL has its stream disposed within 3 s")
     func aKilledClientsStreamsEndAtOnce() async throws {
         let directory = try TemporaryDirectory()
@@ -158,10 +202,16 @@ final class NonReadingDealer: Sendable {
     private let sent = DispatchSemaphore(value: 0)
     private let failure = Mutex<String?>(nil)
 
-    init(context: Context, endpoint: String, messages: [[[UInt8]]]) {
+    /// With `curve`, the DEALER is a CURVE client with those keys.
+    init(context: Context, endpoint: String, messages: [[[UInt8]]], curve: RemoteClient.Curve? = nil) {
         Thread { [self] in
             do {
                 let dealer = try Socket(context, .dealer, linger: 0)
+                if let curve {
+                    try dealer.set(.curveServerKey, curve.serverKey)
+                    try dealer.set(.curvePublicKey, curve.keys.publicKey)
+                    try dealer.set(.curveSecretKey, curve.keys.secretKey)
+                }
                 try dealer.set(.receiveHighWaterMark, 5)
                 try dealer.set(.receiveBuffer, 4_096)
                 try dealer.set(.sendHighWaterMark, 0)
