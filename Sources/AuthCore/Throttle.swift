@@ -118,7 +118,7 @@ public struct ThrottleState: Sendable {
 
     struct Pair: Hashable, Sendable {
         let account: String
-        let client: LoginOrigin
+        let origin: LoginOrigin
     }
 
     struct PairState: Sendable {
@@ -191,7 +191,7 @@ public struct ThrottleState: Sendable {
     public mutating func admitLogin(account: String, from origin: LoginOrigin, now: ContinuousClock.Instant)
         -> Admission
     {
-        let key = Pair(account: account, client: origin)
+        let key = Pair(account: account, origin: origin)
         if let state = pairs[key] {
             if let until = state.lockedUntil, now < until {
                 return .throttled(retryAfter: until - now, locked: true)
@@ -246,7 +246,7 @@ public struct ThrottleState: Sendable {
     )
         -> Bool
     {
-        let key = Pair(account: account, client: origin)
+        let key = Pair(account: account, origin: origin)
         var state = pairs[key] ?? PairState(lastFailure: now)
         let inFlight = max(0, state.inFlight - 1)
         if liveFailures(state, now: now) == 0 {
@@ -275,7 +275,7 @@ public struct ThrottleState: Sendable {
     /// Records a successful login: the origin's failures on the account are cleared, and its
     /// tokens are given back.
     public mutating func recordSuccess(account: String, from origin: LoginOrigin) {
-        pairs[Pair(account: account, client: origin)] = nil
+        pairs[Pair(account: account, origin: origin)] = nil
         giveBackTokens(account: account, origin: origin)
     }
 
@@ -287,7 +287,7 @@ public struct ThrottleState: Sendable {
     /// Records an admitted attempt that ended without an answer (overload, a storage error, the
     /// caller went away): it is no longer in flight, and its tokens are given back.
     public mutating func recordAbandoned(account: String, from origin: LoginOrigin) {
-        let key = Pair(account: account, client: origin)
+        let key = Pair(account: account, origin: origin)
         if var state = pairs[key] {
             state.inFlight = max(0, state.inFlight - 1)
             pairs[key] = state.failures == 0 && state.inFlight == 0 ? nil : state

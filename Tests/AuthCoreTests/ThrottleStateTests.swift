@@ -70,7 +70,7 @@ struct ThrottleStateTests {
         // A failure after the lock is served counts from one: free again, no instant re-lock.
         #expect(!fail(&state, times: 1, at: 70))
         #expect(state.admitLogin(account: "alice", client: "c", now: at(70)) == .allowed)
-        #expect(state.pairs[.init(account: "alice", client: .client("c"))]?.failures == 1)
+        #expect(state.pairs[.init(account: "alice", origin: .client("c"))]?.failures == 1)
     }
 
     @Test("a client locked out of an account does not lock out the real user on another client")
@@ -106,7 +106,7 @@ struct ThrottleStateTests {
         _ = fail(&state, times: 1, at: 599)  // remembered: three failures, delayed
         #expect(state.admitLogin(account: "alice", client: "c", now: at(599)) != .allowed)
         _ = fail(&state, times: 2, at: 1_199)  // 600 s after the last: forgotten, then two more
-        #expect(state.pairs[.init(account: "alice", client: .client("c"))]?.failures == 2)
+        #expect(state.pairs[.init(account: "alice", origin: .client("c"))]?.failures == 2)
         #expect(state.admitLogin(account: "alice", client: "c", now: at(1_199)) == .allowed)
     }
 
@@ -157,7 +157,7 @@ struct ThrottleStateTests {
             #expect(state.trackedCount <= 16)
         }
         // The latest client is still remembered: pruning drops the least recently seen first.
-        #expect(state.pairs[.init(account: "account499", client: .client("client499"))] != nil)
+        #expect(state.pairs[.init(account: "account499", origin: .client("client499"))] != nil)
     }
 
     @Test("entries at rest are pruned before a live lock")
@@ -187,13 +187,13 @@ struct ThrottleStateTests {
                 == .throttled(retryAfter: .seconds(1), locked: false))
         #expect(state.admitLogin(account: "alice", client: "other", now: at(0)) == .allowed)
         _ = fail(&state, times: 3, at: 0.5)
-        #expect(state.pairs[.init(account: "alice", client: .client("c"))]?.inFlight == 0)
+        #expect(state.pairs[.init(account: "alice", origin: .client("c"))]?.inFlight == 0)
         #expect(
             state.admitLogin(account: "alice", client: "c", now: at(1))
                 == .throttled(retryAfter: .milliseconds(500), locked: false))
         #expect(state.admitLogin(account: "alice", client: "c", now: at(1.5)) == .allowed)
         state.recordSuccess(account: "alice", client: "c")
-        #expect(state.pairs[.init(account: "alice", client: .client("c"))] == nil)
+        #expect(state.pairs[.init(account: "alice", origin: .client("c"))] == nil)
     }
 
     @Test("abandoned attempts release their place and their token")

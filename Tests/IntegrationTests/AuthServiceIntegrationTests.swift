@@ -312,9 +312,7 @@ struct LifecycleIntegrationTests {
 
 @Suite("auth-service: CURVE", .timeLimit(.minutes(1)))
 struct CurveIntegrationTests {
-    @Test(
-        "SIGHUP reloads allowed_clients: an added key gets in, a bad file changes nothing, a removed key is out"
-    )
+    @Test("SIGHUP reloads allowed_clients: an added key gets in, a bad file changes nothing, a removed key is out")
     func allowListReloadsOnHangup() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
@@ -329,8 +327,7 @@ struct CurveIntegrationTests {
             let client = try RemoteClient(
                 context: service.context,
                 configuration: .init(
-                    endpoints: [service.endpoint],
-                    curve: RemoteClient.Curve(serverKey: serverKey, keys: newcomer)))
+                    endpoints: [service.endpoint], curve: RemoteClient.Curve(serverKey: serverKey, keys: newcomer)))
             let code = await errorCode(of: client.health(deadline: .milliseconds(500)))
             await client.stop()
             return code
