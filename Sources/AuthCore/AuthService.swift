@@ -38,16 +38,22 @@ public struct AuthConfiguration: Sendable {
     public var cost: Argon2id.Cost
     /// How long a session token lives.
     public var tokenLifetime: Duration
+    /// The device tokens logins issue and accept (the service's are under `device.key` in its
+    /// state directory).
+    public var deviceTokens: DeviceTokens
 
-    /// A configuration with the defaults: OWASP's argon2id cost, 24-hour tokens.
+    /// A configuration with the defaults: OWASP's argon2id cost, 24-hour tokens, device tokens
+    /// under a secret of its own that lasts as long as the value.
     public init(
         rules: AuthRules = AuthRules(), throttle: ThrottlePolicy = ThrottlePolicy(),
-        cost: Argon2id.Cost = .owasp, tokenLifetime: Duration = .seconds(24 * 60 * 60)
+        cost: Argon2id.Cost = .owasp, tokenLifetime: Duration = .seconds(24 * 60 * 60),
+        deviceTokens: DeviceTokens = .ephemeral()
     ) {
         self.rules = rules
         self.throttle = throttle
         self.cost = cost
         self.tokenLifetime = tokenLifetime
+        self.deviceTokens = deviceTokens
     }
 }
 
@@ -56,7 +62,10 @@ public struct AuthConfiguration: Sendable {
 /// Every method answers a `Single`; the work that blocks runs elsewhere: argon2id on the
 /// ``PasswordHashingPool``'s threads, SQLite on the store's threads. Nothing here blocks the server's
 /// socket loop. Login never tells an unknown user from a wrong password: both get the same answer
-/// after the same work (an unknown user is verified against a dummy hash of the same cost).
+/// after the same work (an unknown user is verified against a dummy hash of the same cost), and the
+/// same throttling, the account's shared budget included (``ThrottleState``). A successful login
+/// answers a device token (``DeviceTokens``) that later logins of that client present to keep an
+/// allowance of their own.
 public final class AuthService: Sendable {
     /// Counters for `sys.stats`.
     public struct Counters: Sendable, Hashable, Codable {
@@ -68,8 +77,12 @@ public final class AuthService: Sendable {
         public var logins = 0
         /// Failed logins (wrong password or unknown user).
         public var failedLogins = 0
-        /// Logins refused by throttling.
+        /// Logins refused by throttling (including those below).
         public var throttledLogins = 0
+        /// Logins refused because the account's shared budget was spent.
+        public var budgetSpent = 0
+        /// Logins that presented a valid device token for their account.
+        public var deviceLogins = 0
         /// Client locks started.
         public var locks = 0
         /// `auth.exists` answered.
@@ -90,7 +103,8 @@ public final class AuthService: Sendable {
         enum CodingKeys: String, CodingKey {
             case registered, registrationsTaken = "registrations_taken", logins, failedLogins =
                 "failed_logins"
-            case throttledLogins = "throttled_logins", locks, existsAnswered = "exists_answered"
+            case throttledLogins = "throttled_logins", budgetSpent = "budget_spent"
+            case deviceLogins = "device_logins", locks, existsAnswered = "exists_answered"
             case existsRateLimited = "exists_rate_limited", verified, unauthenticated, logouts
             case badRequests = "bad_requests", overloaded
         }
@@ -186,11 +200,21 @@ public final class AuthService: Sendable {
         let loginName = configuration.rules.loginName(request.username)
         let username =
             loginName ?? String(String.UnicodeScalarView(request.username.unicodeScalars.prefix(64))) + "…"
+        // A valid device token for this name makes the attempt the device's own, outside the
+        // account's shared budget; any other token (garbled, forged, another account's) is as none.
+        let device = configuration.deviceTokens.verify(request.deviceToken, account: username)
+        let origin = device.map { LoginOrigin.device($0.id) } ?? .client(client)
         let admission = throttle.withLock {
-            $0.admitLogin(account: username, client: client, now: clock.now())
+            $0.admitLogin(account: username, from: origin, now: clock.now())
         }
-        if case .throttled(let retryAfter, _) = admission {
-            count { $0.throttledLogins += 1 }
+        switch admission {
+        case .allowed:
+            if device != nil { count { $0.deviceLogins += 1 } }
+        case .throttled(let retryAfter, _), .budgetSpent(let retryAfter):
+            count {
+                $0.throttledLogins += 1
+                if case .budgetSpent = admission { $0.budgetSpent += 1 }
+            }
             return .just(
                 LoginResponse(
                     statusCode: 429, message: .loginThrottled, retryAfter: Self.wholeSeconds(retryAfter)))
@@ -201,6 +225,7 @@ public final class AuthService: Sendable {
         let password = plausible ? Array(AuthRules.normalizePassword(request.password).utf8) : []
         let cost = configuration.cost
         let lifetime = Int64(configuration.tokenLifetime.components.seconds)
+        let deviceTokens = configuration.deviceTokens
         return asyncSingle { [self] in
             let verified: StoredAccount?
             do {
@@ -217,12 +242,12 @@ public final class AuthService: Sendable {
                 }
             } catch {
                 // No verdict (overload, storage, cancelled): the attempt counts neither way.
-                throttle.withLock { $0.recordAbandoned(account: username, client: client) }
+                throttle.withLock { $0.recordAbandoned(account: username, from: origin) }
                 throw error
             }
             guard let account = verified else {
                 let locked = throttle.withLock {
-                    $0.recordFailure(account: username, client: client, now: clock.now())
+                    $0.recordFailure(account: username, from: origin, now: clock.now())
                 }
                 count {
                     $0.failedLogins += 1
@@ -232,16 +257,18 @@ public final class AuthService: Sendable {
                 if locked { emit(.locked, username, client) }
                 return LoginResponse(statusCode: 401, message: .loginWrongPassword)
             }
-            throttle.withLock { $0.recordSuccess(account: username, client: client) }
+            throttle.withLock { $0.recordSuccess(account: username, from: origin) }
             let token = Token.generate()
             try await store.addSession(
                 digest: token.digest, accountID: account.id, expiresAt: clock.wallSeconds() + lifetime
             ).value
             count { $0.logins += 1 }
             emit(.loggedIn, username, client)
+            // The same device keeps its token; a first login from this client gets a new device.
+            let issued = deviceTokens.issue(account: username, device: device)
             return LoginResponse(
-                statusCode: 200, message: .loginOK, user: .init(name: account.username, userToken: token.text)
-            )
+                statusCode: 200, message: .loginOK,
+                user: .init(name: account.username, userToken: token.text, deviceToken: issued.token))
         }
     }
 

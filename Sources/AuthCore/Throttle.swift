@@ -14,6 +14,11 @@ public struct ThrottlePolicy: Sendable, Hashable {
     public var failureMemory: Duration
     /// Failed logins one client may make per minute, over all accounts (password spraying).
     public var clientFailuresPerMinute: Int
+    /// Attempts one account takes from clients without a device token for it, over all of them,
+    /// before its budget runs dry: the burst of the account's token bucket.
+    public var accountFreeFailures: Int
+    /// How fast an account's budget grows back once spent, in attempts per minute.
+    public var accountFailuresPerMinute: Int
     /// `auth.exists` requests one client may make per second, on average.
     public var existsPerSecond: Int
     /// `auth.exists` requests one client may make in a burst.
@@ -26,6 +31,7 @@ public struct ThrottlePolicy: Sendable, Hashable {
         freeFailures: Int = 3, baseDelay: Duration = .seconds(1), maximumDelay: Duration = .seconds(60),
         lockAfter: Int = 10, lockDuration: Duration = .seconds(15 * 60),
         failureMemory: Duration = .seconds(60 * 60), clientFailuresPerMinute: Int = 30,
+        accountFreeFailures: Int = 10, accountFailuresPerMinute: Int = 3,
         existsPerSecond: Int = 50, existsBurst: Int = 100, maximumTracked: Int = 100_000
     ) {
         self.freeFailures = freeFailures
@@ -35,19 +41,40 @@ public struct ThrottlePolicy: Sendable, Hashable {
         self.lockDuration = lockDuration
         self.failureMemory = failureMemory
         self.clientFailuresPerMinute = clientFailuresPerMinute
+        self.accountFreeFailures = accountFreeFailures
+        self.accountFailuresPerMinute = accountFailuresPerMinute
         self.existsPerSecond = existsPerSecond
         self.existsBurst = existsBurst
         self.maximumTracked = maximumTracked
     }
 }
 
+/// Who a login attempt comes from, as the throttle sees it.
+public enum LoginOrigin: Sendable, Hashable {
+    /// A client with no proof of an earlier login to the account: its identity (the end client the
+    /// gateway names, else the connection's routing id). Its attempts are charged to the account's
+    /// shared budget.
+    case client(String)
+    /// A device that proved an earlier login to the account with a valid device token
+    /// (``DeviceTokens``), by its id: never charged to nor refused by the account's shared budget,
+    /// only by its own per-client limits.
+    case device(String)
+
+    /// Whether the origin's attempts are charged to the account's shared budget.
+    var sharesAccountBudget: Bool {
+        if case .client = self { return true }
+        return false
+    }
+}
+
 /// The throttling state of the auth service: a pure state machine over an injected clock, so every
-/// rule is unit-tested without waiting.
+/// rule is unit-tested without waiting. The origin of an attempt (``LoginOrigin``) is a client, or
+/// a device that proved an earlier login to the account.
 ///
-/// - **Per account, per client.** A client's failed logins on one account are free up to
+/// - **Per account, per origin.** An origin's failed logins on one account are free up to
 ///   ``ThrottlePolicy/freeFailures``; after that each attempt must wait a delay that doubles from
 ///   ``ThrottlePolicy/baseDelay`` to ``ThrottlePolicy/maximumDelay`` after the last failure, and
-///   after ``ThrottlePolicy/lockAfter`` failures the client is locked out of that account for
+///   after ``ThrottlePolicy/lockAfter`` failures the origin is locked out of that account for
 ///   ``ThrottlePolicy/lockDuration``. Success clears the pair.
 ///
 ///   An admitted attempt is *in flight* until it is recorded as a failure, a success or abandoned,
@@ -57,27 +84,41 @@ public struct ThrottlePolicy: Sendable, Hashable {
 ///   Keying by the pair is what keeps the lock from being a weapon: an attacker locks *their own*
 ///   client out of the account, never the real user, who comes from another client. (Through the
 ///   gateway, the client is the gateway's end client, which it names in the request.)
-/// - **Per client, over all accounts.** At most ``ThrottlePolicy/clientFailuresPerMinute`` failed
+/// - **Per account, over every client: the shared budget.** A client's identity is cheap (a new
+///   connection is a new one), so the pairs alone would give each reconnect fresh free failures.
+///   Every attempt of a ``LoginOrigin/client(_:)`` takes a token from the account's bucket of
+///   ``ThrottlePolicy/accountFreeFailures``, refilled at ``ThrottlePolicy/accountFailuresPerMinute``;
+///   when it is empty the attempt is ``Admission/budgetSpent(retryAfter:)``, whoever sends it. A
+///   ``LoginOrigin/device(_:)`` is neither charged nor refused by it, so the owner's devices log in
+///   while an attacker has spent the budget. The bucket is kept for every name tried, existing or
+///   not, so it behaves the same for unknown users.
+/// - **Per origin, over all accounts.** At most ``ThrottlePolicy/clientFailuresPerMinute`` failed
 ///   logins a minute (a token bucket), which stops one client spraying a password over many
-///   accounts. Admission takes the token; a success or an abandoned attempt gives it back.
+///   accounts.
+///
+///   Admission takes the origin's token and, for a client, the account's; a success or an
+///   abandoned attempt gives them back.
 /// - **`auth.exists`, per client.** A token bucket of ``ThrottlePolicy/existsBurst`` refilled at
 ///   ``ThrottlePolicy/existsPerSecond``.
 ///
 /// Memory is bounded: past ``ThrottlePolicy/maximumTracked`` entries, entries back at rest are
-/// dropped first, then the least recently seen.
+/// dropped first, then the least recently seen (for the accounts' budgets: the least spent).
 public struct ThrottleState: Sendable {
     /// Whether a login attempt may go ahead.
     public enum Admission: Sendable, Hashable {
         /// Go ahead: look the account up and verify.
         case allowed
-        /// Refused without verifying: retry after the duration; `locked` when the client is locked
+        /// Refused without verifying: retry after the duration; `locked` when the origin is locked
         /// out of the account rather than delayed.
         case throttled(retryAfter: Duration, locked: Bool)
+        /// Refused without verifying: the account's shared budget is spent for clients without a
+        /// device token for it; one more attempt grows back after the duration.
+        case budgetSpent(retryAfter: Duration)
     }
 
     struct Pair: Hashable, Sendable {
         let account: String
-        let client: String
+        let origin: LoginOrigin
     }
 
     struct PairState: Sendable {
@@ -106,6 +147,13 @@ public struct ThrottleState: Sendable {
             updated = now
         }
 
+        /// The tokens there would be at `now`.
+        func refilled(at now: ContinuousClock.Instant, rate: Double, capacity: Double) -> Double {
+            var bucket = self
+            bucket.refill(at: now, rate: rate, capacity: capacity)
+            return bucket.tokens
+        }
+
         /// Seconds until one token is back.
         func wait(rate: Double) -> Duration {
             guard tokens < 1, rate > 0 else { return .zero }
@@ -121,7 +169,9 @@ public struct ThrottleState: Sendable {
     /// The policy.
     public let policy: ThrottlePolicy
     private(set) var pairs: [Pair: PairState] = [:]
-    private(set) var clientFailures: [String: Bucket] = [:]
+    private(set) var clientFailures: [LoginOrigin: Bucket] = [:]
+    /// The accounts' shared budgets, by (normalized) name tried.
+    private(set) var accounts: [String: Bucket] = [:]
     private(set) var existsRequests: [String: Bucket] = [:]
 
     /// A state with nothing remembered.
@@ -130,15 +180,18 @@ public struct ThrottleState: Sendable {
     }
 
     private var failureRate: Double { Double(policy.clientFailuresPerMinute) / 60 }
+    private var accountRate: Double { Double(policy.accountFailuresPerMinute) / 60 }
+    private var accountCapacity: Double { Double(policy.accountFreeFailures) }
 
-    /// Whether `client` may try to log in to `account` at `now`. An allowed attempt is in flight
-    /// (it counts as a failure and holds one of the client's failure tokens) until it is recorded
-    /// with ``recordFailure(account:client:now:)``, ``recordSuccess(account:client:)`` or
-    /// ``recordAbandoned(account:client:)``; every allowed attempt must be recorded once.
-    public mutating func admitLogin(account: String, client: String, now: ContinuousClock.Instant)
+    /// Whether `origin` may try to log in to `account` at `now`. An allowed attempt is in flight (it
+    /// counts as a failure and holds one of the origin's failure tokens, and for a client one of the
+    /// account's) until it is recorded with ``recordFailure(account:from:now:)``,
+    /// ``recordSuccess(account:from:)`` or ``recordAbandoned(account:from:)``; every allowed
+    /// attempt must be recorded once.
+    public mutating func admitLogin(account: String, from origin: LoginOrigin, now: ContinuousClock.Instant)
         -> Admission
     {
-        let key = Pair(account: account, client: client)
+        let key = Pair(account: account, origin: origin)
         if let state = pairs[key] {
             if let until = state.lockedUntil, now < until {
                 return .throttled(retryAfter: until - now, locked: true)
@@ -153,22 +206,47 @@ public struct ThrottleState: Sendable {
                 return .throttled(retryAfter: delay, locked: false)
             }
         }
+        // The account's budget is looked at before the origin's token is taken, and taken after.
+        var budget: Bucket?
+        if origin.sharesAccountBudget {
+            var bucket = accounts[account] ?? Bucket(tokens: accountCapacity, updated: now)
+            bucket.refill(at: now, rate: accountRate, capacity: accountCapacity)
+            guard bucket.tokens >= 1 else {
+                accounts[account] = bucket
+                return .budgetSpent(retryAfter: max(bucket.wait(rate: accountRate), .milliseconds(1)))
+            }
+            budget = bucket
+        }
         let capacity = Double(policy.clientFailuresPerMinute)
-        var bucket = clientFailures[client] ?? Bucket(tokens: capacity, updated: now)
+        var bucket = clientFailures[origin] ?? Bucket(tokens: capacity, updated: now)
         let admitted = bucket.take(at: now, rate: failureRate, capacity: capacity)
-        clientFailures[client] = bucket
+        clientFailures[origin] = bucket
         guard admitted else { return .throttled(retryAfter: bucket.wait(rate: failureRate), locked: false) }
+        if var budget {
+            budget.tokens -= 1
+            accounts[account] = budget
+        }
         pairs[key, default: PairState(lastFailure: now)].inFlight += 1
         bound(now: now)
         return .allowed
     }
 
-    /// Records a failed login (its client's failure token was taken when it was admitted); returns
-    /// true when it locked the client out of the account.
-    @discardableResult
-    public mutating func recordFailure(account: String, client: String, now: ContinuousClock.Instant) -> Bool
+    /// ``admitLogin(account:from:now:)`` for a client without a device token.
+    public mutating func admitLogin(account: String, client: String, now: ContinuousClock.Instant)
+        -> Admission
     {
-        let key = Pair(account: account, client: client)
+        admitLogin(account: account, from: .client(client), now: now)
+    }
+
+    /// Records a failed login (its tokens were taken when it was admitted); returns true when it
+    /// locked the origin out of the account.
+    @discardableResult
+    public mutating func recordFailure(
+        account: String, from origin: LoginOrigin, now: ContinuousClock.Instant
+    )
+        -> Bool
+    {
+        let key = Pair(account: account, origin: origin)
         var state = pairs[key] ?? PairState(lastFailure: now)
         let inFlight = max(0, state.inFlight - 1)
         if liveFailures(state, now: now) == 0 {
@@ -187,28 +265,50 @@ public struct ThrottleState: Sendable {
         return lockedNow
     }
 
-    /// Records a successful login: the client's failures on the account are cleared, and its
-    /// failure token is given back.
+    /// ``recordFailure(account:from:now:)`` for a client without a device token.
+    @discardableResult
+    public mutating func recordFailure(account: String, client: String, now: ContinuousClock.Instant) -> Bool
+    {
+        recordFailure(account: account, from: .client(client), now: now)
+    }
+
+    /// Records a successful login: the origin's failures on the account are cleared, and its
+    /// tokens are given back.
+    public mutating func recordSuccess(account: String, from origin: LoginOrigin) {
+        pairs[Pair(account: account, origin: origin)] = nil
+        giveBackTokens(account: account, origin: origin)
+    }
+
+    /// ``recordSuccess(account:from:)`` for a client without a device token.
     public mutating func recordSuccess(account: String, client: String) {
-        pairs[Pair(account: account, client: client)] = nil
-        giveBackToken(client)
+        recordSuccess(account: account, from: .client(client))
     }
 
     /// Records an admitted attempt that ended without an answer (overload, a storage error, the
-    /// caller went away): it is no longer in flight, and its failure token is given back.
-    public mutating func recordAbandoned(account: String, client: String) {
-        let key = Pair(account: account, client: client)
+    /// caller went away): it is no longer in flight, and its tokens are given back.
+    public mutating func recordAbandoned(account: String, from origin: LoginOrigin) {
+        let key = Pair(account: account, origin: origin)
         if var state = pairs[key] {
             state.inFlight = max(0, state.inFlight - 1)
             pairs[key] = state.failures == 0 && state.inFlight == 0 ? nil : state
         }
-        giveBackToken(client)
+        giveBackTokens(account: account, origin: origin)
     }
 
-    private mutating func giveBackToken(_ client: String) {
-        guard var bucket = clientFailures[client] else { return }
-        bucket.tokens = min(Double(policy.clientFailuresPerMinute), bucket.tokens + 1)
-        clientFailures[client] = bucket
+    /// ``recordAbandoned(account:from:)`` for a client without a device token.
+    public mutating func recordAbandoned(account: String, client: String) {
+        recordAbandoned(account: account, from: .client(client))
+    }
+
+    private mutating func giveBackTokens(account: String, origin: LoginOrigin) {
+        if var bucket = clientFailures[origin] {
+            bucket.tokens = min(Double(policy.clientFailuresPerMinute), bucket.tokens + 1)
+            clientFailures[origin] = bucket
+        }
+        if origin.sharesAccountBudget, var budget = accounts[account] {
+            budget.tokens = min(accountCapacity, budget.tokens + 1)
+            accounts[account] = budget
+        }
     }
 
     /// The failures of `state` that still count at `now`: none once forgotten or once a lock is served.
@@ -237,15 +337,21 @@ public struct ThrottleState: Sendable {
         return min(delay, policy.maximumDelay)
     }
 
-    /// The number of entries remembered (pairs, failure buckets, exists buckets).
-    public var trackedCount: Int { pairs.count + clientFailures.count + existsRequests.count }
+    /// The number of entries remembered (pairs, failure buckets, account budgets, exists buckets).
+    public var trackedCount: Int {
+        pairs.count + clientFailures.count + accounts.count + existsRequests.count
+    }
 
-    /// Keeps memory bounded: entries at rest go first, then the least recently seen.
+    /// Keeps memory bounded: entries at rest go first, then the least recently seen; of the
+    /// accounts' budgets, the least spent (so that a flood of names tried once cannot push out the
+    /// budget of an account under attack).
     private mutating func bound(now: ContinuousClock.Instant) {
         guard trackedCount > policy.maximumTracked else { return }
         let failureCapacity = Double(policy.clientFailuresPerMinute)
         let existsCapacity = Double(policy.existsBurst)
         let failureRate = self.failureRate
+        let accountCapacity = self.accountCapacity
+        let accountRate = self.accountRate
         let existsRate = Double(policy.existsPerSecond)
         pairs = pairs.filter { _, state in
             if state.inFlight > 0 { return true }
@@ -253,31 +359,37 @@ public struct ThrottleState: Sendable {
             return now - state.lastFailure < policy.failureMemory
         }
         clientFailures = clientFailures.filter { _, bucket in
-            var bucket = bucket
-            bucket.refill(at: now, rate: failureRate, capacity: failureCapacity)
-            return bucket.tokens < failureCapacity
+            bucket.refilled(at: now, rate: failureRate, capacity: failureCapacity) < failureCapacity
+        }
+        accounts = accounts.filter { _, bucket in
+            bucket.refilled(at: now, rate: accountRate, capacity: accountCapacity) < accountCapacity
         }
         existsRequests = existsRequests.filter { _, bucket in
-            var bucket = bucket
-            bucket.refill(at: now, rate: existsRate, capacity: existsCapacity)
-            return bucket.tokens < existsCapacity
+            bucket.refilled(at: now, rate: existsRate, capacity: existsCapacity) < existsCapacity
         }
         guard trackedCount > policy.maximumTracked else { return }
-        // Still too many live entries (a flood of distinct names): keep the most recent half.
-        let keep = policy.maximumTracked / 2
+        // Still too many live entries (a flood of distinct names): keep half, a quarter of it each.
+        let quarter = policy.maximumTracked / 8
         pairs = Dictionary(
-            uniqueKeysWithValues: pairs.sorted { $0.value.lastFailure > $1.value.lastFailure }.prefix(
-                keep / 2
-            )
-            .map { ($0.key, $0.value) })
+            uniqueKeysWithValues: pairs.sorted { $0.value.lastFailure > $1.value.lastFailure }.prefix(quarter)
+                .map { ($0.key, $0.value) })
         clientFailures = Dictionary(
             uniqueKeysWithValues: clientFailures.sorted { $0.value.updated > $1.value.updated }.prefix(
-                keep / 4
+                quarter
             )
+            .map { ($0.key, $0.value) })
+        accounts = Dictionary(
+            uniqueKeysWithValues: accounts.map {
+                (
+                    key: $0.key, value: $0.value,
+                    left: $0.value.refilled(at: now, rate: accountRate, capacity: accountCapacity)
+                )
+            }
+            .sorted { $0.left < $1.left }.prefix(quarter)
             .map { ($0.key, $0.value) })
         existsRequests = Dictionary(
             uniqueKeysWithValues: existsRequests.sorted { $0.value.updated > $1.value.updated }.prefix(
-                keep / 4
+                quarter
             )
             .map { ($0.key, $0.value) })
     }

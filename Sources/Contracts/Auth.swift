@@ -66,18 +66,27 @@ public struct LoginRequest: Codable, Sendable, Hashable {
     public var password: String
     /// The end client the request is made for, for throttling (see ``RegisterRequest/client``).
     public var client: String?
+    /// The device token an earlier successful login to this account answered
+    /// (``LoginResponse/User/deviceToken``), if the client kept one: with it the attempt has the
+    /// device's own allowance instead of the account's shared budget. An invalid one counts as none.
+    public var deviceToken: String?
 
     /// Parameters for logging in as `username`.
-    public init(username: String, password: String, client: String? = nil) {
+    public init(username: String, password: String, client: String? = nil, deviceToken: String? = nil) {
         self.username = username
         self.password = password
         self.client = client
+        self.deviceToken = deviceToken
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case username, password, client, deviceToken = "device_token"
     }
 }
 
 /// `auth.login`'s answer, in the demos' shape: `{status_code, message, user: {name, user_token}}`.
 ///
-/// - 200 `login.ok` with the user and a fresh session token;
+/// - 200 `login.ok` with the user, a fresh session token and the client's device token;
 /// - 401 `login.wrongPassword` for an unknown user and a wrong password alike (never which);
 /// - 429 `login.throttled` with `retry_after` seconds, when too many logins failed.
 public struct LoginResponse: Codable, Sendable, Hashable {
@@ -96,15 +105,20 @@ public struct LoginResponse: Codable, Sendable, Hashable {
         public var name: String
         /// The session token (256 random bits, base64url).
         public var userToken: String
+        /// The device token for this account and client (64 base64url characters): keep it, per
+        /// account, and send it as ``LoginRequest/deviceToken`` with later logins. The same device
+        /// gets the same token again.
+        public var deviceToken: String?
 
         /// A user with a token.
-        public init(name: String, userToken: String) {
+        public init(name: String, userToken: String, deviceToken: String? = nil) {
             self.name = name
             self.userToken = userToken
+            self.deviceToken = deviceToken
         }
 
         enum CodingKeys: String, CodingKey {
-            case name, userToken = "user_token"
+            case name, userToken = "user_token", deviceToken = "device_token"
         }
     }
 

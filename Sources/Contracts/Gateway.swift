@@ -53,11 +53,23 @@ public struct FlowParameters: Codable, Sendable, Hashable {
     public var locale: MessageLocale?
     /// A session token from a sign-in; `flow.heroes` needs one.
     public var token: String?
+    /// The device tokens the client keeps, by account name (`flow.login`, `flow.signin`): a login
+    /// presents the one for the name it logs in as (``LoginRequest/deviceToken``). At most
+    /// ``maximumDeviceTokens``.
+    public var deviceTokens: [String: String]?
+
+    /// The most device tokens a channel takes.
+    public static let maximumDeviceTokens = 64
 
     /// Parameters for a channel in `locale`.
-    public init(locale: MessageLocale? = nil, token: String? = nil) {
+    public init(locale: MessageLocale? = nil, token: String? = nil, deviceTokens: [String: String]? = nil) {
         self.locale = locale
         self.token = token
+        self.deviceTokens = deviceTokens
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case locale, token, deviceTokens = "device_tokens"
     }
 }
 
@@ -111,7 +123,7 @@ public struct FlowHero: Codable, Sendable, Hashable {
 /// | a flag (enabled, spinner) | `value` | `{"output":"loginEnabled","value":true}` |
 /// | a text line (`tip`) | `message` (empty when nothing shows) | `{"output":"tip","message":""}` |
 /// | a one-shot alert | `kind`, `code`, `message` | `{"output":"alert","kind":"success","code":"register.ok","message":"注册成功"}` |
-/// | a session | `name`, `token` | `{"output":"session","name":"ann","token":"…"}` |
+/// | a session | `name`, `token`, `device_token` | `{"output":"session","name":"ann","token":"…","device_token":"…"}` |
 /// | a hero page | `heroes` | `{"output":"heroes","heroes":[{"id":1,"name":"…","intro":"…"}]}` |
 /// | a count | `number` | `{"output":"total","number":151}` |
 /// | a sum | `number`, or `code` and `message` on overflow | `{"output":"sum","number":6}` |
@@ -132,6 +144,8 @@ public struct FlowOutput: Codable, Sendable, Hashable, CustomStringConvertible {
     public var name: String?
     /// A session's token.
     public var token: String?
+    /// The device token of a successful login (with `token`): keep it for the account `name`.
+    public var deviceToken: String?
     /// A page of heroes.
     public var heroes: [FlowHero]?
     /// A count or a sum.
@@ -141,7 +155,7 @@ public struct FlowOutput: Codable, Sendable, Hashable, CustomStringConvertible {
     public init(
         output: String, value: Bool? = nil, state: ValidationResult.State? = nil, code: MessageCode? = nil,
         message: String? = nil, kind: String? = nil, name: String? = nil, token: String? = nil,
-        heroes: [FlowHero]? = nil, number: Int? = nil
+        deviceToken: String? = nil, heroes: [FlowHero]? = nil, number: Int? = nil
     ) {
         self.output = output
         self.value = value
@@ -151,8 +165,14 @@ public struct FlowOutput: Codable, Sendable, Hashable, CustomStringConvertible {
         self.kind = kind
         self.name = name
         self.token = token
+        self.deviceToken = deviceToken
         self.heroes = heroes
         self.number = number
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case output, value, state, code, message, kind, name, token, deviceToken = "device_token", heroes
+        case number
     }
 
     /// E.g. `tip: 号码长度不足` or `loginEnabled: true`.
@@ -178,12 +198,19 @@ public struct LoginCommand: Codable, Sendable, Hashable {
     public var password: String
     /// The language of the answer's message (default `zh-Hans`).
     public var locale: MessageLocale?
+    /// The device token an earlier login to this account answered, if the client kept one.
+    public var deviceToken: String?
 
     /// A login.
-    public init(phone: String, password: String, locale: MessageLocale? = nil) {
+    public init(phone: String, password: String, locale: MessageLocale? = nil, deviceToken: String? = nil) {
         self.phone = phone
         self.password = password
         self.locale = locale
+        self.deviceToken = deviceToken
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case phone, password, locale, deviceToken = "device_token"
     }
 }
 
@@ -219,12 +246,21 @@ public struct SigninCommand: Codable, Sendable, Hashable {
     public var password: String
     /// The language of the answer's message.
     public var locale: MessageLocale?
+    /// The device token an earlier login to this account answered, if the client kept one.
+    public var deviceToken: String?
 
     /// A sign-in.
-    public init(username: String, password: String, locale: MessageLocale? = nil) {
+    public init(
+        username: String, password: String, locale: MessageLocale? = nil, deviceToken: String? = nil
+    ) {
         self.username = username
         self.password = password
         self.locale = locale
+        self.deviceToken = deviceToken
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case username, password, locale, deviceToken = "device_token"
     }
 }
 
@@ -243,14 +279,25 @@ public struct CommandResult: Codable, Sendable, Hashable {
     public var name: String?
     /// The session token, on a successful login or sign-in.
     public var token: String?
+    /// The device token, on a successful login or sign-in: keep it for the account `name` and send
+    /// it with the next login to it.
+    public var deviceToken: String?
 
     /// A result.
-    public init(ok: Bool, code: MessageCode, message: String, name: String? = nil, token: String? = nil) {
+    public init(
+        ok: Bool, code: MessageCode, message: String, name: String? = nil, token: String? = nil,
+        deviceToken: String? = nil
+    ) {
         self.ok = ok
         self.code = code
         self.message = message
         self.name = name
         self.token = token
+        self.deviceToken = deviceToken
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case ok, code, message, name, token, deviceToken = "device_token"
     }
 }
 

@@ -65,9 +65,12 @@ public enum ScriptPrinter {
         var token: String?
     }
 
-    /// An output event as one JSON line: its wire encoding.
+    /// An output event as one JSON line: its wire encoding, without the device token (which the
+    /// client keeps in its state directory instead).
     public static func jsonLine(_ output: FlowOutput) -> String {
-        encode(output)
+        var shown = output
+        shown.deviceToken = nil
+        return encode(shown)
     }
 
     /// The `--json` result line of a finished script, e.g.

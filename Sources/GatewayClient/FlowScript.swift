@@ -52,14 +52,21 @@ public struct ScriptResult: Sendable, Hashable {
     public var message: String
     /// The session token of a successful login or sign-in, when the flow gave one.
     public var token: String?
+    /// The device token of a successful login or sign-in, when the flow gave one: the client keeps
+    /// it (``DeviceTokenStore``) and never prints it.
+    public var deviceToken: IssuedDeviceToken?
     /// Further lines to print before the message (the heroes' names).
     public var lines: [String]
 
     /// A result.
-    public init(_ outcome: Outcome, message: String, token: String? = nil, lines: [String] = []) {
+    public init(
+        _ outcome: Outcome, message: String, token: String? = nil, deviceToken: IssuedDeviceToken? = nil,
+        lines: [String] = []
+    ) {
         self.outcome = outcome
         self.message = message
         self.token = token
+        self.deviceToken = deviceToken
         self.lines = lines
     }
 

@@ -35,7 +35,8 @@ struct LatestOutputs: Sendable, Hashable {
 /// `loginTap` once `loginEnabled` is true and waits for `loggingIn` to go true and back to false;
 /// the `tip` after the tap is the result (`login.ok` succeeds; `network.error` is unreachable;
 /// anything else is refused). When a field is invalid the result is the refusal the `tip` shows
-/// (waiting until the tip holds every failed field's message).
+/// (waiting until the tip holds every failed field's message). A device token kept for the phone
+/// goes with the channel's parameters, and the one a success answers comes with the result.
 public struct LoginScript: FlowScript {
     /// Where the script stands.
     enum Phase: Sendable, Hashable {
@@ -54,11 +55,12 @@ public struct LoginScript: FlowScript {
     private var latest = LatestOutputs()
     private var phase = Phase.filling
 
-    /// Logs in with `phone` and `password`, messages in `locale`.
-    public init(phone: String, password: String, locale: MessageLocale) {
+    /// Logs in with `phone` and `password`, messages in `locale`, presenting `deviceToken` (from an
+    /// earlier login to that account) if given.
+    public init(phone: String, password: String, locale: MessageLocale, deviceToken: String? = nil) {
         self.phone = phone
         self.password = password
-        parameters = FlowParameters(locale: locale)
+        parameters = FlowParameters(locale: locale, deviceTokens: deviceToken.map { [phone: $0] })
     }
 
     public mutating func start() -> [ScriptAction] {
@@ -101,7 +103,10 @@ public struct LoginScript: FlowScript {
                 guard let token = tip.token, !token.isEmpty else {
                     return [.fail(ScriptFailure(.protocolError, "login.ok without a token: \(message)"))]
                 }
-                return [.finish(ScriptResult(.succeeded, message: message, token: token))]
+                let issued = tip.deviceToken.map { IssuedDeviceToken(account: tip.name ?? phone, token: $0) }
+                return [
+                    .finish(ScriptResult(.succeeded, message: message, token: token, deviceToken: issued))
+                ]
             case .networkError?:
                 return [.fail(ScriptFailure(.unreachable, message))]
             default:
@@ -182,7 +187,7 @@ public struct RegisterScript: FlowScript {
 /// is ok, taps `loginTap` once `loginEnabled` is true and waits for the `session` (succeeded, with
 /// its token; the message is `login.ok` rendered in the channel's locale) or a non-success
 /// `alert` (`failure` refused, `error` unreachable). An unknown username is refused with the
-/// username's message.
+/// username's message. Device tokens go and come as in ``LoginScript``.
 public struct SigninScript: FlowScript {
     enum Phase: Sendable, Hashable {
         /// The field texts are sent; waiting for the username's result and the button.
@@ -201,12 +206,13 @@ public struct SigninScript: FlowScript {
     private var latest = LatestOutputs()
     private var phase = Phase.filling
 
-    /// Signs `username` in with `password`.
-    public init(username: String, password: String, locale: MessageLocale) {
+    /// Signs `username` in with `password`, presenting `deviceToken` (from an earlier login to that
+    /// account) if given.
+    public init(username: String, password: String, locale: MessageLocale, deviceToken: String? = nil) {
         self.username = username
         self.password = password
         self.locale = locale
-        parameters = FlowParameters(locale: locale)
+        parameters = FlowParameters(locale: locale, deviceTokens: deviceToken.map { [username: $0] })
     }
 
     public mutating func start() -> [ScriptAction] {
@@ -237,7 +243,10 @@ public struct SigninScript: FlowScript {
                 let name = output.name ?? username
                 let message = MessageCatalogue.standard.render(
                     .loginOK, ["name": name, "token": token], in: locale)
-                return [.finish(ScriptResult(.succeeded, message: message, token: token))]
+                let issued = output.deviceToken.map { IssuedDeviceToken(account: name, token: $0) }
+                return [
+                    .finish(ScriptResult(.succeeded, message: message, token: token, deviceToken: issued))
+                ]
             }
             guard output.output == "alert", output.kind != "success" else { return [] }
             phase = .done

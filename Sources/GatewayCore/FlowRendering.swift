@@ -33,14 +33,15 @@ public struct FlowRenderer: Sendable {
 
     /// Login's tip line: the joined texts, and the code of the first message (the login result's
     /// while one shows, else the first failing field's); no code when the line is empty. While the
-    /// first message is `login.ok`, `name` and `token` carry its values, so a client need not read
-    /// them out of the rendered text.
+    /// first message is `login.ok`, `name`, `token` and `device_token` carry its values, so a
+    /// client need not read them out of the rendered text.
     public func tip(_ messages: [ScreenMessage]) -> FlowOutput {
         let success = messages.first.flatMap { $0.code == .loginOK ? $0 : nil }
         return FlowOutput(
             output: "tip", code: messages.first?.code,
             message: ScreenMessage.joined(messages, rendering: text),
-            name: success?.params["name"], token: success?.params["token"])
+            name: success?.params["name"], token: success?.params["token"],
+            deviceToken: success?.params["device_token"])
     }
 
     /// A one-shot alert: `kind`, `code`, `message`.
@@ -48,9 +49,9 @@ public struct FlowRenderer: Sendable {
         FlowOutput(output: "alert", code: alert.code, message: text(alert.message), kind: alert.kind.rawValue)
     }
 
-    /// A session: `name`, `token`.
-    public func session(name: String, token: String) -> FlowOutput {
-        FlowOutput(output: "session", name: name, token: token)
+    /// A session: `name`, `token` (and `device_token` when the login gave one).
+    public func session(name: String, token: String, deviceToken: String? = nil) -> FlowOutput {
+        FlowOutput(output: "session", name: name, token: token, deviceToken: deviceToken)
     }
 
     /// A page of heroes, names and introductions in the locale.

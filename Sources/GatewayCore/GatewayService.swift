@@ -102,6 +102,9 @@ public final class GatewayService: Sendable {
     /// The counters so far.
     public var counters: Counters { counters_.withLock { $0 } }
 
+    /// The longest device token a flow's parameters may carry (the auth service's are 64 bytes).
+    static let maximumDeviceTokenBytes = 256
+
     /// Registers the `flow.*` channels and the commands.
     public func register(into handlers: inout RemoteHandlers) {
         for method in GatewayMethod.flows {
@@ -142,13 +145,28 @@ public final class GatewayService: Sendable {
                     code: .badRequest, message: "flow.heroes needs a token (sign in first): {\"token\":\"…\"}"
                 ))
         }
+        let deviceTokens = parameters.deviceTokens ?? [:]
+        if deviceTokens.count > FlowParameters.maximumDeviceTokens
+            || deviceTokens.contains(where: {
+                $0.key.utf8.count > settings.maximumTextBytes
+                    || $0.value.utf8.count > Self.maximumDeviceTokenBytes
+            })
+        {
+            return failed(
+                RemoteError(
+                    code: .badRequest,
+                    message:
+                        "device_tokens takes at most \(FlowParameters.maximumDeviceTokens) names of at most "
+                        + "\(settings.maximumTextBytes) bytes, each with a token of at most "
+                        + "\(Self.maximumDeviceTokenBytes) bytes"))
+        }
         let renderer = FlowRenderer(catalogue: catalogue, locale: parameters.locale ?? .zhHans)
         let context = FlowContext(
             auth: ScheduledAuth(base: auth, scheduler: scheduler),
             validation: ScheduledValidation(base: validation, scheduler: scheduler),
             heroes: ScheduledCatalog(base: heroes, scheduler: scheduler), settings: settings,
             scheduler: scheduler,
-            renderer: renderer, token: parameters.token ?? "", client: client)
+            renderer: renderer, token: parameters.token ?? "", client: client, deviceTokens: deviceTokens)
         let scheduler = self.scheduler
         let maximumTextBytes = settings.maximumTextBytes
         let maximumPage = settings.maximumPage
@@ -208,14 +226,19 @@ public final class GatewayService: Sendable {
             FieldEdit(field: .password, text: command.password),
         ]
         return checked(edits, purposes: (.signin, .login), client: client, renderer: renderer) {
-            auth.login(LoginRequest(username: command.phone, password: command.password, client: client))
-                .map { response in
-                    let message = LoginViewModel.message(for: response)
-                    let ok = message.code == .loginOK
-                    return CommandResult(
-                        ok: ok, code: message.code, message: renderer.text(message),
-                        name: ok ? response.user?.name : nil, token: ok ? response.user?.userToken : nil)
-                }
+            auth.login(
+                LoginRequest(
+                    username: command.phone, password: command.password, client: client,
+                    deviceToken: command.deviceToken)
+            )
+            .map { response in
+                let message = LoginViewModel.message(for: response)
+                let ok = message.code == .loginOK
+                return CommandResult(
+                    ok: ok, code: message.code, message: renderer.text(message),
+                    name: ok ? response.user?.name : nil, token: ok ? response.user?.userToken : nil,
+                    deviceToken: ok ? response.user?.deviceToken : nil)
+            }
         }
     }
 
@@ -251,14 +274,19 @@ public final class GatewayService: Sendable {
             FieldEdit(field: .password, text: command.password),
         ]
         return checked(edits, purposes: (.signin, .login), client: client, renderer: renderer) {
-            auth.login(LoginRequest(username: command.username, password: command.password, client: client))
-                .map { response in
-                    let alert = SigninViewModel.alert(for: response)
-                    let ok = alert.kind == .success
-                    return CommandResult(
-                        ok: ok, code: alert.code, message: renderer.text(alert.message),
-                        name: ok ? response.user?.name : nil, token: ok ? response.user?.userToken : nil)
-                }
+            auth.login(
+                LoginRequest(
+                    username: command.username, password: command.password, client: client,
+                    deviceToken: command.deviceToken)
+            )
+            .map { response in
+                let alert = SigninViewModel.alert(for: response)
+                let ok = alert.kind == .success
+                return CommandResult(
+                    ok: ok, code: alert.code, message: renderer.text(alert.message),
+                    name: ok ? response.user?.name : nil, token: ok ? response.user?.userToken : nil,
+                    deviceToken: ok ? response.user?.deviceToken : nil)
+            }
         }
     }
 
@@ -431,6 +459,8 @@ struct FlowContext: Sendable {
     let renderer: FlowRenderer
     let token: String
     let client: String?
+    /// The client's device tokens, by account name.
+    let deviceTokens: [String: String]
 }
 
 /// A channel's checked inputs, split by name.
@@ -508,7 +538,8 @@ struct FlowSpec: Sendable {
         inputs, context in
         let output = LoginViewModel(
             validation: context.validation, auth: context.auth, client: context.client,
-            scheduler: context.scheduler, reopenAfter: context.settings.reopenAfter
+            deviceTokens: context.deviceTokens, scheduler: context.scheduler,
+            reopenAfter: context.settings.reopenAfter
         ).transform(
             LoginViewModel.Input(
                 phone: inputs.text("phone"), password: inputs.text("password"),
@@ -556,7 +587,8 @@ struct FlowSpec: Sendable {
                 username: inputs.text("username"), password: inputs.text("password"),
                 loginTap: inputs.taps("loginTap")),
             validation: context.validation, auth: context.auth, client: context.client,
-            scheduler: context.scheduler, reopenAfter: context.settings.reopenAfter
+            deviceTokens: context.deviceTokens, scheduler: context.scheduler,
+            reopenAfter: context.settings.reopenAfter
         ).output
         let render = context.renderer
         return [
@@ -564,7 +596,9 @@ struct FlowSpec: Sendable {
             rendered(output.loginEnabled) { render.flag("loginEnabled", $0) },
             rendered(output.loggingIn) { render.flag("loggingIn", $0) },
             events(output.alert) { render.alert($0) },
-            events(output.user) { render.session(name: $0.name, token: $0.userToken) },
+            events(output.user) {
+                render.session(name: $0.name, token: $0.userToken, deviceToken: $0.deviceToken)
+            },
         ]
     }
 

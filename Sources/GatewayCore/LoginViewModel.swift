@@ -50,8 +50,9 @@ public struct ScreenMessage: Sendable, Hashable, CustomStringConvertible {
 /// - A broken validation channel is opened again after `reopenAfter`, and the latest texts are
 ///   validated again: the outputs recover by themselves when the service returns.
 /// - `loginEnabled` iff both fields are valid. A tap while disabled is ignored.
-/// - A tap logs in with the latest phone (as the username) and password. A newer tap disposes the
-///   older login (latest wins), which cancels it at the auth service.
+/// - A tap logs in with the latest phone (as the username) and password, presenting the client's
+///   device token for that name if it has one. A newer tap disposes the older login (latest wins),
+///   which cancels it at the auth service.
 /// - `loggingIn` is true from a tap until the latest login answers, fails or is cancelled.
 /// - No output ever fails: errors become messages.
 public struct LoginViewModel: Sendable {
@@ -92,19 +93,23 @@ public struct LoginViewModel: Sendable {
     private let validation: any ValidationServiceClient
     private let auth: any AuthServiceClient
     private let client: String?
+    private let deviceTokens: [String: String]
     private let scheduler: any SchedulerType
     private let reopenAfter: RxTimeInterval
 
     /// A view model over `validation` and `auth`, for the end client `client` (passed on for the
-    /// services' per-client limits). Timers run on `scheduler` (the gateway's actor; a `TestScheduler`
-    /// in tests). A broken validation channel is opened again `reopenAfter` later.
+    /// services' per-client limits), which keeps `deviceTokens` by account name. Timers run on
+    /// `scheduler` (the gateway's actor; a `TestScheduler` in tests). A broken validation channel is
+    /// opened again `reopenAfter` later.
     public init(
         validation: any ValidationServiceClient, auth: any AuthServiceClient, client: String? = nil,
-        scheduler: any SchedulerType, reopenAfter: RxTimeInterval = .seconds(1)
+        deviceTokens: [String: String] = [:], scheduler: any SchedulerType,
+        reopenAfter: RxTimeInterval = .seconds(1)
     ) {
         self.validation = validation
         self.auth = auth
         self.client = client
+        self.deviceTokens = deviceTokens
         self.scheduler = scheduler
         self.reopenAfter = reopenAfter
     }
@@ -137,6 +142,7 @@ public struct LoginViewModel: Sendable {
 
         let auth = self.auth
         let client = self.client
+        let deviceTokens = self.deviceTokens
         let credentials = Observable.combineLatest(phone, password, loginEnabled.asObservable()) {
             Credentials(phone: $0, password: $1, enabled: $2)
         }
@@ -144,7 +150,9 @@ public struct LoginViewModel: Sendable {
             .filter(\.enabled)
             .flatMapLatest { credentials in
                 auth.login(
-                    LoginRequest(username: credentials.phone, password: credentials.password, client: client)
+                    LoginRequest(
+                        username: credentials.phone, password: credentials.password, client: client,
+                        deviceToken: deviceTokens[credentials.phone])
                 )
                 .asObservable()
                 .map { LoginEvent.answered(Self.message(for: $0)) }
@@ -176,12 +184,15 @@ public struct LoginViewModel: Sendable {
             loginEnabled: loginEnabled, loggingIn: loggingIn, tip: tip)
     }
 
-    /// The message an answer from `auth.login` shows.
+    /// The message an answer from `auth.login` shows (`login.ok` carries the device token as the
+    /// parameter `device_token`, which no text shows).
     static func message(for response: LoginResponse) -> ScreenMessage {
         switch response.statusCode {
         case 200:
             guard let user = response.user else { return ScreenMessage(.networkError) }
-            return ScreenMessage(.loginOK, ["name": user.name, "token": user.userToken])
+            var params = ["name": user.name, "token": user.userToken]
+            params["device_token"] = user.deviceToken
+            return ScreenMessage(.loginOK, params)
         case 429:
             return ScreenMessage(.loginThrottled, ["retry_after": String(response.retryAfter ?? 0)])
         default:

@@ -49,11 +49,12 @@ public struct SigninViewModel: Sendable {
     public let output: Output
 
     /// Builds the outputs from `input`, the validation channel and the auth service, for the end
-    /// client `client`. A broken validation channel is opened again `reopenAfter` later on
+    /// client `client`, which keeps `deviceTokens` by account name (a login presents the one for
+    /// its username). A broken validation channel is opened again `reopenAfter` later on
     /// `scheduler` (nil: the scheduler the outputs deliver on, ``SharingScheduler/make()``).
     public init(
         input: Input, validation: any ValidationServiceClient, auth: any AuthServiceClient,
-        client: String? = nil, scheduler: (any SchedulerType)? = nil,
+        client: String? = nil, deviceTokens: [String: String] = [:], scheduler: (any SchedulerType)? = nil,
         reopenAfter: RxTimeInterval = .seconds(1)
     ) {
         let scheduler = scheduler ?? SharingScheduler.make()
@@ -84,11 +85,15 @@ public struct SigninViewModel: Sendable {
         let steps = input.loginTap.withLatestFrom(gate)
             .filter(\.enabled)
             .flatMapLatest { gate -> Observable<Step> in
-                auth.login(LoginRequest(username: gate.username, password: gate.password, client: client))
-                    .asObservable()
-                    .map { Step.finished($0) }
-                    .catchAndReturn(.failed)
-                    .startWith(.started)
+                auth.login(
+                    LoginRequest(
+                        username: gate.username, password: gate.password, client: client,
+                        deviceToken: deviceTokens[gate.username])
+                )
+                .asObservable()
+                .map { Step.finished($0) }
+                .catchAndReturn(.failed)
+                .startWith(.started)
             }
             .do(onNext: { step in
                 if case .started = step { busy.accept(true) } else { busy.accept(false) }

@@ -103,6 +103,19 @@ enum AuthOptions {
         "client-failures-per-minute", environment: "AUTH_CLIENT_FAILURES_PER_MINUTE",
         default: defaults.clientFailuresPerMinute, parser: .integer(in: 1...1_000_000),
         help: "Failed logins one client may make per minute over all accounts.")
+    static let accountFreeFailures = Option(
+        "account-free-failures", environment: "AUTH_ACCOUNT_FREE_FAILURES",
+        default: defaults.accountFreeFailures, parser: .integer(in: 1...1_000_000),
+        help: "Login attempts one account takes from clients without its device token, over all clients, "
+            + "before its shared budget runs dry.")
+    static let accountFailuresPerMinute = Option(
+        "account-failures-per-minute", environment: "AUTH_ACCOUNT_FAILURES_PER_MINUTE",
+        default: defaults.accountFailuresPerMinute, parser: .integer(in: 1...1_000_000),
+        help: "How fast a spent account budget grows back, in attempts per minute.")
+    static let deviceKey = Option(
+        "device-key", environment: "AUTH_DEVICE_KEY", default: String?.none, parser: .optional(.string),
+        help: "The secret device tokens are made with (created on first start, mode 0600); replacing it "
+            + "withdraws every device token.", defaultDescription: "device.key in the state directory")
     static let existsPerSecond = Option(
         "exists-per-second", environment: "AUTH_EXISTS_PER_SECOND", default: defaults.existsPerSecond,
         parser: .integer(in: 1...10_000_000), help: "auth.exists requests one client may make per second.")
@@ -124,7 +137,8 @@ enum AuthOptions {
         [
             endpoint, curve, database, synchronous, hashCost, hashWorkers, hashQueue, tokenLifetime,
             minimumUsername, minimumPassword, freeFailures, maximumDelay, lockAfter, lockDuration,
-            clientFailures, existsPerSecond, existsBurst, maximumStreams, maximumStreamsPerClient, check,
+            clientFailures, accountFreeFailures, accountFailuresPerMinute, deviceKey, existsPerSecond,
+            existsBurst, maximumStreams, maximumStreamsPerClient, check,
         ] + standard.all
 
     static let interface = CommandLineInterface(

@@ -29,6 +29,9 @@ final class AuthProcess: Service {
         self.logger = logger
         health = HealthState(service: "auth", version: O.interface.version)
         let databasePath = configuration[O.database] ?? state.file("auth.sqlite")
+        // Read first: a secret that cannot be used stops the start before anything is open.
+        let deviceSecret = try DeviceTokens.loadOrCreateSecret(
+            at: configuration[O.deviceKey] ?? state.file("device.key"))
         store = try await SQLiteAccountStore(
             configuration: .init(path: databasePath, synchronous: configuration[O.synchronous].value),
             report: { message in logger.error("storage", ["problem": .string(message)]) })
@@ -39,6 +42,8 @@ final class AuthProcess: Service {
             freeFailures: configuration[O.freeFailures], maximumDelay: configuration[O.maximumDelay],
             lockAfter: configuration[O.lockAfter], lockDuration: configuration[O.lockDuration],
             clientFailuresPerMinute: configuration[O.clientFailures],
+            accountFreeFailures: configuration[O.accountFreeFailures],
+            accountFailuresPerMinute: configuration[O.accountFailuresPerMinute],
             existsPerSecond: configuration[O.existsPerSecond], existsBurst: configuration[O.existsBurst])
         let rules = AuthRules(
             minimumUsernameLength: configuration[O.minimumUsername],
@@ -47,7 +52,8 @@ final class AuthProcess: Service {
             store: store, hashing: pool,
             configuration: AuthConfiguration(
                 rules: rules, throttle: policy, cost: configuration[O.hashCost].cost,
-                tokenLifetime: configuration[O.tokenLifetime]))
+                tokenLifetime: configuration[O.tokenLifetime],
+                deviceTokens: DeviceTokens(secret: deviceSecret)))
 
         // Made now, so the first login of an unknown user costs no more than a wrong password.
         _ = try await pool.dummyHash(for: configuration[O.hashCost].cost)
@@ -124,7 +130,8 @@ extension AuthService.Counters {
     var statsGroup: [String: Int] {
         [
             "registered": registered, "registrations_taken": registrationsTaken, "logins": logins,
-            "failed_logins": failedLogins, "throttled_logins": throttledLogins, "locks": locks,
+            "failed_logins": failedLogins, "throttled_logins": throttledLogins, "budget_spent": budgetSpent,
+            "device_logins": deviceLogins, "locks": locks,
             "exists_answered": existsAnswered, "exists_rate_limited": existsRateLimited, "verified": verified,
             "unauthenticated": unauthenticated, "logouts": logouts, "bad_requests": badRequests,
             "overloaded": overloaded,

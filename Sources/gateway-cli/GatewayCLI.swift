@@ -33,7 +33,9 @@ enum GatewayCLI {
         do {
             let curve = try GatewayKeys.curve(for: invocation, environment: environment)
             let interruption = invocation.command == .interactive ? nil : Interruption()
-            let script = try makeScript(invocation)
+            // Without a state directory there are no device tokens to keep: logins still work.
+            let deviceTokens = try? DeviceTokenStore.standard(environment: environment)
+            let script = try makeScript(invocation, deviceTokens: deviceTokens)
             let connection: GatewayConnection
             do {
                 connection = try GatewayConnection(
@@ -47,24 +49,32 @@ enum GatewayCLI {
             defer { stop(connection) }
             guard let script else {
                 return runInteractive(
-                    locale: invocation.locale, endpoint: invocation.endpoint, open: connection.openFlow)
+                    locale: invocation.locale, endpoint: invocation.endpoint,
+                    open: deviceTokens.map { $0.remembering(connection.openFlow) } ?? connection.openFlow)
             }
-            return run(script, on: connection, invocation, interruption: interruption).rawValue
+            return run(
+                script, on: connection, invocation, interruption: interruption, deviceTokens: deviceTokens
+            )
+            .rawValue
         } catch {
             writeStandardError("\(error)\n")
             return ExitCode.usage.rawValue
         }
     }
 
-    /// The script for a subcommand (reading the password first), or nil for interactive mode.
-    static func makeScript(_ invocation: CLIInvocation) throws(CLIUsageError) -> (any FlowScript)? {
+    /// The script for a subcommand (reading the password first), or nil for interactive mode; a
+    /// login or sign-in presents the device token `deviceTokens` keeps for its account.
+    static func makeScript(_ invocation: CLIInvocation, deviceTokens: DeviceTokenStore?) throws(CLIUsageError)
+        -> (any FlowScript)?
+    {
         let locale = invocation.locale
         let prompts = invocation.command.passwordPrompts(in: locale)
         switch invocation.command {
         case .login(let phone):
             let password = try PasswordInput.read(prompts: prompts)
             guard let first = password.first else { throw CLIUsageError("no password on standard input") }
-            return LoginScript(phone: phone, password: first, locale: locale)
+            return LoginScript(
+                phone: phone, password: first, locale: locale, deviceToken: deviceTokens?.token(for: phone))
         case .register(let username):
             let passwords = try PasswordInput.read(prompts: prompts)
             guard let first = passwords.first else { throw CLIUsageError("no password on standard input") }
@@ -74,7 +84,9 @@ enum GatewayCLI {
         case .signin(let username):
             let password = try PasswordInput.read(prompts: prompts)
             guard let first = password.first else { throw CLIUsageError("no password on standard input") }
-            return SigninScript(username: username, password: first, locale: locale)
+            return SigninScript(
+                username: username, password: first, locale: locale,
+                deviceToken: deviceTokens?.token(for: username))
         case .heroes(let query, let page, let token):
             return HeroesScript(token: token, query: query, page: page, locale: locale)
         case .numbers(let a, let b, let c):
@@ -84,10 +96,11 @@ enum GatewayCLI {
         }
     }
 
-    /// Runs `script` to its end, printing as it goes, and returns the exit code.
+    /// Runs `script` to its end, printing as it goes, and returns the exit code. A device token the
+    /// result brings is kept in `deviceTokens`.
     static func run(
         _ script: any FlowScript, on connection: GatewayConnection, _ invocation: CLIInvocation,
-        interruption: Interruption?
+        interruption: Interruption?, deviceTokens: DeviceTokenStore?
     ) -> ExitCode {
         let scheduler = SerialScheduler(name: "gateway-cli.script")
         defer { scheduler.dispose() }
@@ -104,6 +117,11 @@ enum GatewayCLI {
                 case .output(let output):
                     if json { writeStandardOutput(ScriptPrinter.jsonLine(output) + "\n") }
                 case .finished(let result):
+                    if let issued = result.deviceToken, let deviceTokens {
+                        do { try deviceTokens.save(issued) } catch {
+                            writeStandardError("gateway-cli: cannot keep the device token: \(error)\n")
+                        }
+                    }
                     if json {
                         writeStandardOutput(ScriptPrinter.jsonLine(result) + "\n")
                     } else {

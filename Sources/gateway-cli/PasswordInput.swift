@@ -52,8 +52,9 @@ enum PasswordInput {
         raw.c_lflag &= ~tcflag_t(ECHO | ICANON | ISIG)
         var passwords: [String] = []
         for prompt in prompts {
-            writeStandardError(prompt)
+            // Echo off before the prompt shows: what is typed once it shows is read, not flushed.
             guard tcsetattr(0, TCSAFLUSH, &raw) == 0 else { throw CLIUsageError("cannot turn echo off") }
+            writeStandardError(prompt)
             let line = readRawLine()
             _ = tcsetattr(0, TCSAFLUSH, &saved)
             writeStandardError("\n")

@@ -63,9 +63,13 @@ struct ServiceFixture {
         #expect(answer.statusCode == 201)
     }
 
-    /// Logs in from `client`.
-    func login(_ username: String, _ password: String, client: String = "c") async throws -> LoginResponse {
-        try await service.login(LoginRequest(username: username, password: password), client: client).value
+    /// Logs in from `client`, presenting `deviceToken` if given.
+    func login(_ username: String, _ password: String, client: String = "c", deviceToken: String? = nil)
+        async throws -> LoginResponse
+    {
+        try await service.login(
+            LoginRequest(username: username, password: password, deviceToken: deviceToken), client: client
+        ).value
     }
 
     /// Jobs the pool has completed so far.

@@ -70,7 +70,7 @@ struct ThrottleStateTests {
         // A failure after the lock is served counts from one: free again, no instant re-lock.
         #expect(!fail(&state, times: 1, at: 70))
         #expect(state.admitLogin(account: "alice", client: "c", now: at(70)) == .allowed)
-        #expect(state.pairs[.init(account: "alice", client: "c")]?.failures == 1)
+        #expect(state.pairs[.init(account: "alice", origin: .client("c"))]?.failures == 1)
     }
 
     @Test("a client locked out of an account does not lock out the real user on another client")
@@ -106,7 +106,7 @@ struct ThrottleStateTests {
         _ = fail(&state, times: 1, at: 599)  // remembered: three failures, delayed
         #expect(state.admitLogin(account: "alice", client: "c", now: at(599)) != .allowed)
         _ = fail(&state, times: 2, at: 1_199)  // 600 s after the last: forgotten, then two more
-        #expect(state.pairs[.init(account: "alice", client: "c")]?.failures == 2)
+        #expect(state.pairs[.init(account: "alice", origin: .client("c"))]?.failures == 2)
         #expect(state.admitLogin(account: "alice", client: "c", now: at(1_199)) == .allowed)
     }
 
@@ -157,7 +157,7 @@ struct ThrottleStateTests {
             #expect(state.trackedCount <= 16)
         }
         // The latest client is still remembered: pruning drops the least recently seen first.
-        #expect(state.pairs[.init(account: "account499", client: "client499")] != nil)
+        #expect(state.pairs[.init(account: "account499", origin: .client("client499"))] != nil)
     }
 
     @Test("entries at rest are pruned before a live lock")
@@ -187,13 +187,13 @@ struct ThrottleStateTests {
                 == .throttled(retryAfter: .seconds(1), locked: false))
         #expect(state.admitLogin(account: "alice", client: "other", now: at(0)) == .allowed)
         _ = fail(&state, times: 3, at: 0.5)
-        #expect(state.pairs[.init(account: "alice", client: "c")]?.inFlight == 0)
+        #expect(state.pairs[.init(account: "alice", origin: .client("c"))]?.inFlight == 0)
         #expect(
             state.admitLogin(account: "alice", client: "c", now: at(1))
                 == .throttled(retryAfter: .milliseconds(500), locked: false))
         #expect(state.admitLogin(account: "alice", client: "c", now: at(1.5)) == .allowed)
         state.recordSuccess(account: "alice", client: "c")
-        #expect(state.pairs[.init(account: "alice", client: "c")] == nil)
+        #expect(state.pairs[.init(account: "alice", origin: .client("c"))] == nil)
     }
 
     @Test("abandoned attempts release their place and their token")
@@ -204,7 +204,7 @@ struct ThrottleStateTests {
         #expect(state.admitLogin(account: "alice", client: "c", now: at(0)) != .allowed)
         for _ in 0..<2 { state.recordAbandoned(account: "alice", client: "c") }
         #expect(state.pairs.isEmpty)
-        #expect(state.clientFailures["c"]?.tokens == 3)
+        #expect(state.clientFailures[.client("c")]?.tokens == 3)
         for _ in 0..<2 { #expect(state.admitLogin(account: "alice", client: "c", now: at(0)) == .allowed) }
         state.recordAbandoned(account: "nobody", client: "unknown")  // harmless
     }
@@ -221,5 +221,108 @@ struct ThrottleStateTests {
         #expect(state.admitLogin(account: "user3", client: "c", now: at(0)) == .allowed)
         state.recordFailure(account: "user1", client: "c", now: at(0))
         #expect(state.admitLogin(account: "user4", client: "c", now: at(0)) != .allowed)
+    }
+
+    // MARK: The account's shared budget
+
+    /// A policy whose only limit that matters is the account's budget: 10, then 3 a minute.
+    static let budget = ThrottlePolicy(
+        freeFailures: 3, baseDelay: .seconds(1), maximumDelay: .seconds(8), lockAfter: 5,
+        lockDuration: .seconds(3_600), clientFailuresPerMinute: 1_000, accountFreeFailures: 10,
+        accountFailuresPerMinute: 3, maximumTracked: 100_000)
+
+    /// Whether `admission` is `budgetSpent` with a wait of `seconds` (to the millisecond above).
+    private func spent(_ admission: ThrottleState.Admission, about seconds: Double) -> Bool {
+        guard case .budgetSpent(let wait) = admission else { return false }
+        let expected = Duration.milliseconds(Int(seconds * 1_000))
+        return wait >= expected && wait <= expected + .milliseconds(1)
+    }
+
+    /// Guesses at `account` from a new client identity every `perClient` guesses (each recorded as
+    /// a failure at once), `total` in all at `seconds`; returns how many were admitted.
+    private func reconnectingGuesses(
+        _ state: inout ThrottleState, account: String = "alice", total: Int, perClient: Int = 3,
+        at seconds: Double, tag: String = "attacker"
+    ) -> Int {
+        var admitted = 0
+        for guess in 0..<total {
+            let client = "\(tag)-\(seconds)-\(guess / perClient)"
+            guard state.admitLogin(account: account, client: client, now: at(seconds)) == .allowed else {
+                continue
+            }
+            admitted += 1
+            state.recordFailure(account: account, client: client, now: at(seconds))
+        }
+        return admitted
+    }
+
+    @Test("the account's budget holds however many client identities the guesses come from")
+    func budgetAcrossClients() {
+        for perClient in [1, 3, 100] {
+            var state = ThrottleState(policy: Self.budget)
+            #expect(reconnectingGuesses(&state, total: 3_000, perClient: perClient, at: 0) == 10)
+            #expect(spent(state.admitLogin(account: "alice", client: "yet-another", now: at(0)), about: 20))
+            // Another account has its own budget.
+            #expect(state.admitLogin(account: "bob", client: "yet-another", now: at(0)) == .allowed)
+        }
+    }
+
+    @Test("a spent budget grows back at its rate, up to the free attempts and no further")
+    func budgetGrowsBack() {
+        var state = ThrottleState(policy: Self.budget)
+        #expect(reconnectingGuesses(&state, total: 50, at: 0) == 10)
+        #expect(spent(state.admitLogin(account: "alice", client: "x", now: at(5)), about: 15))
+        #expect(reconnectingGuesses(&state, total: 50, at: 19.9) == 0)
+        #expect(reconnectingGuesses(&state, total: 50, at: 20.5) == 1)  // 3 a minute: one per 20 s
+        #expect(reconnectingGuesses(&state, total: 50, at: 61) == 2)
+        // A minute of guessing from fresh identities gets 3 more, not 3 per identity.
+        var admitted = 0
+        for second in stride(from: 61.3, through: 120.3, by: 1) {
+            admitted += reconnectingGuesses(&state, total: 30, at: second)
+        }
+        #expect(admitted == 3)
+        // After a long rest: the full 10 again, not more.
+        #expect(reconnectingGuesses(&state, total: 50, at: 10_000) == 10)
+    }
+
+    @Test("attempts in flight hold the account's tokens; success and abandonment give them back")
+    func budgetInFlight() {
+        var state = ThrottleState(policy: Self.budget)
+        for client in 0..<10 {
+            #expect(state.admitLogin(account: "alice", client: "c\(client)", now: at(0)) == .allowed)
+        }
+        #expect(state.admitLogin(account: "alice", client: "c10", now: at(0)) != .allowed)
+        state.recordAbandoned(account: "alice", client: "c0")
+        #expect(state.admitLogin(account: "alice", client: "c10", now: at(0)) == .allowed)
+        #expect(state.admitLogin(account: "alice", client: "c11", now: at(0)) != .allowed)
+        state.recordSuccess(account: "alice", client: "c1")
+        #expect(state.admitLogin(account: "alice", client: "c11", now: at(0)) == .allowed)
+        for client in 2..<12 { state.recordFailure(account: "alice", client: "c\(client)", now: at(0)) }
+        #expect(state.admitLogin(account: "alice", client: "c12", now: at(0)) != .allowed)
+        // A refusal by the client's own limit takes nothing from the account.
+        let policy = ThrottlePolicy(
+            clientFailuresPerMinute: 1, accountFreeFailures: 2, accountFailuresPerMinute: 1)
+        var small = ThrottleState(policy: policy)
+        #expect(small.admitLogin(account: "alice", client: "c", now: at(0)) == .allowed)
+        #expect(small.admitLogin(account: "bob", client: "c", now: at(0)) != .allowed)
+        #expect(small.accounts["bob"] == nil)
+        #expect(small.admitLogin(account: "alice", client: "d", now: at(0)) == .allowed)
+        #expect(spent(small.admitLogin(account: "alice", client: "e", now: at(0)), about: 60))
+    }
+
+    @Test("bounded memory keeps the budget of an account under attack through a flood of names")
+    func budgetSurvivesFlood() {
+        let policy = ThrottlePolicy(
+            clientFailuresPerMinute: 1_000_000, accountFreeFailures: 10, accountFailuresPerMinute: 3,
+            maximumTracked: 64)
+        var state = ThrottleState(policy: policy)
+        #expect(reconnectingGuesses(&state, total: 100, at: 0) == 10)
+        for name in 0..<2_000 {
+            let now = at(Double(name) / 1_000)
+            #expect(state.admitLogin(account: "name\(name)", client: "flood\(name)", now: now) == .allowed)
+            state.recordFailure(account: "name\(name)", client: "flood\(name)", now: now)
+            #expect(state.trackedCount <= 64)
+        }
+        #expect(state.admitLogin(account: "alice", client: "fresh", now: at(2)) != .allowed)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import GatewayClient
 import RemoteStreams
 import Testing
 import ZeroMQ
@@ -84,6 +85,32 @@ struct CLIBinaryTests {
         #expect(invalid.status == 1)
         #expect(invalid.standardError == "号码长度不足\n")
         #expect(keyExists && status.st_mode & 0o077 == 0)
+    }
+
+    @Test func loginKeepsTheDeviceTokenPrivatelyAndPresentsItNextTime() async throws {
+        let gateway = try FakeGatewayServer()
+        let first = try await gateway.cli(
+            ["login", "--phone", "13800138000", "--password-stdin", "--json"], input: "secret1\n")
+        let file = gateway.directory.file("state/reactive-login/gateway-cli/device_tokens.json")
+        let afterFirst = DeviceTokenStore(path: file).all()
+        let second = try await gateway.cli(
+            ["login", "--phone", "13800138000", "--password-stdin"], input: "secret1\n")
+        let refused = try await gateway.cli(
+            ["signin", "--username", "ann2024", "--password-stdin"], input: "wrong12\n")
+        let afterSecond = DeviceTokenStore(path: file).all()
+        var status = stat()
+        let exists = stat(file, &status) == 0
+        await gateway.stop()
+        #expect(first.status == 0, "\(first.standardError)")
+        #expect(second.status == 0, "\(second.standardError)")
+        #expect(refused.status == 1)
+        #expect(afterFirst == ["13800138000": "dev-13800138000"])
+        // The second login presented the first's token (the fake answers it with a `+`).
+        #expect(afterSecond == ["13800138000": "dev-13800138000+"])
+        #expect(exists && status.st_mode & 0o777 == 0o600)
+        // Never printed: not in the JSON events, not in the text output.
+        #expect(!first.standardOutput.contains("dev-") && !first.standardOutput.contains("device_token"))
+        #expect(!second.standardOutput.contains("dev-"))
     }
 
     @Test func signinThenHeroesWithItsToken() async throws {

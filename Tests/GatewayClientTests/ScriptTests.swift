@@ -103,8 +103,27 @@ struct ScriptTests {
             result(events)
                 == ScriptResult(
                     .succeeded, message: "登录成功，用户名:13800138000，标识符:tok-13800138000",
-                    token: "tok-13800138000"))
+                    token: "tok-13800138000",
+                    deviceToken: IssuedDeviceToken(account: "13800138000", token: "dev-13800138000")))
         #expect(flow.disposed.count == 1)
+    }
+
+    @Test func loginAndSigninPresentTheDeviceTokenForTheirAccountAndBringBackTheNewOne() {
+        let login = LoginScript(phone: "13800138000", password: "secret1", locale: .en, deviceToken: "d1")
+        #expect(login.parameters == FlowParameters(locale: .en, deviceTokens: ["13800138000": "d1"]))
+        #expect(
+            result(runScript(login).events)?.deviceToken
+                == IssuedDeviceToken(account: "13800138000", token: "d1+"))
+        let signin = SigninScript(username: "ann2024", password: "secret1", locale: .en, deviceToken: "d2")
+        #expect(signin.parameters == FlowParameters(locale: .en, deviceTokens: ["ann2024": "d2"]))
+        #expect(
+            result(runScript(signin).events)?.deviceToken
+                == IssuedDeviceToken(account: "ann2024", token: "d2+"))
+        // Without one, none is sent; a refusal brings none.
+        #expect(SigninScript(username: "ann2024", password: "x", locale: .en).parameters.deviceTokens == nil)
+        let refused = runScript(
+            SigninScript(username: "ann2024", password: "wrong12", locale: .en, deviceToken: "d2"))
+        #expect(result(refused.events)?.deviceToken == nil)
     }
 
     /// A `login.ok` tip without its `token` member: the token is never parsed out of the text.
@@ -195,7 +214,8 @@ struct ScriptTests {
             result(events)
                 == ScriptResult(
                     .succeeded, message: "Login succeeded, user: ann2024, token: tok-ann2024",
-                    token: "tok-ann2024"))
+                    token: "tok-ann2024",
+                    deviceToken: IssuedDeviceToken(account: "ann2024", token: "dev-ann2024")))
     }
 
     @Test func signinWithAWrongPasswordIsRefused() {

@@ -82,7 +82,8 @@ final class GatewayStubValidation: ValidationServiceClient {
 }
 
 /// An auth stand-in answering `delay` ticks later (at once without a scheduler): phone 13800000000
-/// (or "alice") with "secret1" logs in as ann (token t1); registering succeeds for any name but
+/// (or "alice") with "secret1" logs in as ann (token t1), answering back the device token the login
+/// presented, as auth-service does for a device it knows; registering succeeds for any name but
 /// "taken".
 struct GatewayStubAuth: AuthServiceClient {
     let scheduler: TestScheduler?
@@ -95,7 +96,9 @@ struct GatewayStubAuth: AuthServiceClient {
 
     func login(_ request: LoginRequest) -> Single<LoginResponse> {
         let ok = ["13800000000", "alice"].contains(request.username) && request.password == "secret1"
-        return answer(ok ? LoginResponse.ok("ann", token: "t1") : .wrongPassword)
+        var success = LoginResponse.ok("ann", token: "t1")
+        success.user?.deviceToken = request.deviceToken
+        return answer(ok ? success : .wrongPassword)
     }
 
     func register(_ request: RegisterRequest) -> Single<RegisterResponse> {

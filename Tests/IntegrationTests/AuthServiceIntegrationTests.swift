@@ -440,7 +440,8 @@ struct OperationsIntegrationTests {
         let options = [
             "endpoint", "curve", "database", "synchronous", "hash-cost", "hash-workers", "hash-queue",
             "token-lifetime", "min-username", "min-password", "login-free-failures", "login-max-delay",
-            "login-lock-after", "login-lock-duration", "client-failures-per-minute", "exists-per-second",
+            "login-lock-after", "login-lock-duration", "client-failures-per-minute", "account-free-failures",
+            "account-failures-per-minute", "device-key", "exists-per-second",
             "exists-burst", "max-streams", "max-streams-per-client", "check", "log-level", "log-format",
             "state-dir", "drain-timeout", "help", "version",
         ]

@@ -21,6 +21,23 @@ struct PrimitivesTests {
                 == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
     }
 
+    @Test("HMAC-SHA-256 RFC 4231 vectors, including a key longer than the block")
+    func hmacSHA256() {
+        #expect(
+            hex(HMACSHA256.code(Array("Hi There".utf8), key: [UInt8](repeating: 0x0b, count: 20)))
+                == "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7")
+        #expect(
+            hex(HMACSHA256.code(Array("what do ya want for nothing?".utf8), key: Array("Jefe".utf8)))
+                == "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843")
+        #expect(
+            hex(
+                HMACSHA256.code(
+                    Array("Test Using Larger Than Block-Size Key - Hash Key First".utf8),
+                    key: [UInt8](repeating: 0xaa, count: 131)))
+                == "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54")
+        #expect(HMACSHA256.codeCount == 32)
+    }
+
     @Test(
         "base64url: RFC 4648 §10 vectors without padding, and the URL alphabet",
         arguments: [

@@ -11,6 +11,8 @@ import Synchronization
 ///
 /// Accounts: phone `13800138000` and username `ann2024`, both with password `secret1`; `taken1`
 /// is a registered username; `good-token` and the tokens it hands out (`tok-…`) open the hero list.
+/// A successful login answers the device token `dev-<name>`, or the one its channel presented for
+/// the name with `+` appended (so a test sees that it was presented).
 enum FakeGateway {
     static let heroes = ["Superman", "Batman", "Wonder Woman", "Aquaman", "Flash"]
 
@@ -27,7 +29,10 @@ enum FakeGateway {
             return .error(RemoteError(code: .unauthenticated, message: "the session has expired"))
         }
         return Observable.create { observer in
-            let state = Mutex(FlowState(flow: flow, locale: parameters.locale ?? .zhHans))
+            let state = Mutex(
+                FlowState(
+                    flow: flow, locale: parameters.locale ?? .zhHans,
+                    deviceTokens: parameters.deviceTokens ?? [:]))
             for output in state.withLock({ $0.initial() }) { observer.onNext(output) }
             return inputs.subscribe(
                 onNext: { input in
@@ -57,13 +62,20 @@ enum FakeGateway {
 private struct FlowState {
     let flow: String
     let locale: MessageLocale
+    let deviceTokens: [String: String]
     var texts: [String: String] = [:]
     var sent: [String: FlowOutput] = [:]
     var registered: Set<String> = ["taken1", "ann2024"]
 
-    init(flow: String, locale: MessageLocale) {
+    init(flow: String, locale: MessageLocale, deviceTokens: [String: String]) {
         self.flow = flow
         self.locale = locale
+        self.deviceTokens = deviceTokens
+    }
+
+    /// The device token a login as `name` answers.
+    func deviceToken(for name: String) -> String {
+        deviceTokens[name].map { $0 + "+" } ?? "dev-\(name)"
     }
 
     func render(_ code: MessageCode, _ parameters: [String: String] = [:]) -> String {
@@ -166,7 +178,7 @@ private struct FlowState {
             tip = FlowOutput(
                 output: "tip", code: .loginOK,
                 message: render(.loginOK, ["name": phone, "token": "tok-\(phone)"]),
-                name: phone, token: "tok-\(phone)")
+                name: phone, token: "tok-\(phone)", deviceToken: deviceToken(for: phone))
         } else if phone == "13900139000" {
             tip = FlowOutput(output: "tip", code: .networkError, message: render(.networkError))
         } else {
@@ -244,7 +256,9 @@ private struct FlowState {
         guard sent["loginEnabled"]?.value == true, let username = texts["username"] else { return [] }
         let answer =
             texts["password"] == "secret1"
-            ? FlowOutput(output: "session", name: username, token: "tok-\(username)")
+            ? FlowOutput(
+                output: "session", name: username, token: "tok-\(username)",
+                deviceToken: deviceToken(for: username))
             : FlowOutput(
                 output: "alert", code: .loginWrongPassword, message: render(.loginWrongPassword),
                 kind: "failure")
