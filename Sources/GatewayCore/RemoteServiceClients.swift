@@ -6,9 +6,10 @@ import Synchronization
 
 /// Whether an upstream service answers its health, as the gateway's probe last saw it.
 ///
-/// The ZeroMQ clients consult it so that a long-lived channel to a service that went away fails at
-/// once (and is reopened by the view model) instead of waiting for its deadline: ZeroMQ reconnects
-/// silently, so without a probe a channel to a dead peer would look open until the deadline.
+/// A service that stops or is killed ends its channels by itself: the ``RemoteClient`` sees the
+/// connection drop and fails them with `unavailable`. The liveness covers a service that keeps its
+/// connections but stops answering (hung): when the probe's verdict turns to unreachable, the
+/// ZeroMQ clients fail their open long-lived channels, and the view models reopen them.
 public final class UpstreamLiveness: Sendable {
     private let state: Mutex<Bool>
     private let changes = PublishRelay<Bool>()
@@ -30,15 +31,15 @@ public final class UpstreamLiveness: Sendable {
         if changed { changes.accept(reachable) }
     }
 
-    /// Fails with `unavailable` as soon as the service is (or becomes) unreachable.
+    /// Fails with `unavailable` when the verdict turns to unreachable. A verdict that already was
+    /// unreachable does not fail a new subscriber: its channel waits for the service (ZeroMQ sends
+    /// it when the connection is back), so a service that returns answers it at once.
     func outage<Element: Sendable>(of service: String) -> Observable<Element> {
         Observable<Element>.create { [self] observer in
             let failure = RemoteError(code: .unavailable, message: "\(service) does not answer its health")
-            let subscription = changes.subscribe(onNext: { reachable in
+            return changes.subscribe(onNext: { reachable in
                 if !reachable { observer.onError(failure) }
             })
-            if !isReachable { observer.onError(failure) }
-            return subscription
         }
     }
 }
@@ -76,10 +77,12 @@ public struct RemoteAuthServiceClient: AuthServiceClient {
 
 /// ``ValidationServiceClient`` over ZeroMQ: one `validate.fields` channel per call.
 ///
-/// A channel lives as long as the screen, so its deadline (`channelDeadline`) is long; what ends it
-/// when validation-service goes away is `liveness` (the gateway's health probe): the channel then
-/// fails with `unavailable` at once, and opening one while the service is down fails at once too.
-/// Disposing the subscription sends `CANCEL`.
+/// A channel lives as long as the screen, so its deadline (`channelDeadline`) is long. What ends it
+/// when validation-service goes away is the lost connection (the client fails the channel with
+/// `unavailable` at once), or `liveness` (the gateway's health probe) turning to unreachable for a
+/// service that keeps its connection but stops answering. A channel opened while the service is
+/// down waits for it and goes out when the connection is back. Disposing the subscription sends
+/// `CANCEL`.
 public struct RemoteValidationServiceClient: ValidationServiceClient {
     /// The client connected to validation-service.
     public let client: RemoteClient
