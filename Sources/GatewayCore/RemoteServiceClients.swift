@@ -106,6 +106,11 @@ public struct RemoteValidationServiceClient: ValidationServiceClient {
         )
         .failing(on: liveness, service: "validation-service")
     }
+
+    /// Each connection to validation-service that comes up (on the client's loop thread).
+    public var recoveries: Observable<Void> {
+        client.connectionChanges.filter(\.isUp).map { _ in () }
+    }
 }
 
 /// ``HeroCatalogClient`` over ZeroMQ: `heroes.search` requests to hero-catalog-service.
