@@ -188,9 +188,12 @@ public final class RemoteClient: Sendable {
             configuration: .init(
                 name: configuration.name, maxMessagesPerSocket: configuration.maxMessagesPerTurn)
         ) { batch in
-            inbox.client?.receive(batch)
+            inbox.deliver(batch)
         }
-        inbox.client = self
+        inbox.bind(self)
+        // What the loop read before the client was bound (the first handshake, typically) is
+        // delivered on the loop's thread, before anything read later.
+        loop.execute { inbox.deliver([]) }
         // Both run on the loop's thread, where answers are delivered: a call never sees an answer
         // and its expiry at once.
         loop.schedule(every: configuration.pingInterval) { inbox.client?.ping() }
@@ -494,7 +497,7 @@ public final class RemoteClient: Sendable {
 
     /// Handles a batch from the loop, on the loop's thread: decodes it, settles the bookkeeping under
     /// one lock, then delivers.
-    private func receive(_ batch: [SocketLoop.Received]) {
+    fileprivate func receive(_ batch: [SocketLoop.Received]) {
         let replicas = configuration.endpoints.count
         var frames: [Frame] = []
         frames.reserveCapacity(batch.count)
@@ -615,15 +618,44 @@ public final class RemoteClient: Sendable {
 }
 
 /// Lets the loop's handler reach the client without a strong reference cycle.
+/// Lets the loop's handler reach the client without a strong reference cycle, and keeps what the
+/// loop reads before the client is bound to it (the loop runs from its creation, before the client's
+/// `init` can hand it `self`).
 private final class Inbox: Sendable {
-    private let reference = Mutex<WeakClient>(WeakClient())
-
-    var client: RemoteClient? {
-        get { reference.withLock { $0.client } }
-        set { reference.withLock { $0.client = newValue } }
+    private struct State {
+        weak var client: RemoteClient?
+        var bound = false
+        /// Batches read before ``bind(_:)``, in order.
+        var early: [[SocketLoop.Received]] = []
     }
 
-    private struct WeakClient { weak var client: RemoteClient? }
+    private let state = Mutex(State())
+
+    var client: RemoteClient? { state.withLock { $0.client } }
+
+    /// From now on batches go to `client`.
+    func bind(_ client: RemoteClient) {
+        state.withLock { state in
+            state.client = client
+            state.bound = true
+        }
+    }
+
+    /// On the loop's thread: hands `batch` to the client, after the batches kept from before it was
+    /// bound; keeps it while the client is not bound yet.
+    func deliver(_ batch: [SocketLoop.Received]) {
+        let (client, early) = state.withLock { state -> (RemoteClient?, [[SocketLoop.Received]]) in
+            guard state.bound else {
+                state.early.append(batch)
+                return (nil, [])
+            }
+            defer { state.early = [] }
+            return (state.client, state.early)
+        }
+        guard let client else { return }
+        for kept in early { client.receive(kept) }
+        if !batch.isEmpty { client.receive(batch) }
+    }
 }
 
 extension Frame {

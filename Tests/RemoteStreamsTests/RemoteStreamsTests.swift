@@ -565,6 +565,22 @@ func waitUntilConnected(_ client: RemoteClient, replica: Int = 0) async {
     for await change in changes where change.replica == replica && change.isUp { return }
 }
 
+/// Whether `client`'s first replica is connected now or becomes so within `limit`.
+func connected(_ client: RemoteClient, within limit: Duration) async -> Bool {
+    let changes = connectionChanges(of: client)
+    if client.isConnected() { return true }
+    return await withTaskGroup(of: Bool.self) { group in
+        group.addTask {
+            for await change in changes where change.isUp { return true }
+            return false
+        }
+        group.addTask { (try? await Task.sleep(for: limit)) == nil }
+        let first = await group.next() ?? false
+        group.cancelAll()
+        return first
+    }
+}
+
 /// How a client reacts to its connections: a lost one ends its calls at once, a call made while
 /// there is none goes out when the server returns, a connect timeout reports a server that is down.
 @Suite(.timeLimit(.minutes(1)))
@@ -617,6 +633,28 @@ struct RemoteStreamsConnectionTests {
         #expect(lost == RemoteClient.ConnectionChange(replica: 0, endpoint: endpoint, isUp: false))
         await client.stop()
         context.terminate()
+    }
+
+    /// The loop runs from the client's creation: a handshake it reads before the client is bound
+    /// to it must still count.
+    @Test func everyClientSeesItsFirstConnectionComeUp() async throws {
+        var handlers = RemoteHandlers()
+        handlers.request("math.add") { (pair: Pair) in Single.just(pair.a + pair.b) }
+        var missed = 0
+        // A fresh context and server each time, as in a test that starts both: the handshake is then
+        // quick enough to beat the client's binding now and then.
+        for _ in 0..<100 {
+            let context = try Context()
+            let server = try RemoteServer(
+                context: context, configuration: .init(endpoints: ["tcp://127.0.0.1:*"]), handlers: handlers)
+            let client = try RemoteClient(context: context, configuration: .init(endpoints: server.endpoints))
+            #expect(try await client.request("math.add", Pair(a: 1, b: 2), as: Int.self).value == 3)
+            if !(await connected(client, within: .seconds(2))) { missed += 1 }
+            await client.stop()
+            await server.stop()
+            context.terminate()
+        }
+        #expect(missed == 0, "\(missed) of 100 clients never saw their connection come up")
     }
 
     @Test func aCallMadeWhileTheServerIsDownGoesOutWhenItReturns() async throws {
