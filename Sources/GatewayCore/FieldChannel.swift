@@ -4,8 +4,7 @@ import Reactive
 /// A `validate.fields` channel that heals itself: when it breaks, the view model's fields show
 /// `network.error` and the channel is opened again after a delay, or as soon as the service can be
 /// reached again (``ValidationServiceClient/recoveries``); the latest texts are sent again, so the
-/// fields recover by themselves when the service returns. A channel opened while the service is
-/// down waits for it (over ZeroMQ it goes out when the connection is back).
+/// fields recover by themselves when the service returns.
 enum FieldChannel {
     /// One change to a screen's fields.
     enum Update: Sendable {

@@ -32,8 +32,8 @@ public final class UpstreamLiveness: Sendable {
     }
 
     /// Fails with `unavailable` when the verdict turns to unreachable. A verdict that already was
-    /// unreachable does not fail a new subscriber: its channel waits for the service (ZeroMQ sends
-    /// it when the connection is back), so a service that returns answers it at once.
+    /// unreachable does not fail a new subscriber (it may be stale: a service that just returned
+    /// answers the channel before the next probe round says so).
     func outage<Element: Sendable>(of service: String) -> Observable<Element> {
         Observable<Element>.create { [self] observer in
             let failure = RemoteError(code: .unavailable, message: "\(service) does not answer its health")
@@ -80,9 +80,9 @@ public struct RemoteAuthServiceClient: AuthServiceClient {
 /// A channel lives as long as the screen, so its deadline (`channelDeadline`) is long. What ends it
 /// when validation-service goes away is the lost connection (the client fails the channel with
 /// `unavailable` at once), or `liveness` (the gateway's health probe) turning to unreachable for a
-/// service that keeps its connection but stops answering. A channel opened while the service is
-/// down waits for it and goes out when the connection is back. Disposing the subscription sends
-/// `CANCEL`.
+/// service that keeps its connection but stops answering. While every connection is lost, a new
+/// channel fails at once with `unavailable`; ``recoveries`` tells when one is back. A channel opened
+/// before the first connection is up waits for it. Disposing the subscription sends `CANCEL`.
 public struct RemoteValidationServiceClient: ValidationServiceClient {
     /// The client connected to validation-service.
     public let client: RemoteClient
@@ -101,9 +101,18 @@ public struct RemoteValidationServiceClient: ValidationServiceClient {
     public func fields(_ parameters: FieldsParameters, edits: Observable<FieldEdit>) -> Observable<
         FieldResult
     > {
-        client.channel(
-            ValidationMethod.fields, parameters, input: edits, as: FieldResult.self, deadline: channelDeadline
-        )
+        let client = self.client
+        let channelDeadline = self.channelDeadline
+        return Observable.deferred {
+            // Every connection lost and none back: the screen says so at once, and the flow opens
+            // the channel again when one comes back (`recoveries`).
+            if client.isCutOff {
+                return .error(RemoteError(code: .unavailable, message: "validation-service is not connected"))
+            }
+            return client.channel(
+                ValidationMethod.fields, parameters, input: edits, as: FieldResult.self,
+                deadline: channelDeadline)
+        }
         .failing(on: liveness, service: "validation-service")
     }
 

@@ -141,6 +141,8 @@ public final class RemoteClient: Sendable {
         var connectDeadlines = DeadlineQueue<UInt64>()
         /// Replicas whose connection is up (handshake done, not disconnected since).
         var connected: Set<Int> = []
+        /// Whether any replica's connection was ever up.
+        var everConnected = false
         var counters = RemoteCounters()
     }
 
@@ -234,6 +236,12 @@ public final class RemoteClient: Sendable {
     /// Whether `replica`'s connection is up now.
     public func isConnected(replica: Int = 0) -> Bool {
         state.withLock { $0.connected.contains(replica) }
+    }
+
+    /// Whether the client had a connection and has none now: every replica it reached went away and
+    /// none is back yet. False while the client is still making its first connection.
+    public var isCutOff: Bool {
+        state.withLock { $0.everConnected && $0.connected.isEmpty }
     }
 
     /// The client's counters.
@@ -579,7 +587,11 @@ public final class RemoteClient: Sendable {
         let endpoint = configuration.endpoints[replica]
         switch event.kind {
         case .handshakeSucceeded:
-            guard state.withLock({ $0.connected.insert(replica).inserted }) else { return }
+            let inserted = state.withLock { state in
+                state.everConnected = true
+                return state.connected.insert(replica).inserted
+            }
+            guard inserted else { return }
             change = ConnectionChange(replica: replica, endpoint: endpoint, isUp: true)
             lost = []
         case .disconnected:

@@ -629,6 +629,7 @@ struct RemoteStreamsConnectionTests {
         #expect(ContinuousClock.now - stopped < .seconds(2))
         #expect(client.counters.openStreams == 0)
         #expect(!client.isConnected())
+        #expect(client.isCutOff)
         let lost = await changes.next()
         #expect(lost == RemoteClient.ConnectionChange(replica: 0, endpoint: endpoint, isUp: false))
         await client.stop()
@@ -688,6 +689,7 @@ struct RemoteStreamsConnectionTests {
         #expect(try await doubled.value == 42)
         #expect(await changes.next()?.isUp == true)
         #expect(client.isConnected())
+        #expect(!client.isCutOff)
         await client.stop()
         await second.stop()
         context.terminate()
@@ -703,6 +705,7 @@ struct RemoteStreamsConnectionTests {
             context: context,
             configuration: .init(
                 endpoints: [endpoint], deadline: .seconds(30), connectTimeout: .milliseconds(300)))
+        #expect(!client.isCutOff)  // never connected: still connecting, not cut off
         let started = ContinuousClock.now
         let (_, error) = await collect(client.stream("ticks", NoParameters(), as: Int.self))
         let remote = error as? RemoteError
