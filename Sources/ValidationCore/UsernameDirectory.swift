@@ -38,10 +38,19 @@ public struct RemoteUsernameDirectory: UsernameDirectory {
     }
 
     public func exists(_ username: String, client end: String?) -> Single<Bool> {
-        client.request(
-            AuthMethod.exists, ExistsRequest(username: username, client: end), as: ExistsResponse.self,
-            deadline: deadline
-        ).map(\.exists)
+        let client = self.client
+        let deadline = self.deadline
+        return Single.deferred {
+            // Every connection to auth-service lost and none back: unreachable at once (the check
+            // looks the name up again at the next recovery) rather than after the deadline.
+            if client.isCutOff {
+                return .error(RemoteError(code: .unavailable, message: "auth-service is not connected"))
+            }
+            return client.request(
+                AuthMethod.exists, ExistsRequest(username: username, client: end), as: ExistsResponse.self,
+                deadline: deadline
+            ).map(\.exists)
+        }
     }
 
     /// Each connection to auth-service that comes up (on the client's loop thread).
