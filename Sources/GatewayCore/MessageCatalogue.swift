@@ -33,9 +33,7 @@ public struct MessageCatalogue: Sendable {
     }
 
     /// `code` rendered in `locale` with `params` filled in.
-    public func render(_ code: MessageCode, _ params: [String: String] = [:], in locale: MessageLocale)
-        -> String
-    {
+    public func render(_ code: MessageCode, _ params: [String: String] = [:], in locale: MessageLocale) -> String {
         guard let template = template(code, in: locale) else { return code.rawValue }
         return fill(template, params, in: locale)
     }
@@ -110,9 +108,7 @@ extension MessageCatalogue {
             .zhHans: "登录成功，用户名:{name}，标识符:{token}", .zhHant: "登錄成功，用戶名:{name}，標識符:{token}",
             .en: "Login succeeded, user: {name}, token: {token}",
         ],
-        "login.failed": [
-            .zhHans: "登录失败 {message}", .zhHant: "登錄失敗 {message}", .en: "Login failed: {message}",
-        ],
+        "login.failed": [.zhHans: "登录失败 {message}", .zhHant: "登錄失敗 {message}", .en: "Login failed: {message}"],
         "login.wrongPassword": [.zhHans: "密码错误", .zhHant: "密碼錯誤", .en: "Wrong password"],
         "login.throttled": [
             .zhHans: "登录失败次数过多，请{retry_after}秒后再试", .zhHant: "登錄失敗次數過多，請{retry_after}秒後再試",
@@ -122,9 +118,7 @@ extension MessageCatalogue {
             .zhHans: "请求过于频繁，请{retry_after}秒后再试", .zhHant: "請求過於頻繁，請{retry_after}秒後再試",
             .en: "Too many requests; try again in {retry_after} s",
         ],
-        "network.error": [
-            .zhHans: "网络或数据解析错误！", .zhHant: "網絡或數據解析錯誤！", .en: "Network or data parsing error!",
-        ],
+        "network.error": [.zhHans: "网络或数据解析错误！", .zhHant: "網絡或數據解析錯誤！", .en: "Network or data parsing error!"],
         "register.ok": [.zhHans: "注册成功", .zhHant: "註冊成功", .en: "Registration succeeded"],
         "register.failed": [.zhHans: "注册失败", .zhHant: "註冊失敗", .en: "Registration failed"],
         "session.expired": [
@@ -149,8 +143,7 @@ extension MessageCatalogue {
         "ui.quit": [.zhHans: "Ctrl-C 退出", .zhHant: "Ctrl-C 退出", .en: "Ctrl-C quit"],
         "ui.loading": [.zhHans: "请稍候…", .zhHant: "請稍候…", .en: "Please wait…"],
         "ui.unreachable": [
-            .zhHans: "无法连接网关 {endpoint}", .zhHant: "無法連接網關 {endpoint}",
-            .en: "Cannot reach the gateway at {endpoint}",
+            .zhHans: "无法连接网关 {endpoint}", .zhHant: "無法連接網關 {endpoint}", .en: "Cannot reach the gateway at {endpoint}",
         ],
     ]
 }
