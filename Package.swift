@@ -178,7 +178,8 @@ let package = Package(
         .executableTarget(
             name: "gateway-cli",
             dependencies: [
-                "GatewayClient", "TerminalUI", "Contracts", "Reactive", "RemoteStreams", "ServiceKit", "ZeroMQ",
+                "GatewayClient", "TerminalUI", "Contracts", "Reactive", "RemoteProtocol", "RemoteStreams", "ServiceKit",
+                "ZeroMQ",
             ],
             swiftSettings: common),
         .testTarget(

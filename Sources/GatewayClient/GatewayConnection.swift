@@ -23,16 +23,22 @@ public final class GatewayConnection: Sendable {
         public var deadline: Duration
         /// The deadline of each flow channel: how long the gateway keeps it open at most.
         public var channelDeadline: Duration
+        /// How long a call waits for the connection to the gateway (the CURVE handshake included)
+        /// before it fails with `unavailable`: a gateway that is down, or that does not accept this
+        /// key, is reported after this long, not after the whole deadline. A connection that is lost
+        /// fails the open calls at once.
+        public var connectTimeout: Duration
 
         /// A configuration; channels default to a day, which outlasts any interactive session.
         public init(
             endpoint: String, curve: RemoteClient.Curve? = nil, deadline: Duration = .seconds(10),
-            channelDeadline: Duration = .seconds(86_400)
+            channelDeadline: Duration = .seconds(86_400), connectTimeout: Duration = .seconds(2)
         ) {
             self.endpoint = endpoint
             self.curve = curve
             self.deadline = deadline
             self.channelDeadline = channelDeadline
+            self.connectTimeout = connectTimeout
         }
     }
 
@@ -57,7 +63,7 @@ public final class GatewayConnection: Sendable {
             context: shared,
             configuration: RemoteClient.Configuration(
                 endpoints: [configuration.endpoint], deadline: configuration.deadline, name: "gateway-cli",
-                curve: configuration.curve))
+                curve: configuration.curve, connectTimeout: configuration.connectTimeout))
     }
 
     /// Opens the `flow` channel (one of ``GatewayMethod/flows``) with `parameters`, streaming

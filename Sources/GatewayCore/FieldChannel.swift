@@ -2,19 +2,21 @@ import Contracts
 import Reactive
 
 /// A `validate.fields` channel that heals itself: when it breaks, the view model's fields show
-/// `network.error` and the channel is opened again after a delay (the latest texts are sent again,
-/// so the fields recover by themselves when the service returns).
+/// `network.error` and the channel is opened again after a delay, or as soon as the service can be
+/// reached again (``ValidationServiceClient/recoveries``); the latest texts are sent again, so the
+/// fields recover by themselves when the service returns.
 enum FieldChannel {
     /// One change to a screen's fields.
     enum Update: Sendable {
         /// A field's new verdict.
         case result(FieldResult)
-        /// The channel broke; it is opened again `reopenAfter` later.
+        /// The channel broke; it is opened again `reopenAfter` later, or at the service's recovery.
         case unreachable
     }
 
     /// The channel's results over `edits` (which must replay each field's latest text to a new
-    /// subscriber), reopened `reopenAfter` after each break.
+    /// subscriber), reopened `reopenAfter` after each break or at the service's next recovery,
+    /// whichever comes first.
     static func updates(
         validation: any ValidationServiceClient, parameters: FieldsParameters, edits: Observable<FieldEdit>,
         reopenAfter: RxTimeInterval, scheduler: any SchedulerType
@@ -22,9 +24,14 @@ enum FieldChannel {
         validation.fields(parameters, edits: edits)
             .map(Update.result)
             .catch { _ in
-                Observable.concat(
+                let reopen = Observable.merge(
+                    Observable<Int>.timer(reopenAfter, scheduler: scheduler).map { _ in () },
+                    validation.recoveries
+                )
+                .take(1)
+                return Observable.concat(
                     .just(.unreachable),
-                    Observable<Int>.timer(reopenAfter, scheduler: scheduler).flatMapLatest { _ in
+                    reopen.flatMapLatest { _ in
                         updates(
                             validation: validation, parameters: parameters, edits: edits,
                             reopenAfter: reopenAfter, scheduler: scheduler)
@@ -108,6 +115,8 @@ struct ScheduledValidation: ValidationServiceClient {
     func fields(_ parameters: FieldsParameters, edits: Observable<FieldEdit>) -> Observable<FieldResult> {
         base.fields(parameters, edits: edits).observe(on: scheduler)
     }
+
+    var recoveries: Observable<Void> { base.recoveries.observe(on: scheduler) }
 }
 
 /// Search answers observed on the flow actor.

@@ -6,9 +6,10 @@ import Synchronization
 
 /// Whether an upstream service answers its health, as the gateway's probe last saw it.
 ///
-/// The ZeroMQ clients consult it so that a long-lived channel to a service that went away fails at
-/// once (and is reopened by the view model) instead of waiting for its deadline: ZeroMQ reconnects
-/// silently, so without a probe a channel to a dead peer would look open until the deadline.
+/// A service that stops or is killed ends its channels by itself: the ``RemoteClient`` sees the
+/// connection drop and fails them with `unavailable`. The liveness covers a service that keeps its
+/// connections but stops answering (hung): when the probe's verdict turns to unreachable, the
+/// ZeroMQ clients fail their open long-lived channels, and the view models reopen them.
 public final class UpstreamLiveness: Sendable {
     private let state: Mutex<Bool>
     private let changes = PublishRelay<Bool>()
@@ -30,15 +31,15 @@ public final class UpstreamLiveness: Sendable {
         if changed { changes.accept(reachable) }
     }
 
-    /// Fails with `unavailable` as soon as the service is (or becomes) unreachable.
+    /// Fails with `unavailable` when the verdict turns to unreachable. A verdict that already was
+    /// unreachable does not fail a new subscriber (it may be stale: a service that just returned
+    /// answers the channel before the next probe round says so).
     func outage<Element: Sendable>(of service: String) -> Observable<Element> {
         Observable<Element>.create { [self] observer in
             let failure = RemoteError(code: .unavailable, message: "\(service) does not answer its health")
-            let subscription = changes.subscribe(onNext: { reachable in
+            return changes.subscribe(onNext: { reachable in
                 if !reachable { observer.onError(failure) }
             })
-            if !isReachable { observer.onError(failure) }
-            return subscription
         }
     }
 }
@@ -76,10 +77,12 @@ public struct RemoteAuthServiceClient: AuthServiceClient {
 
 /// ``ValidationServiceClient`` over ZeroMQ: one `validate.fields` channel per call.
 ///
-/// A channel lives as long as the screen, so its deadline (`channelDeadline`) is long; what ends it
-/// when validation-service goes away is `liveness` (the gateway's health probe): the channel then
-/// fails with `unavailable` at once, and opening one while the service is down fails at once too.
-/// Disposing the subscription sends `CANCEL`.
+/// A channel lives as long as the screen, so its deadline (`channelDeadline`) is long. What ends it
+/// when validation-service goes away is the lost connection (the client fails the channel with
+/// `unavailable` at once), or `liveness` (the gateway's health probe) turning to unreachable for a
+/// service that keeps its connection but stops answering. While every connection is lost, a new
+/// channel fails at once with `unavailable`; ``recoveries`` tells when one is back. A channel opened
+/// before the first connection is up waits for it. Disposing the subscription sends `CANCEL`.
 public struct RemoteValidationServiceClient: ValidationServiceClient {
     /// The client connected to validation-service.
     public let client: RemoteClient
@@ -98,10 +101,24 @@ public struct RemoteValidationServiceClient: ValidationServiceClient {
     public func fields(_ parameters: FieldsParameters, edits: Observable<FieldEdit>) -> Observable<
         FieldResult
     > {
-        client.channel(
-            ValidationMethod.fields, parameters, input: edits, as: FieldResult.self, deadline: channelDeadline
-        )
+        let client = self.client
+        let channelDeadline = self.channelDeadline
+        return Observable.deferred {
+            // Every connection lost and none back: the screen says so at once, and the flow opens
+            // the channel again when one comes back (`recoveries`).
+            if client.isCutOff {
+                return .error(RemoteError(code: .unavailable, message: "validation-service is not connected"))
+            }
+            return client.channel(
+                ValidationMethod.fields, parameters, input: edits, as: FieldResult.self,
+                deadline: channelDeadline)
+        }
         .failing(on: liveness, service: "validation-service")
+    }
+
+    /// Each connection to validation-service that comes up (on the client's loop thread).
+    public var recoveries: Observable<Void> {
+        client.connectionChanges.filter(\.isUp).map { _ in () }
     }
 }
 

@@ -16,6 +16,15 @@ public protocol AuthServiceClient: Sendable {
 public protocol ValidationServiceClient: Sendable {
     /// Opens `validate.fields`: `edits` stream in, results stream out.
     func fields(_ parameters: FieldsParameters, edits: Observable<FieldEdit>) -> Observable<FieldResult>
+
+    /// Emits each time the service can be reached again (over ZeroMQ: a connection to it came up),
+    /// so that a broken channel is opened again then instead of after its delay. The default never
+    /// emits.
+    var recoveries: Observable<Void> { get }
+}
+
+extension ValidationServiceClient {
+    public var recoveries: Observable<Void> { .never() }
 }
 
 /// What the view models need from the hero catalog.

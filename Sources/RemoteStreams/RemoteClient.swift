@@ -11,11 +11,21 @@ public import ZeroMQ
 ///   server dispose its graph.
 /// - Every call has a deadline, sent to the server too, which answers `ERROR timeout` when it
 ///   passes. The client's own timer fires a little later: the call then fails with `timeout` if the
-///   connection to the replica is up, or `unavailable` if it is not (a server that is down or
-///   restarting, as ZeroMQ's connection monitor reports); either way the client sends `CANCEL`.
-///   ZeroMQ reconnects by itself, so calls made after a server returns succeed.
+///   connection to the replica is up, or `unavailable` if it is not; either way the client sends
+///   `CANCEL`.
+/// - The client follows each replica's connection with ZeroMQ's socket monitor. When a connection
+///   that was up is lost (the server stopped or was killed, or ZeroMQ's heartbeats found it silent),
+///   every call open on it fails at once with `unavailable`. ZeroMQ reconnects by itself, every
+///   ``Configuration/reconnectInterval`` at first, backing off to
+///   ``Configuration/reconnectIntervalMax``.
+/// - A call made while its replica has no connection waits in ZeroMQ's queue and goes out as soon
+///   as the connection is up (a server that returns answers it), for at most its deadline, or
+///   ``Configuration/connectTimeout`` when one is set: past that it fails with `unavailable`.
+///   ``connectionChanges`` tells when connections come and go, e.g. to reopen a channel or ask
+///   again.
 /// - With several endpoints the client keeps one DEALER per replica and spreads streams across
-///   them round-robin; every frame of a stream goes to the replica that opened it.
+///   the connected ones round-robin (across all of them while none is connected); every frame of a
+///   stream goes to the replica that opened it.
 /// - While streams are open the client pings each replica it uses, so the server knows it is alive.
 ///
 /// Frames arrive on the client's socket loop thread and are delivered to subscribers there, in
@@ -41,15 +51,31 @@ public final class RemoteClient: Sendable {
         /// delivers them and sends what their observers queued (calls made from an answer's
         /// callback go out after each turn, not after the whole backlog).
         public var maxMessagesPerTurn: Int
+        /// How long a call made while its replica has no connection waits for one before it fails
+        /// with `unavailable`; nil: as long as the call's deadline. A command-line client sets a
+        /// few seconds, so that a server that is down is reported soon; a service calling another
+        /// leaves it nil, so that a call made during an outage goes out when the server returns.
+        public var connectTimeout: Duration?
+        /// How soon ZeroMQ tries again after a connection attempt failed or a connection was lost
+        /// (`ZMQ_RECONNECT_IVL`).
+        public var reconnectInterval: Duration
+        /// The longest interval between attempts: each failed attempt doubles the interval up to this
+        /// (`ZMQ_RECONNECT_IVL_MAX`), so a server that returns is reached within about this long.
+        public var reconnectIntervalMax: Duration
 
         /// A configuration.
         public init(
             endpoints: [String], deadline: Duration = .seconds(5), pingInterval: Duration = .seconds(2),
             limits: ProtocolLimits = ProtocolLimits(), name: String = "remote-client",
-            curve: Curve? = nil, maxMessagesPerTurn: Int = 16
+            curve: Curve? = nil, maxMessagesPerTurn: Int = 16, connectTimeout: Duration? = nil,
+            reconnectInterval: Duration = .milliseconds(100),
+            reconnectIntervalMax: Duration = .milliseconds(250)
         ) {
             self.curve = curve
             self.maxMessagesPerTurn = maxMessagesPerTurn
+            self.connectTimeout = connectTimeout
+            self.reconnectInterval = reconnectInterval
+            self.reconnectIntervalMax = reconnectIntervalMax
             self.endpoints = endpoints
             self.deadline = deadline
             self.pingInterval = pingInterval
@@ -72,6 +98,27 @@ public final class RemoteClient: Sendable {
         }
     }
 
+    /// A replica's connection came up or was lost.
+    public struct ConnectionChange: Sendable, Hashable, CustomStringConvertible {
+        /// The replica: its index in ``Configuration/endpoints``.
+        public let replica: Int
+        /// Its endpoint.
+        public let endpoint: String
+        /// True: the handshake succeeded (calls go out now); false: the connection was lost (its
+        /// calls failed with `unavailable`; ZeroMQ is reconnecting).
+        public let isUp: Bool
+
+        /// A change of `replica`'s connection.
+        public init(replica: Int, endpoint: String, isUp: Bool) {
+            self.replica = replica
+            self.endpoint = endpoint
+            self.isUp = isUp
+        }
+
+        /// E.g. `tcp://127.0.0.1:5561 (replica 0) up`.
+        public var description: String { "\(endpoint) (replica \(replica)) \(isUp ? "up" : "down")" }
+    }
+
     private struct Pending: Sendable {
         let receiver: any CallReceiver
         /// A request: its `NEXT` is its answer and ends it (docs/PROTOCOL.md).
@@ -89,8 +136,13 @@ public final class RemoteClient: Sendable {
         /// The client-side deadline of every open call (stream id), soonest first; entries of calls
         /// that ended stay until they come due or are pruned.
         var deadlines = DeadlineQueue<UInt64>()
+        /// When calls opened while their replica had no connection stop waiting for one (with a
+        /// ``Configuration/connectTimeout``).
+        var connectDeadlines = DeadlineQueue<UInt64>()
         /// Replicas whose connection is up (handshake done, not disconnected since).
         var connected: Set<Int> = []
+        /// Whether any replica's connection was ever up.
+        var everConnected = false
         var counters = RemoteCounters()
     }
 
@@ -99,6 +151,7 @@ public final class RemoteClient: Sendable {
     @usableFromInline let coder: JSONBodyCoder
     private let loop: SocketLoop
     private let state = Mutex(State())
+    private let changes = PublishRelay<ConnectionChange>()
 
     /// How often the client looks for calls past their deadline.
     static let tick = Duration.milliseconds(10)
@@ -115,8 +168,10 @@ public final class RemoteClient: Sendable {
         for endpoint in configuration.endpoints {
             let dealer = try Socket(context, .dealer, linger: 0)
             try dealer.set(.maxMessageSize, Int64(configuration.limits.maxMessageLength + 256))
-            try dealer.set(.reconnectInterval, 100)
-            try dealer.set(.reconnectIntervalMax, 2_000)
+            try dealer.set(
+                .reconnectInterval, Int32(clamping: configuration.reconnectInterval.wholeMilliseconds))
+            try dealer.set(
+                .reconnectIntervalMax, Int32(clamping: configuration.reconnectIntervalMax.wholeMilliseconds))
             try dealer.set(.heartbeatInterval, 1_000)
             try dealer.set(.heartbeatTimeout, 3_000)
             if let curve = configuration.curve {
@@ -135,9 +190,12 @@ public final class RemoteClient: Sendable {
             configuration: .init(
                 name: configuration.name, maxMessagesPerSocket: configuration.maxMessagesPerTurn)
         ) { batch in
-            inbox.client?.receive(batch)
+            inbox.deliver(batch)
         }
-        inbox.client = self
+        inbox.bind(self)
+        // What the loop read before the client was bound (the first handshake, typically) is
+        // delivered on the loop's thread, before anything read later.
+        loop.execute { inbox.deliver([]) }
         // Both run on the loop's thread, where answers are delivered: a call never sees an answer
         // and its expiry at once.
         loop.schedule(every: configuration.pingInterval) { inbox.client?.ping() }
@@ -169,6 +227,21 @@ public final class RemoteClient: Sendable {
             call.input?.dispose()
             call.receiver.receive(.error(RemoteError(code: .unavailable, message: "the client stopped")))
         }
+    }
+
+    /// Every change of a replica's connection, as it happens, on the client's loop thread (observers
+    /// must not block). A connection that comes up after one was lost is the moment to ask again.
+    public var connectionChanges: Observable<ConnectionChange> { changes.asObservable() }
+
+    /// Whether `replica`'s connection is up now.
+    public func isConnected(replica: Int = 0) -> Bool {
+        state.withLock { $0.connected.contains(replica) }
+    }
+
+    /// Whether the client had a connection and has none now: every replica it reached went away and
+    /// none is back yet. False while the client is still making its first connection.
+    public var isCutOff: Bool {
+        state.withLock { $0.everConnected && $0.connected.isEmpty }
     }
 
     /// The client's counters.
@@ -281,11 +354,13 @@ public final class RemoteClient: Sendable {
             return nil
         }
         let inputSubscription = input == nil ? nil : SingleAssignmentDisposable()
-        let due = ContinuousClock.now + .milliseconds(Self.localDeadline(deadline))
+        let now = ContinuousClock.now
+        let due = now + .milliseconds(Self.localDeadline(deadline))
         // One lock for the whole opening: id, replica, bookkeeping and the frame itself.
         let opened: Result<(Frame, UInt64, Int), RemoteError> = state.withLock { state in
             let stream = state.nextStream
-            let replica = state.nextReplica % configuration.endpoints.count
+            let replica = Self.replica(
+                after: state.nextReplica, of: configuration.endpoints.count, connected: state.connected)
             let frame: Frame
             do {
                 frame = try Frame(
@@ -298,7 +373,7 @@ public final class RemoteClient: Sendable {
                 return .failure(.wrapping(error))
             }
             state.nextStream &+= 1
-            state.nextReplica &+= 1
+            state.nextReplica = replica &+ 1
             state.pending[stream] = Pending(
                 receiver: receiver, isRequest: type == .request, replica: replica, input: inputSubscription)
             if state.deadlines.count > 2 * max(1_024, state.pending.count) {
@@ -306,6 +381,13 @@ public final class RemoteClient: Sendable {
                 state.deadlines.removeAll { pending[$0] == nil }
             }
             state.deadlines.push(stream, due: due)
+            if let connectTimeout = configuration.connectTimeout, !state.connected.contains(replica) {
+                if state.connectDeadlines.count > 2 * max(1_024, state.pending.count) {
+                    let pending = state.pending
+                    state.connectDeadlines.removeAll { pending[$0] == nil }
+                }
+                state.connectDeadlines.push(stream, due: now + connectTimeout)
+            }
             state.counters.framesOut += 1
             return .success((frame, stream, replica))
         }
@@ -336,6 +418,18 @@ public final class RemoteClient: Sendable {
         return stream
     }
 
+    /// The replica a new call goes to: the first connected one from `next` on (round-robin), or
+    /// `next` itself while none is connected.
+    private static func replica(after next: Int, of count: Int, connected: Set<Int>) -> Int {
+        let first = next % count
+        guard count > 1, !connected.isEmpty else { return first }
+        for offset in 0..<count {
+            let candidate = (first + offset) % count
+            if connected.contains(candidate) { return candidate }
+        }
+        return first
+    }
+
     /// What disposing a stream or channel subscription does: cancel `stream`, if it was opened.
     @usableFromInline
     func cancellation(of stream: UInt64?) -> any Disposable {
@@ -360,40 +454,68 @@ public final class RemoteClient: Sendable {
     }
 
     /// On the loop's thread: fails the calls past their deadline with `timeout` (the replica is
-    /// connected) or `unavailable` (it is not), and tells the server.
+    /// connected) or `unavailable` (it is not), and the calls still without a connection past the
+    /// connect timeout with `unavailable`; tells the server.
     private func expireDue() {
         let now = ContinuousClock.now
-        let expired = state.withLock { state -> [(UInt64, Pending, connected: Bool)] in
+        let (expired, unconnected) = state.withLock {
+            state -> ([(UInt64, Pending, connected: Bool)], [(UInt64, Pending)]) in
             var expired: [(UInt64, Pending, connected: Bool)] = []
             while let stream = state.deadlines.popDue(now: now) {
                 guard let call = state.pending.removeValue(forKey: stream) else { continue }
                 expired.append((stream, call, state.connected.contains(call.replica)))
             }
-            return expired
+            var unconnected: [(UInt64, Pending)] = []
+            while let stream = state.connectDeadlines.popDue(now: now) {
+                guard let call = state.pending[stream], !state.connected.contains(call.replica) else {
+                    continue
+                }
+                state.pending[stream] = nil
+                unconnected.append((stream, call))
+            }
+            return (expired, unconnected)
         }
         for (stream, call, connected) in expired {
-            call.input?.dispose()
-            send(Frame.opened(.cancel, stream: stream, body: nil), to: call.replica)
-            call.receiver.receive(
-                .error(
-                    connected
-                        ? RemoteError(code: .timeout, message: "no answer before the deadline")
-                        : RemoteError(
-                            code: .unavailable, message: "the server did not answer before the deadline")))
+            end(
+                stream, call,
+                connected
+                    ? RemoteError(code: .timeout, message: "no answer before the deadline")
+                    : RemoteError(
+                        code: .unavailable, message: "the server did not answer before the deadline"))
         }
+        for (stream, call) in unconnected {
+            let milliseconds = (configuration.connectTimeout ?? .zero).wholeMilliseconds
+            let timeout =
+                milliseconds % 1_000 == 0 ? "\(milliseconds / 1_000) s" : "\(milliseconds) ms"
+            end(
+                stream, call,
+                RemoteError(
+                    code: .unavailable,
+                    message: "no connection to \(configuration.endpoints[call.replica]) within \(timeout)"))
+        }
+    }
+
+    /// Ends a call the client gave up on (already out of `pending`): stops its input, tells the
+    /// server (`CANCEL`, which ZeroMQ holds until there is a connection) and fails it with `error`.
+    private func end(_ stream: UInt64, _ call: Pending, _ error: RemoteError) {
+        call.input?.dispose()
+        send(Frame.opened(.cancel, stream: stream, body: nil), to: call.replica)
+        call.receiver.receive(.error(error))
     }
 
     /// Handles a batch from the loop, on the loop's thread: decodes it, settles the bookkeeping under
     /// one lock, then delivers.
-    private func receive(_ batch: [SocketLoop.Received]) {
+    fileprivate func receive(_ batch: [SocketLoop.Received]) {
         let replicas = configuration.endpoints.count
         var frames: [Frame] = []
         frames.reserveCapacity(batch.count)
         var undecodable = 0
+        var events: [(MonitorEvent, replica: Int)] = []
         for message in batch {
             if message.socket.index >= replicas {
-                noteConnection(
-                    MonitorEvent(parts: message.parts.map(\.bytes)), of: message.socket.index - replicas)
+                if let event = MonitorEvent(parts: message.parts.map(\.bytes)) {
+                    events.append((event, message.socket.index - replicas))
+                }
                 continue
             }
             do {
@@ -402,6 +524,13 @@ public final class RemoteClient: Sendable {
                 undecodable += 1
             }
         }
+        // What arrived before a connection was lost is delivered before its calls fail.
+        deliver(frames, undecodable: undecodable)
+        for (event, replica) in events { noteConnection(event, of: replica) }
+    }
+
+    /// Settles the bookkeeping of decoded frames under one lock, then delivers them.
+    private func deliver(_ frames: [Frame], undecodable: Int) {
         guard !frames.isEmpty || undecodable > 0 else { return }
         let deliveries = state.withLock { state -> [(Frame, Pending)] in
             state.counters.droppedFrames += undecodable
@@ -449,14 +578,43 @@ public final class RemoteClient: Sendable {
         }
     }
 
-    /// Tracks whether a replica's connection is up, from its DEALER's monitor.
-    private func noteConnection(_ event: MonitorEvent?, of replica: Int) {
-        guard let event else { return }
+    /// Tracks whether a replica's connection is up, from its DEALER's monitor. When a connection
+    /// that was up is lost, every call open on the replica fails with `unavailable` (and is
+    /// cancelled, for a server that sees the frames after all).
+    private func noteConnection(_ event: MonitorEvent, of replica: Int) {
+        let change: ConnectionChange
+        let lost: [(UInt64, Pending)]
+        let endpoint = configuration.endpoints[replica]
         switch event.kind {
-        case .handshakeSucceeded: state.withLock { _ = $0.connected.insert(replica) }
-        case .disconnected: state.withLock { _ = $0.connected.remove(replica) }
-        default: break
+        case .handshakeSucceeded:
+            let inserted = state.withLock { state in
+                state.everConnected = true
+                return state.connected.insert(replica).inserted
+            }
+            guard inserted else { return }
+            change = ConnectionChange(replica: replica, endpoint: endpoint, isUp: true)
+            lost = []
+        case .disconnected:
+            // A connection that never completed its handshake (refused, wrong key) ends no call:
+            // those wait for a connection (up to their deadline or the connect timeout).
+            let ended = state.withLock { state -> [(UInt64, Pending)]? in
+                guard state.connected.remove(replica) != nil else { return nil }
+                let ended = state.pending.filter { $0.value.replica == replica }
+                for (stream, _) in ended { state.pending[stream] = nil }
+                return ended.sorted { $0.key < $1.key }
+            }
+            guard let ended else { return }
+            change = ConnectionChange(replica: replica, endpoint: endpoint, isUp: false)
+            lost = ended
+        default:
+            return
         }
+        for (stream, call) in lost {
+            end(
+                stream, call,
+                RemoteError(code: .unavailable, message: "the connection to \(endpoint) was lost"))
+        }
+        changes.accept(change)
     }
 
     /// Pings the replicas that have open streams.
@@ -472,15 +630,44 @@ public final class RemoteClient: Sendable {
 }
 
 /// Lets the loop's handler reach the client without a strong reference cycle.
+/// Lets the loop's handler reach the client without a strong reference cycle, and keeps what the
+/// loop reads before the client is bound to it (the loop runs from its creation, before the client's
+/// `init` can hand it `self`).
 private final class Inbox: Sendable {
-    private let reference = Mutex<WeakClient>(WeakClient())
-
-    var client: RemoteClient? {
-        get { reference.withLock { $0.client } }
-        set { reference.withLock { $0.client = newValue } }
+    private struct State {
+        weak var client: RemoteClient?
+        var bound = false
+        /// Batches read before ``bind(_:)``, in order.
+        var early: [[SocketLoop.Received]] = []
     }
 
-    private struct WeakClient { weak var client: RemoteClient? }
+    private let state = Mutex(State())
+
+    var client: RemoteClient? { state.withLock { $0.client } }
+
+    /// From now on batches go to `client`.
+    func bind(_ client: RemoteClient) {
+        state.withLock { state in
+            state.client = client
+            state.bound = true
+        }
+    }
+
+    /// On the loop's thread: hands `batch` to the client, after the batches kept from before it was
+    /// bound; keeps it while the client is not bound yet.
+    func deliver(_ batch: [SocketLoop.Received]) {
+        let (client, early) = state.withLock { state -> (RemoteClient?, [[SocketLoop.Received]]) in
+            guard state.bound else {
+                state.early.append(batch)
+                return (nil, [])
+            }
+            defer { state.early = [] }
+            return (state.client, state.early)
+        }
+        guard let client else { return }
+        for kept in early { client.receive(kept) }
+        if !batch.isEmpty { client.receive(batch) }
+    }
 }
 
 extension Frame {

@@ -14,6 +14,9 @@ public import Reactive
 /// - Each field's texts are de-duplicated: the same text twice in a row is validated once.
 /// - A username that passes the rules emits `validating`, then the lookup's verdict. A newer
 ///   username disposes the older lookup (latest edit wins), which cancels it at the directory.
+/// - A lookup that found the directory unreachable (`network.error`) is made again when the
+///   directory recovers (auth-service's connection is back): `validating`, then the verdict, with no
+///   new edit.
 /// - The repeat is compared with the latest password, and compared again when the password changes.
 /// - Everything runs on `scheduler` (the service's `ActorScheduler`): edits cross onto it once per
 ///   batch, lookups' answers are delivered there too.
@@ -32,9 +35,14 @@ public enum FieldsGraph {
                 shared.filter { $0.field == field }.map(\.text).distinctUntilChanged()
             }
             let phone = texts(.phone).map { FieldResult(field: .phone, result: rules.phone($0)) }
+            // Emits once the edits end: a username check waiting for the directory to recover gives
+            // up then, so the output completes.
+            let editsEnded = shared.filter { _ in false }.map { _ in () }.concat(Observable<Void>.just(()))
             let username = texts(.username)
                 .flatMapLatest { text in
-                    check.results(text, purpose: parameters.usernamePurpose, client: parameters.client)
+                    check.results(
+                        text, purpose: parameters.usernamePurpose, client: parameters.client,
+                        giveUp: editsEnded)
                 }
                 .map { FieldResult(field: .username, result: $0) }
             let passwords = texts(.password).share(replay: 1)

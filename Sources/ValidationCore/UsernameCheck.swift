@@ -59,6 +59,11 @@ public final class CheckCounters: Sendable {
 ///
 /// A lookup that fails or times out becomes `failed` (`network.error` or `username.throttled`),
 /// never "available" and never "taken". Disposing a check before its answer disposes the lookup.
+///
+/// In a live check (``results(_:purpose:client:)``), a lookup that found the directory unreachable
+/// is made again when the directory recovers (``UsernameDirectory/recoveries``): the field shows
+/// `network.error`, then `validating` and the verdict once auth-service is back, with no new
+/// keystroke. A newer edit disposes the waiting check as it disposes a lookup.
 public struct UsernameCheck: Sendable {
     /// The rules.
     public let rules: ValidationRules
@@ -84,14 +89,45 @@ public struct UsernameCheck: Sendable {
     }
 
     /// The stream of one edit: the rules' verdict alone, or `validating` then the lookup's verdict.
-    public func results(_ text: String, purpose: UsernamePurpose, client: String?) -> Observable<
-        ValidationResult
-    > {
+    /// A lookup that found the directory unreachable is made again (`validating`, then its verdict)
+    /// when the directory recovers, until `giveUp` emits (the end of the edits) or the stream is
+    /// disposed.
+    public func results(
+        _ text: String, purpose: UsernamePurpose, client: String?, giveUp: Observable<Void> = .never()
+    ) -> Observable<ValidationResult> {
         switch rules.username(text, purpose: purpose) {
         case .decided(let result):
             return .just(result)
         case .lookUp(let name):
-            return lookUp(name, purpose: purpose, client: client).asObservable().startWith(.validating)
+            return liveLookUp(name, purpose: purpose, client: client, giveUp: giveUp).startWith(.validating)
+        }
+    }
+
+    /// A lookup's verdict; if the directory was unreachable, `validating` and the verdict of a new
+    /// lookup after the directory's next recovery, and so on until one gets through or `giveUp`.
+    private func liveLookUp(
+        _ name: String, purpose: UsernamePurpose, client: String?, giveUp: Observable<Void>
+    ) -> Observable<ValidationResult> {
+        let check = self
+        return Observable.create { observer in
+            // Watched from before the lookup starts, so a recovery while it runs is not missed.
+            let recovered = ReplaySubject<Void>.create(bufferSize: 1)
+            let watch = check.directory.recoveries.take(1).observe(on: check.scheduler).subscribe(recovered)
+            let lookup = check.attempt(name, purpose: purpose, client: client).asObservable()
+                .flatMap { outcome -> Observable<ValidationResult> in
+                    guard outcome.unreachable else { return .just(outcome.result) }
+                    // true: recovered, so look up again; false: give up (completes).
+                    let next = Observable.merge(recovered.take(1).map { true }, giveUp.map { false })
+                        .take(1).filter { $0 }
+                    return Observable.concat(
+                        .just(outcome.result),
+                        next.flatMap { _ in
+                            check.liveLookUp(name, purpose: purpose, client: client, giveUp: giveUp)
+                                .startWith(.validating)
+                        })
+                }
+                .subscribe(observer)
+            return Disposables.create(watch, lookup)
         }
     }
 
@@ -106,6 +142,13 @@ public struct UsernameCheck: Sendable {
 
     private func lookUp(_ name: String, purpose: UsernamePurpose, client: String?) -> Single<ValidationResult>
     {
+        attempt(name, purpose: purpose, client: client).map { $0.result }
+    }
+
+    /// One lookup: its verdict, and whether it failed because the directory was unreachable.
+    private func attempt(_ name: String, purpose: UsernamePurpose, client: String?) -> Single<
+        (result: ValidationResult, unreachable: Bool)
+    > {
         let rules = rules
         let counters = counters
         let directory = directory
@@ -121,12 +164,12 @@ public struct UsernameCheck: Sendable {
                 .map { exists in
                     settled.set()
                     counters.recordAnswer()
-                    return rules.usernameVerdict(exists: exists, purpose: purpose)
+                    return (rules.usernameVerdict(exists: exists, purpose: purpose), false)
                 }
                 .catch { error in
                     settled.set()
                     counters.recordFailure(error)
-                    return .just(LookupFailure.result(for: error))
+                    return .just((LookupFailure.result(for: error), LookupFailure.isUnreachable(error)))
                 }
                 .do(onDispose: {
                     if !settled.isSet { counters.recordCancel() }

@@ -12,6 +12,15 @@ public protocol UsernameDirectory: Sendable {
     /// directory's rate limit. Fails with a ``RemoteError`` (`rate_limited`, `timeout`,
     /// `unavailable`, …) when there is no answer.
     func exists(_ username: String, client: String?) -> Single<Bool>
+
+    /// Emits each time the directory can be reached again (over ZeroMQ: a connection to
+    /// auth-service came up). A live check whose lookup found the directory unreachable looks the
+    /// name up again then. The default never emits.
+    var recoveries: Observable<Void> { get }
+}
+
+extension UsernameDirectory {
+    public var recoveries: Observable<Void> { .never() }
 }
 
 /// The directory behind a ``RemoteClient`` connected to auth-service.
@@ -29,10 +38,24 @@ public struct RemoteUsernameDirectory: UsernameDirectory {
     }
 
     public func exists(_ username: String, client end: String?) -> Single<Bool> {
-        client.request(
-            AuthMethod.exists, ExistsRequest(username: username, client: end), as: ExistsResponse.self,
-            deadline: deadline
-        ).map(\.exists)
+        let client = self.client
+        let deadline = self.deadline
+        return Single.deferred {
+            // Every connection to auth-service lost and none back: unreachable at once (the check
+            // looks the name up again at the next recovery) rather than after the deadline.
+            if client.isCutOff {
+                return .error(RemoteError(code: .unavailable, message: "auth-service is not connected"))
+            }
+            return client.request(
+                AuthMethod.exists, ExistsRequest(username: username, client: end), as: ExistsResponse.self,
+                deadline: deadline
+            ).map(\.exists)
+        }
+    }
+
+    /// Each connection to auth-service that comes up (on the client's loop thread).
+    public var recoveries: Observable<Void> {
+        client.connectionChanges.filter(\.isUp).map { _ in () }
     }
 }
 

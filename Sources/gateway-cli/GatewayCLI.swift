@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import GatewayClient
 import Reactive
+import RemoteProtocol
 import Synchronization
 
 #if canImport(Glibc)
@@ -107,9 +108,18 @@ enum GatewayCLI {
         let outcome = Mutex<ExitCode?>(nil)
         let finished = DispatchSemaphore(value: 0)
         let json = invocation.json
+        // Whether the channel itself failed as unavailable (no connection to the gateway, a lost one,
+        // a gateway shutting down), rather than a service behind the gateway (`network.error`).
+        let transportFailed = Atomic<Bool>(false)
+        let open: OpenFlow = { flow, parameters, inputs in
+            connection.open(flow, parameters, inputs).do(onError: { error in
+                if (error as? RemoteError)?.code == .unavailable {
+                    transportFailed.store(true, ordering: .relaxed)
+                }
+            })
+        }
         let subscription = ScriptRunner.run(
-            script, open: connection.openFlow, timeout: invocation.timeout.dispatchInterval,
-            scheduler: scheduler
+            script, open: open, timeout: invocation.timeout.dispatchInterval, scheduler: scheduler
         )
         .subscribe(
             onNext: { event in
@@ -138,7 +148,9 @@ enum GatewayCLI {
             },
             onError: { error in
                 var failure = ScriptFailure(wrapping: error)
-                if failure.kind == .timedOut {
+                if failure.kind == .timedOut
+                    || (failure.kind == .unreachable && transportFailed.load(ordering: .relaxed))
+                {
                     failure.message +=
                         " (is the gateway running at \(invocation.endpoint)\(invocation.curve ? ", with this key" : "")?)"
                 }

@@ -57,8 +57,9 @@ enum GatewayOptions {
         "probe-interval", environment: "GATEWAY_PROBE_INTERVAL", default: Duration.seconds(5),
         parser: .duration,
         help:
-            "How often each service's health is asked: sys.health is degraded while one does not answer, and "
-            + "open validation channels are failed (then reopened) when validation-service stops answering.")
+            "How often each service's health is asked (and at once when a connection to one comes back): "
+            + "sys.health is degraded while one does not answer, and open validation channels are failed "
+            + "(then reopened) when validation-service stops answering without dropping its connections.")
     static let maximumChannels = Option(
         "max-channels", environment: "GATEWAY_MAX_CHANNELS", default: 16_384,
         parser: .integer(in: 1...1_000_000),

@@ -17,7 +17,8 @@ final class GatewayProcess: Service {
     }
 
     /// How long a `validate.fields` channel to validation-service may stay open: a screen's lifetime.
-    /// An outage ends it sooner (the probe), and the flow opens another.
+    /// An outage ends it sooner (the lost connection, or the probe for a service that hangs), and the
+    /// flow opens another, which goes out as soon as the service is back.
     static let validationChannelDeadline = Duration.seconds(24 * 3_600)
 
     let health: HealthState

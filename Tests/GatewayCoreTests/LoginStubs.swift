@@ -16,13 +16,21 @@ final class LoginStubValidation: ValidationServiceClient {
     let breakAfter: TestTime
     let breaks: Int
     private let opened = Mutex<[TestTime]>([])
+    private let recovering: TestableObservable<Void>
 
-    init(scheduler: TestScheduler, delay: Int = 0, breakAfter: TestTime = 0, breaks: Int = 0) {
+    /// `recoveries` are the times the service is reachable again (``recoveries``).
+    init(
+        scheduler: TestScheduler, delay: Int = 0, breakAfter: TestTime = 0, breaks: Int = 0,
+        recoveries: [TestTime] = []
+    ) {
         self.scheduler = scheduler
         self.delay = delay
         self.breakAfter = breakAfter
         self.breaks = breaks
+        recovering = scheduler.createHotObservable(recoveries.map { .next($0, ()) })
     }
+
+    var recoveries: Observable<Void> { recovering.asObservable() }
 
     /// When each channel was opened (subscribed).
     var opens: [TestTime] { opened.withLock { $0 } }

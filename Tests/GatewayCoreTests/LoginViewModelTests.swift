@@ -20,12 +20,14 @@ private struct LoginRun {
 private func runLogin(
     phone: [Recorded<Event<String>>], password: [Recorded<Event<String>>],
     taps: [Recorded<Event<Void>>] = [], answers: [[Recorded<Event<LoginResponse>>]] = [],
-    validationDelay: Int = 0, validationBreaks: Int = 0, disposed: TestTime = 1000
+    validationDelay: Int = 0, validationBreaks: Int = 0, validationRecoveries: [TestTime] = [],
+    disposed: TestTime = 1000
 ) -> LoginRun {
     let scheduler = TestScheduler(initialClock: 0)
     let auth = LoginStubAuth(scheduler: scheduler, answers: answers)
     let validation = LoginStubValidation(
-        scheduler: scheduler, delay: validationDelay, breakAfter: 100, breaks: validationBreaks)
+        scheduler: scheduler, delay: validationDelay, breakAfter: 100, breaks: validationBreaks,
+        recoveries: validationRecoveries)
     let model = LoginViewModel(
         validation: validation, auth: auth, client: "cli-1", scheduler: scheduler, reopenAfter: .seconds(50))
     let output = SharingScheduler.mock(scheduler: scheduler) {
@@ -226,6 +228,20 @@ struct LoginViewModelTests {
             ])
         #expect(
             run.tip.events == [.next(201, []), .next(302, tip(ScreenMessage(.networkError))), .next(352, [])])
+    }
+
+    @Test func aBrokenValidationChannelIsOpenedAgainAsSoonAsTheServiceIsBack() {
+        // Broken at 300; the service is reachable again at 320, before the 50-tick delay: the
+        // channel is opened again then (a recovery before the break changes nothing).
+        let run = runLogin(
+            phone: validPhone, password: validPassword, validationBreaks: 1, validationRecoveries: [250, 320])
+        #expect(run.validation.opens == [200, 320])
+        #expect(
+            run.loginEnabled.events == [
+                .next(201, false), .next(221, true), .next(301, false), .next(321, true),
+            ])
+        #expect(
+            run.tip.events == [.next(201, []), .next(302, tip(ScreenMessage(.networkError))), .next(322, [])])
     }
 
     @Test func whileTheChannelIsDownTheTipSaysSoAfterTheFieldsMessages() {

@@ -4,6 +4,7 @@ import GatewayCore
 import Reactive
 import RemoteProtocol
 import RemoteStreams
+import Synchronization
 import Testing
 import ZeroMQ
 
@@ -19,7 +20,9 @@ private func arrived(_ semaphore: DispatchSemaphore) async -> Bool {
 /// The ZeroMQ clients against an in-process server standing in for the three services.
 @Suite("remote service clients", .timeLimit(.minutes(1)))
 struct RemoteServiceClientsTests {
-    @Test("a fields channel answers; an outage fails it at once and the server disposes it (CANCEL)")
+    @Test(
+        "a fields channel answers; a probe outage fails it at once (CANCEL reaches the server); a new one waits"
+    )
     func validationChannelAndOutage() async throws {
         let opened = DispatchSemaphore(value: 0)
         let disposed = DispatchSemaphore(value: 0)
@@ -63,9 +66,12 @@ struct RemoteServiceClientsTests {
         #expect(await arrived(disposed), "the server never saw the CANCEL")
         subscription.dispose()
 
-        // While unreachable, a new channel fails at once, without opening anything.
-        let refused = try? await validation.fields(FieldsParameters(), edits: .never()).asSingle().value
-        #expect(refused == nil)
+        // A verdict that is already unreachable does not refuse a new channel: it goes out (a service
+        // that is back answers it at once); only a change to unreachable fails the open ones.
+        let again = try await validation.fields(
+            FieldsParameters(), edits: .just(FieldEdit(field: .password, text: "x"))
+        ).take(1).asSingle().value
+        #expect(again == FieldResult(field: .password, result: .ok()))
 
         let auth = RemoteAuthServiceClient(client: client, deadline: .seconds(5))
         let answer = try await auth.login(LoginRequest(username: "a", password: "b")).value
@@ -78,5 +84,68 @@ struct RemoteServiceClientsTests {
         await client.stop()
         await server.stop()
         context.terminate()
+    }
+
+    @Test(
+        "validation-service gone: the channel fails at once, new ones too; back: recoveries says so, channels work"
+    )
+    func validationServiceGoneAndBack() async throws {
+        let opened = DispatchSemaphore(value: 0)
+        var handlers = RemoteHandlers()
+        handlers.channel(ValidationMethod.fields) {
+            (_: FieldsParameters, edits: Observable<FieldEdit>) -> Observable<FieldResult> in
+            edits.map { FieldResult(field: $0.field, result: .ok()) }.do(onSubscribed: { opened.signal() })
+        }
+        let context = try Context()
+        let first = try RemoteServer(
+            context: context, configuration: .init(endpoints: ["tcp://127.0.0.1:*"]), handlers: handlers)
+        let endpoint = first.endpoints[0]
+        let client = try RemoteClient(context: context, configuration: .init(endpoints: [endpoint]))
+        let validation = RemoteValidationServiceClient(client: client, channelDeadline: .seconds(30))
+        let edits = ReplaySubject<FieldEdit>.createUnbounded()
+        edits.onNext(FieldEdit(field: .phone, text: "1"))
+        let channel = Task {
+            await outcome(of: validation.fields(FieldsParameters(), edits: edits.asObservable()))
+        }
+        #expect(await arrived(opened))
+        await first.stop()
+        let lost = await channel.value
+        #expect(lost.results == [FieldResult(field: .phone, result: .ok())])
+        #expect(lost.error?.code == .unavailable, "\(String(describing: lost.error))")
+        let refused = await outcome(of: validation.fields(FieldsParameters(), edits: .never()))
+        #expect(
+            refused.error == RemoteError(code: .unavailable, message: "validation-service is not connected"))
+
+        // Watched from now on: the first connection's coming up is no recovery.
+        let (recovered, recovery) = AsyncStream<Void>.makeStream()
+        let watch = validation.recoveries.subscribe(onNext: { recovery.yield() })
+        defer { watch.dispose() }
+        var recoveries = recovered.makeAsyncIterator()
+
+        let second = try RemoteServer(
+            context: context, configuration: .init(endpoints: [endpoint]), handlers: handlers)
+        _ = await recoveries.next()
+        let again = try await validation.fields(
+            FieldsParameters(), edits: .just(FieldEdit(field: .password, text: "x"))
+        ).take(1).asSingle().value
+        #expect(again == FieldResult(field: .password, result: .ok()))
+        await client.stop()
+        await second.stop()
+        context.terminate()
+    }
+}
+
+/// Every result of `channel` until it fails or completes, and its error.
+private func outcome(of channel: Observable<FieldResult>) async -> (
+    results: [FieldResult], error: RemoteError?
+) {
+    await withCheckedContinuation { continuation in
+        let results = Mutex<[FieldResult]>([])
+        _ = channel.subscribe(
+            onNext: { result in results.withLock { $0.append(result) } },
+            onError: { error in
+                continuation.resume(returning: (results.withLock { $0 }, error as? RemoteError))
+            },
+            onCompleted: { continuation.resume(returning: (results.withLock { $0 }, nil)) })
     }
 }

@@ -413,9 +413,12 @@ struct RemoteStreamsLivenessAndSecurityTests {
 @Suite(.timeLimit(.minutes(1)))
 struct RemoteStreamsRestartTests {
     @Test func aServerStoppedMidStreamIsUnavailableAndTheClientReconnectsToItsSuccessor() async throws {
+        let subscribed = DispatchSemaphore(value: 0)
         var handlers = RemoteHandlers()
         handlers.request("math.add") { (pair: Pair) in Single.just(pair.a + pair.b) }
-        handlers.stream("ticks") { (_: NoParameters) in Observable<Int>.never() }
+        handlers.stream("ticks") { (_: NoParameters) in
+            Observable<Int>.never().do(onSubscribed: { subscribed.signal() })
+        }
         let context = try Context()
         let first = try RemoteServer(
             context: context, configuration: .init(endpoints: ["tcp://127.0.0.1:*"]), handlers: handlers)
@@ -423,12 +426,16 @@ struct RemoteStreamsRestartTests {
         let client = try RemoteClient(context: context, configuration: .init(endpoints: [endpoint]))
         #expect(try await client.request("math.add", Pair(a: 1, b: 2), as: Int.self).value == 3)
 
-        // Mid-stream, the server goes away: the stream fails as unavailable at its deadline.
-        let stream = client.stream("ticks", NoParameters(), as: Int.self, deadline: .milliseconds(600))
-        async let ended = collect(stream)
+        // Mid-stream, the server goes away: the lost connection fails the stream as unavailable,
+        // long before its deadline.
+        let stream = client.stream("ticks", NoParameters(), as: Int.self, deadline: .seconds(30))
+        let ended = Task { await collect(stream) }
+        #expect(await arrived(subscribed))
+        let stopped = ContinuousClock.now
         await first.stop()
-        let (_, error) = await ended
+        let (_, error) = await ended.value
         #expect((error as? RemoteError)?.code == .unavailable)
+        #expect(ContinuousClock.now - stopped < .seconds(2))
 
         // A new server on the same endpoint: the client reconnects by itself.
         let second = try RemoteServer(
@@ -540,5 +547,230 @@ struct RemoteStreamsDrainTests {
         await drained.value
         #expect(await fixture.server.counters.openStreams == 0)
         await fixture.stop()
+    }
+}
+
+/// A client's connection changes from now on, as an async sequence.
+func connectionChanges(of client: RemoteClient) -> AsyncStream<RemoteClient.ConnectionChange> {
+    let (stream, continuation) = AsyncStream<RemoteClient.ConnectionChange>.makeStream()
+    let subscription = client.connectionChanges.subscribe(onNext: { continuation.yield($0) })
+    continuation.onTermination = { _ in subscription.dispose() }
+    return stream
+}
+
+/// Returns once `replica` of `client` is connected (the suite's time limit bounds the wait).
+func waitUntilConnected(_ client: RemoteClient, replica: Int = 0) async {
+    let changes = connectionChanges(of: client)
+    if client.isConnected(replica: replica) { return }
+    for await change in changes where change.replica == replica && change.isUp { return }
+}
+
+/// Whether `client`'s first replica is connected now or becomes so within `limit`.
+func connected(_ client: RemoteClient, within limit: Duration) async -> Bool {
+    let changes = connectionChanges(of: client)
+    if client.isConnected() { return true }
+    return await withTaskGroup(of: Bool.self) { group in
+        group.addTask {
+            for await change in changes where change.isUp { return true }
+            return false
+        }
+        group.addTask { (try? await Task.sleep(for: limit)) == nil }
+        let first = await group.next() ?? false
+        group.cancelAll()
+        return first
+    }
+}
+
+/// How a client reacts to its connections: a lost one ends its calls at once, a call made while
+/// there is none goes out when the server returns, a connect timeout reports a server that is down.
+@Suite(.timeLimit(.minutes(1)))
+struct RemoteStreamsConnectionTests {
+    @Test func aLostConnectionEndsEveryOpenCallAtOnceWithUnavailable() async throws {
+        let opened = DispatchSemaphore(value: 0)
+        var handlers = RemoteHandlers()
+        handlers.request("slow") { (_: NoParameters) in
+            Single<Int>.never().do(onSubscribed: { opened.signal() })
+        }
+        handlers.stream("ticks") { (_: NoParameters) in
+            Observable<Int>.never().do(onSubscribed: { opened.signal() })
+        }
+        handlers.channel("echo") { (_: NoParameters, input: Observable<Int>) in
+            input.do(onSubscribed: { opened.signal() })
+        }
+        let context = try Context()
+        let server = try RemoteServer(
+            context: context, configuration: .init(endpoints: ["tcp://127.0.0.1:*"]), handlers: handlers)
+        let endpoint = server.endpoints[0]
+        let client = try RemoteClient(
+            context: context, configuration: .init(endpoints: [endpoint], deadline: .seconds(30)))
+        let request = Task {
+            await collect(client.request("slow", NoParameters(), as: Int.self).asObservable())
+        }
+        let stream = Task { await collect(client.stream("ticks", NoParameters(), as: Int.self)) }
+        let input = PublishSubject<Int>()
+        let channel = Task {
+            await collect(client.channel("echo", NoParameters(), input: input.asObservable(), as: Int.self))
+        }
+        for _ in 0..<3 { #expect(await arrived(opened)) }
+        #expect(client.isConnected())
+        #expect(client.counters.openStreams == 3)
+        var changes = connectionChanges(of: client).makeAsyncIterator()
+
+        let stopped = ContinuousClock.now
+        await server.stop()
+        for task in [request, stream, channel] {
+            let (elements, error) = await task.value
+            #expect(elements.isEmpty)
+            let remote = error as? RemoteError
+            #expect(remote?.code == .unavailable, "\(String(describing: error))")
+            #expect(remote?.message == "the connection to \(endpoint) was lost")
+        }
+        // Well before the 30 s deadline (and before any heartbeat timeout).
+        #expect(ContinuousClock.now - stopped < .seconds(2))
+        #expect(client.counters.openStreams == 0)
+        #expect(!client.isConnected())
+        #expect(client.isCutOff)
+        let lost = await changes.next()
+        #expect(lost == RemoteClient.ConnectionChange(replica: 0, endpoint: endpoint, isUp: false))
+        await client.stop()
+        context.terminate()
+    }
+
+    /// The loop runs from the client's creation: a handshake it reads before the client is bound
+    /// to it must still count.
+    @Test func everyClientSeesItsFirstConnectionComeUp() async throws {
+        var handlers = RemoteHandlers()
+        handlers.request("math.add") { (pair: Pair) in Single.just(pair.a + pair.b) }
+        var missed = 0
+        // A fresh context and server each time, as in a test that starts both: the handshake is then
+        // quick enough to beat the client's binding now and then.
+        for _ in 0..<100 {
+            let context = try Context()
+            let server = try RemoteServer(
+                context: context, configuration: .init(endpoints: ["tcp://127.0.0.1:*"]), handlers: handlers)
+            let client = try RemoteClient(context: context, configuration: .init(endpoints: server.endpoints))
+            #expect(try await client.request("math.add", Pair(a: 1, b: 2), as: Int.self).value == 3)
+            if !(await connected(client, within: .seconds(2))) { missed += 1 }
+            await client.stop()
+            await server.stop()
+            context.terminate()
+        }
+        #expect(missed == 0, "\(missed) of 100 clients never saw their connection come up")
+    }
+
+    @Test func aCallMadeWhileTheServerIsDownGoesOutWhenItReturns() async throws {
+        var handlers = RemoteHandlers()
+        handlers.request("math.add") { (pair: Pair) in Single.just(pair.a + pair.b) }
+        handlers.channel("double") { (_: NoParameters, input: Observable<Int>) in input.map { $0 * 2 } }
+        let context = try Context()
+        let first = try RemoteServer(
+            context: context, configuration: .init(endpoints: ["tcp://127.0.0.1:*"]), handlers: handlers)
+        let endpoint = first.endpoints[0]
+        let client = try RemoteClient(
+            context: context, configuration: .init(endpoints: [endpoint], deadline: .seconds(30)))
+        #expect(try await client.request("math.add", Pair(a: 1, b: 2), as: Int.self).value == 3)
+        var changes = connectionChanges(of: client).makeAsyncIterator()
+        await first.stop()
+        #expect(await changes.next()?.isUp == false)
+        #expect(!client.isConnected())
+
+        // Made while nothing listens: the request and the channel (with its input) wait in ZeroMQ's
+        // queue, and the server that comes back answers them.
+        let request = Task { try await client.request("math.add", Pair(a: 2, b: 3), as: Int.self).value }
+        let input = ReplaySubject<Int>.createUnbounded()
+        input.onNext(21)
+        let doubled = Task {
+            try await client.channel("double", NoParameters(), input: input.asObservable(), as: Int.self)
+                .take(1).asSingle().value
+        }
+        let second = try RemoteServer(
+            context: context, configuration: .init(endpoints: [endpoint]), handlers: handlers)
+        #expect(try await request.value == 5)
+        #expect(try await doubled.value == 42)
+        #expect(await changes.next()?.isUp == true)
+        #expect(client.isConnected())
+        #expect(!client.isCutOff)
+        await client.stop()
+        await second.stop()
+        context.terminate()
+    }
+
+    @Test func aConnectTimeoutReportsAServerThatIsDownSoonerThanTheDeadline() async throws {
+        let context = try Context()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("remote-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let endpoint = "ipc://\(directory.path)/nobody.sock"
+        let client = try RemoteClient(
+            context: context,
+            configuration: .init(
+                endpoints: [endpoint], deadline: .seconds(30), connectTimeout: .milliseconds(300)))
+        #expect(!client.isCutOff)  // never connected: still connecting, not cut off
+        let started = ContinuousClock.now
+        let (_, error) = await collect(client.stream("ticks", NoParameters(), as: Int.self))
+        let remote = error as? RemoteError
+        #expect(remote?.code == .unavailable, "\(String(describing: error))")
+        #expect(remote?.message == "no connection to \(endpoint) within 300 ms")
+        #expect(ContinuousClock.now - started < .seconds(3))
+        #expect(client.counters.openStreams == 0)
+        await client.stop()
+        context.terminate()
+    }
+
+    @Test func aConnectTimeoutDoesNotEndCallsOnAConnectionThatIsUp() async throws {
+        var handlers = RemoteHandlers()
+        handlers.request("math.add") { (pair: Pair) in Single.just(pair.a + pair.b) }
+        handlers.request("slow") { (_: NoParameters) in Single<Int>.never() }
+        let context = try Context()
+        let server = try RemoteServer(
+            context: context, configuration: .init(endpoints: ["tcp://127.0.0.1:*"]), handlers: handlers)
+        let client = try RemoteClient(
+            context: context,
+            configuration: .init(endpoints: server.endpoints, connectTimeout: .milliseconds(100)))
+        // The first call may wait for the handshake; it is well within the connect timeout here.
+        #expect(try await client.request("math.add", Pair(a: 1, b: 2), as: Int.self).value == 3)
+        let slow = await errorCode(
+            of: client.request("slow", NoParameters(), as: Int.self, deadline: .milliseconds(400)))
+        #expect(slow == .timeout)
+        await client.stop()
+        await server.stop()
+        context.terminate()
+    }
+
+    @Test func callsGoToConnectedReplicasWhileOneIsDown() async throws {
+        var handlers = RemoteHandlers()
+        handlers.request("math.add") { (pair: Pair) in Single.just(pair.a + pair.b) }
+        let context = try Context()
+        let server = try RemoteServer(
+            context: context, configuration: .init(endpoints: ["tcp://127.0.0.1:*"]), handlers: handlers)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("remote-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let client = try RemoteClient(
+            context: context,
+            configuration: .init(
+                endpoints: ["ipc://\(directory.path)/down.sock", server.endpoints[0]], deadline: .seconds(30))
+        )
+        await waitUntilConnected(client, replica: 1)
+        #expect(!client.isConnected(replica: 0))
+        for value in 0..<10 {
+            #expect(
+                try await client.request("math.add", Pair(a: value, b: 1), as: Int.self).value == value + 1)
+        }
+        await client.stop()
+        await server.stop()
+        context.terminate()
+    }
+}
+
+/// The `RemoteError` code of a failed call, or nil if it succeeded.
+private func errorCode<T: Sendable>(of single: Single<T>) async -> ErrorCode? {
+    do {
+        _ = try await single.value
+        return nil
+    } catch let error as RemoteError {
+        return error.code
+    } catch {
+        return nil
     }
 }

@@ -2,6 +2,7 @@ import Contracts
 import Reactive
 import ReactiveTestKit
 import RemoteProtocol
+import Synchronization
 import Testing
 import ValidationCore
 
@@ -249,4 +250,135 @@ struct FieldsGraphTests {
             ])
         #expect(directory.subscriptions == [Subscription(210, 250)])
     }
+
+    @Test("a lookup that found auth-service unreachable is made again when it recovers, with no new edit")
+    func recheckOnRecovery() {
+        let directory = RecoveringDirectory(
+            scheduler,
+            lookups: [
+                [.error(30, RemoteErrorFixtures.unavailable)], [.next(50, false), .completed(50)],
+            ],
+            recoveries: [.next(400, ())])
+        let check = UsernameCheck(
+            rules: ValidationRules(), directory: directory, timeout: .seconds(2), scheduler: scheduler)
+        let input = scheduler.createHotObservable([Recorded.edit(210, .username, "back_name")])
+        let scheduler = self.scheduler
+        let observer = scheduler.start(disposed: 1000) {
+            FieldsGraph.results(
+                of: input.asObservable(), parameters: FieldsParameters(), check: check, scheduler: scheduler)
+        }
+        #expect(
+            observer.events == [
+                .result(210, .username, .validating),
+                .result(240, .username, .failed(.networkError)),
+                .result(400, .username, .validating),
+                .result(450, .username, .ok(.usernameAvailable)),
+            ])
+        #expect(directory.subscriptions == [Subscription(210, 240), Subscription(400, 450)])
+        #expect(directory.recoverySubscriptions == [Subscription(210, 400), Subscription(400, 450)])
+    }
+
+    @Test("a recovery while the lookup is still failing counts: it is made again right after the failure")
+    func recoveryDuringTheLookup() {
+        let directory = RecoveringDirectory(
+            scheduler,
+            lookups: [[.error(100, RemoteErrorFixtures.timeout)], [.next(10, true), .completed(10)]],
+            recoveries: [.next(250, ())])
+        let (observer, _) = run(directory: directory, [.edit(210, .username, "slow_name")])
+        #expect(
+            observer.events == [
+                .result(210, .username, .validating),
+                .result(310, .username, .failed(.networkError)),
+                .result(310, .username, .validating),
+                .result(320, .username, .failed(.usernameExists)),
+            ])
+    }
+
+    @Test("a throttled lookup is not made again when the directory recovers")
+    func noRecheckWhenThrottled() {
+        let throttled = RecoveringDirectory(
+            scheduler, lookups: [[.error(10, RemoteErrorFixtures.rateLimited)]], recoveries: [.next(400, ())])
+        let (busy, _) = run(directory: throttled, [.edit(210, .username, "busy_name")])
+        #expect(busy.events.last == .result(220, .username, .failed(.usernameThrottled)))
+        #expect(throttled.subscriptions.count == 1)
+    }
+
+    @Test("a newer edit disposes a check waiting for the directory to recover")
+    func noRecheckAfterANewerEdit() {
+        let newer = RecoveringDirectory(
+            scheduler,
+            lookups: [[.error(10, RemoteErrorFixtures.unavailable)], [.next(10, false), .completed(10)]],
+            recoveries: [.next(400, ())])
+        let (edited, _) = run(
+            directory: newer, [.edit(210, .username, "first_name"), .edit(300, .username, "other_name")])
+        #expect(
+            edited.events == [
+                .result(210, .username, .validating),
+                .result(220, .username, .failed(.networkError)),
+                .result(300, .username, .validating),
+                .result(310, .username, .ok(.usernameAvailable)),
+            ])
+        #expect(newer.subscriptions == [Subscription(210, 220), Subscription(300, 310)])
+    }
+
+    @Test("a check waiting for the directory to recover gives up when the edits end: the output completes")
+    func noRecheckOnceTheEditsEnd() {
+        let ended = RecoveringDirectory(
+            scheduler, lookups: [[.error(10, RemoteErrorFixtures.unavailable)]], recoveries: [.next(400, ())])
+        let (completed, _) = run(directory: ended, [.edit(210, .username, "last_name"), .completed(300)])
+        #expect(
+            completed.events == [
+                .result(210, .username, .validating),
+                .result(220, .username, .failed(.networkError)),
+                .completed(300),
+            ])
+    }
+
+    private func run(directory: RecoveringDirectory, _ edits: [Recorded<Event<FieldEdit>>])
+        -> (TestableObserver<FieldResult>, TestableObservable<FieldEdit>)
+    {
+        let input = scheduler.createHotObservable(edits)
+        let check = UsernameCheck(
+            rules: ValidationRules(), directory: directory, timeout: .seconds(2), scheduler: scheduler)
+        let scheduler = self.scheduler
+        let observer = scheduler.start(disposed: 1000) {
+            FieldsGraph.results(
+                of: input.asObservable(), parameters: FieldsParameters(), check: check, scheduler: scheduler)
+        }
+        return (observer, input)
+    }
+}
+
+/// A directory on virtual time whose n-th lookup plays the n-th script (whatever the name), with
+/// scripted recoveries.
+final class RecoveringDirectory: UsernameDirectory {
+    private let scheduler: TestScheduler
+    private let scripts: [[Recorded<Event<Bool>>]]
+    private let recovering: TestableObservable<Void>
+    private let lookups = Mutex<[TestableObservable<Bool>]>([])
+
+    init(_ scheduler: TestScheduler, lookups: [[Recorded<Event<Bool>>]], recoveries: [Recorded<Event<Void>>])
+    {
+        self.scheduler = scheduler
+        self.scripts = lookups
+        recovering = scheduler.createHotObservable(recoveries)
+    }
+
+    func exists(_ username: String, client: String?) -> Single<Bool> {
+        let source = lookups.withLock { lookups in
+            let script = lookups.count < scripts.count ? scripts[lookups.count] : []
+            let source = scheduler.createColdObservable(script)
+            lookups.append(source)
+            return source
+        }
+        return source.asSingle()
+    }
+
+    var recoveries: Observable<Void> { recovering.asObservable() }
+
+    /// Every lookup's subscription, in order.
+    var subscriptions: [Subscription] { lookups.withLock { $0.flatMap(\.subscriptions) } }
+
+    /// The subscriptions to the recoveries.
+    var recoverySubscriptions: [Subscription] { recovering.subscriptions }
 }

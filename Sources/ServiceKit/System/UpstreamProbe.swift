@@ -1,5 +1,7 @@
 import Contracts
+import Reactive
 public import RemoteStreams
+import Synchronization
 
 /// A service this process calls, whose health it watches: `sys.health` turns `degraded` (still
 /// serving; the affected answers say the service is unreachable) while an upstream does not answer.
@@ -29,6 +31,10 @@ public struct Upstream: Sendable {
 /// nobody's verdict), and sets `health`: `ready` when all are ready, else `degraded` with one reason
 /// per upstream that is not. Logs each change of an upstream's reachability once.
 ///
+/// A connection to an upstream that comes up (a service that returns) starts a round at once, after
+/// the one in progress if any: `health` and the verdicts follow a recovery without waiting for the
+/// next interval.
+///
 /// Start it after the server is ready to serve; cancel the returned task (and await its value) when
 /// draining, before setting `draining`.
 public enum UpstreamProbe {
@@ -36,7 +42,14 @@ public enum UpstreamProbe {
     public static func start(
         _ upstreams: [Upstream], deadline: Duration, interval: Duration, health: HealthState, logger: Logger
     ) -> Task<Void, Never> {
-        Task {
+        let alarm = ProbeAlarm()
+        let watches = upstreams.map { upstream in
+            upstream.client.connectionChanges.subscribe(onNext: { change in
+                if change.isUp { alarm.ring() }
+            })
+        }
+        return Task {
+            defer { for watch in watches { watch.dispose() } }
             var wasReachable: [String: Bool] = [:]
             repeat {
                 let reasons = await withTaskGroup(of: (Int, String?).self) { group in
@@ -65,7 +78,7 @@ public enum UpstreamProbe {
                 } else {
                     health.set(.degraded, reasons: notReady)
                 }
-            } while (try? await Task.sleep(for: interval)) != nil
+            } while await alarm.wait(upTo: interval)
         }
     }
 
@@ -75,9 +88,69 @@ public enum UpstreamProbe {
             let report = try await upstream.client.request(
                 SystemMethod.health, NoParameters(), as: HealthReport.self, deadline: deadline
             ).value
-            return report.ready ? nil : "\(upstream.name) at \(upstream.endpoint) is \(report.status.rawValue)"
+            return report.ready
+                ? nil : "\(upstream.name) at \(upstream.endpoint) is \(report.status.rawValue)"
         } catch {
             return "\(upstream.name) at \(upstream.endpoint) does not answer (\(error))"
+        }
+    }
+}
+
+/// Wakes a probe early: ``ring()`` from any thread ends the current (or next) ``wait(upTo:)``.
+final class ProbeAlarm: Sendable {
+    private struct State {
+        /// Rung while nobody waited: the next wait returns at once.
+        var rung = false
+        var waiter: CheckedContinuation<Void, Never>?
+    }
+
+    private let state = Mutex(State())
+
+    /// Ends the wait in progress, or the next one.
+    func ring() {
+        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            guard let waiter = state.waiter else {
+                state.rung = true
+                return nil
+            }
+            state.waiter = nil
+            return waiter
+        }
+        waiter?.resume()
+    }
+
+    /// Waits until `interval` passed or the alarm rang; false when the task was cancelled.
+    func wait(upTo interval: Duration) async -> Bool {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { try? await Task.sleep(for: interval) }
+            group.addTask { await self.rang() }
+            await group.next()
+            group.cancelAll()
+        }
+        return !Task.isCancelled
+    }
+
+    /// Returns when the alarm rings or the task is cancelled.
+    private func rang() async {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                // Cancelled before the waiter is stored: the handler below found none, so resume here.
+                let now = state.withLock { state -> Bool in
+                    if state.rung || Task.isCancelled {
+                        state.rung = false
+                        return true
+                    }
+                    state.waiter = continuation
+                    return false
+                }
+                if now { continuation.resume() }
+            }
+        } onCancel: {
+            let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+                defer { state.waiter = nil }
+                return state.waiter
+            }
+            waiter?.resume()
         }
     }
 }

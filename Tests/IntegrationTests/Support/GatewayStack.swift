@@ -30,10 +30,17 @@ struct GatewayStack {
 
     static let validationArguments = ["--curve", "on", "--auth-curve", "on"]
 
-    /// Starts the four, the gateway with `gatewayArguments` added; `allowedEndClients` (public
-    /// keys) become the gateway's `allowed_clients` (for `--clients allow-list`).
+    /// The gateway's probe interval and deadline in most tests: short, so that probes settle fast.
+    static let quickTimings = ["--probe-interval", "200ms", "--deadline", "1s"]
+
+    /// Starts the four, the gateway with `timings` (its probe interval and deadline;
+    /// ``quickTimings`` unless given, `[]` for its defaults) and `gatewayArguments` added;
+    /// `allowedEndClients` (public keys) become the gateway's `allowed_clients` (for `--clients
+    /// allow-list`). With `heroesEndpoint`, the gateway calls hero-catalog-service there instead of
+    /// the one started (a stand-in with the same keys, in the state directory `state-heroes`).
     static func start(
-        in directory: TemporaryDirectory, gatewayArguments: [String] = [], allowedEndClients: [[UInt8]] = []
+        in directory: TemporaryDirectory, gatewayArguments: [String] = [], allowedEndClients: [[UInt8]] = [],
+        timings: [String] = quickTimings, heroesEndpoint: String? = nil
     ) async throws -> GatewayStack {
         let authState = try StateDirectory(creating: ServiceProcess.stateDirectory(in: directory))
         let validationState = try StateDirectory(creating: directory.file("state-validation"))
@@ -87,9 +94,8 @@ struct GatewayStack {
             let gateway = try await ServiceProcess.start(
                 [
                     "--curve", "on", "--auth-endpoint", auth.endpoint, "--validation-endpoint",
-                    validation.endpoint, "--heroes-endpoint", heroes.endpoint, "--probe-interval", "200ms",
-                    "--deadline", "1s",
-                ] + gatewayArguments, in: directory,
+                    validation.endpoint, "--heroes-endpoint", heroesEndpoint ?? heroes.endpoint,
+                ] + timings + gatewayArguments, in: directory,
                 curve: RemoteClient.Curve(serverKey: gatewayKeys.server.publicKey, keys: gatewayKeys.client),
                 name: "gateway", executable: "gateway")
             started.append(gateway)
@@ -145,16 +151,26 @@ struct GatewayStack {
 
 /// A flow channel on the gateway: inputs sent one at a time, outputs read in order.
 final class GatewayFlowSession {
+    /// What the session's stream carries: the channel's events, and the deadlines of reads.
+    private enum Item: Sendable {
+        case event(Event<FlowOutput>)
+        /// The deadline of read number `read` passed.
+        case deadline(read: Int)
+    }
+
     private let inputs = ReplaySubject<FlowInput>.createUnbounded()
-    private var iterator: AsyncStream<Event<FlowOutput>>.Iterator
+    private var iterator: AsyncStream<Item>.Iterator
+    private let continuation: AsyncStream<Item>.Continuation
     private let subscription: any Disposable
+    private var reads = 0
 
     init(_ client: RemoteClient, _ method: String, _ parameters: FlowParameters) {
-        let (stream, continuation) = AsyncStream<Event<FlowOutput>>.makeStream()
+        let (stream, continuation) = AsyncStream<Item>.makeStream()
+        self.continuation = continuation
         subscription = client.channel(
             method, parameters, input: inputs.asObservable(), as: FlowOutput.self, deadline: .seconds(110)
         ).subscribe { event in
-            continuation.yield(event)
+            continuation.yield(.event(event))
             if event.isStopEvent { continuation.finish() }
         }
         iterator = stream.makeAsyncIterator()
@@ -164,18 +180,53 @@ final class GatewayFlowSession {
 
     /// The next `count` outputs as `output: …` lines; an error ends the list with `error …`.
     func next(_ count: Int) async -> [String] {
+        await next(count, within: nil)
+    }
+
+    /// The next `count` outputs, read until `deadline` passes (nil: no deadline); the lines read by
+    /// then, fewer than `count` if it passed.
+    func next(_ count: Int, within deadline: Duration?) async -> [String] {
+        reads += 1
+        let read = reads
+        let timer = deadline.map { deadline in
+            Task { [continuation] in
+                try await Task.sleep(for: deadline)
+                continuation.yield(.deadline(read: read))
+            }
+        }
+        defer { timer?.cancel() }
         var lines: [String] = []
-        for _ in 0..<count {
+        while lines.count < count {
             switch await iterator.next() {
-            case .next(let output): lines.append(output.description)
-            case .error(let error):
+            case .event(.next(let output)): lines.append(output.description)
+            case .event(.error(let error)):
                 lines.append("error \(error)")
                 return lines
-            case .completed, nil: return lines
+            case .event(.completed), nil: return lines
+            case .deadline(let expired): if expired == read { return lines }
             }
         }
         return lines
     }
 
-    func close() { subscription.dispose() }
+    /// Reads outputs until one equals `line` or `deadline` passes; returns the lines read (the last
+    /// one is `line` if it came).
+    func next(until line: String, within deadline: Duration) async -> [String] {
+        let end = ContinuousClock.now + deadline
+        var lines: [String] = []
+        while lines.last != line {
+            let left = end - ContinuousClock.now
+            guard left > .zero else { return lines }
+            let got = await next(1, within: left)
+            guard let output = got.first else { return lines }
+            lines.append(output)
+            if output.hasPrefix("error ") { return lines }
+        }
+        return lines
+    }
+
+    func close() {
+        subscription.dispose()
+        continuation.finish()
+    }
 }

@@ -141,10 +141,14 @@ final class ChildProcess: Sendable {
 }
 
 /// Where the service binaries are: next to the test bundle (`swift build --build-tests` builds every
-/// product into the same directory).
+/// product into the same directory), or in `INTEGRATION_BIN_DIR` when it is set (e.g. the release
+/// build's, `$(swift build -c release --show-bin-path)`, to time the release binaries).
 enum Binaries {
-    /// The build directory (that of `/proc/self/exe`).
+    /// The build directory (that of `/proc/self/exe`), or `INTEGRATION_BIN_DIR`.
     static let directory: String = {
+        if let directory = ProcessInfo.processInfo.environment["INTEGRATION_BIN_DIR"], !directory.isEmpty {
+            return directory
+        }
         let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? ""
         return (executable as NSString).deletingLastPathComponent
     }()

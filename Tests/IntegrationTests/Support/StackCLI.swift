@@ -170,3 +170,40 @@ extension GatewayStack {
 func randomDigits(_ digits: Int) -> String {
     String((0..<digits).map { _ in "0123456789".randomElement() ?? "0" })
 }
+
+/// A `gateway-cli` run in the background: the process, and the files its output goes to.
+struct RunningCLI: Sendable {
+    let child: ChildProcess
+    let standardOutput: String
+    let standardError: String
+
+    /// Waits up to `timeout` for the run to end; its exit and output, or nil if it did not end.
+    func wait(timeout: Duration) async -> CLIRun? {
+        guard let status = await child.waitForExit(timeout: timeout) else { return nil }
+        return CLIRun(
+            status: status,
+            standardOutput: (try? String(contentsOfFile: standardOutput, encoding: .utf8)) ?? "",
+            standardError: (try? String(contentsOfFile: standardError, encoding: .utf8)) ?? "")
+    }
+}
+
+extension GatewayStack {
+    /// Starts `gateway-cli` with ``cliConnection`` and `arguments` (standard input empty) without
+    /// waiting for it; stop it by its pid if the test does not see it end.
+    func startCLI(_ arguments: [String]) throws -> RunningCLI {
+        let base = directory.file("cli-\(UUID().uuidString)")
+        try "".write(toFile: base + ".in", atomically: true, encoding: .utf8)
+        let script = """
+            unset GATEWAY_CLI_ENDPOINT GATEWAY_CLI_SERVER_KEY GATEWAY_CLI_CURVE GATEWAY_CLI_LANG \
+            GATEWAY_CLI_TIMEOUT GATEWAY_CLI_TOKEN
+            home=$1; input=$2; shift 2
+            HOME="$home" XDG_STATE_HOME="$home" exec "$@" < "$input"
+            """
+        let child = try ChildProcess(
+            executable: "/bin/sh",
+            arguments: ["-c", script, "sh", cliStateHome, base + ".in", try Binaries.path("gateway-cli")]
+                + cliConnection + arguments,
+            standardOutput: base + ".out", standardError: base + ".err")
+        return RunningCLI(child: child, standardOutput: base + ".out", standardError: base + ".err")
+    }
+}
