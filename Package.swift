@@ -67,7 +67,7 @@ let package = Package(
             swiftSettings: common),
         .testTarget(
             name: "RemoteStreamsTests",
-            dependencies: ["RemoteStreams", "Reactive", "RemoteProtocol", "ZeroMQ"],
+            dependencies: ["RemoteStreams", "Reactive", "RemoteProtocol", "ZeroMQ", "TestSupport"],
             swiftSettings: common),
         .testTarget(
             name: "ReactiveTests",
@@ -167,7 +167,7 @@ let package = Package(
             swiftSettings: common),
         // deploy/: manifests, unit files, the Dockerfile and the local stack script, checked offline.
         // What the test targets that start real programs share.
-        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: common),
+        .target(name: "TestSupport", dependencies: ["ZeroMQ"], path: "Tests/TestSupport", swiftSettings: common),
         .testTarget(name: "DeployTests", dependencies: ["TestSupport"], swiftSettings: common),
         .target(
             name: "GatewayClient",

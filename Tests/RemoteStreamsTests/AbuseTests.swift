@@ -4,46 +4,9 @@ import Reactive
 import RemoteProtocol
 import RemoteStreams
 import Synchronization
+import TestSupport
 import Testing
 import ZeroMQ
-
-/// A raw DEALER on a thread of its own that sends `messages` and then never reads, until released.
-/// A small receive queue and TCP buffer make its answers back up into the server quickly.
-final class NonReadingPeer: Sendable {
-    private let release = DispatchSemaphore(value: 0)
-    private let ended = DispatchSemaphore(value: 0)
-    private let sent = DispatchSemaphore(value: 0)
-    private let failure = Mutex<String?>(nil)
-
-    init(context: Context, endpoint: String, messages: [[[UInt8]]]) {
-        Thread { [self] in
-            do {
-                let dealer = try Socket(context, .dealer, linger: 0)
-                try dealer.set(.receiveHighWaterMark, 5)
-                try dealer.set(.receiveBuffer, 4_096)
-                try dealer.connect(endpoint)
-                for message in messages { try dealer.send(parts: message) }
-                sent.signal()
-                _ = release.wait(timeout: .now() + 60)
-                dealer.close(linger: 0)
-            } catch {
-                failure.withLock { $0 = "\(error)" }
-                sent.signal()
-            }
-            ended.signal()
-        }.start()
-    }
-
-    /// Waits until everything was handed to libzmq.
-    func waitUntilSent() async -> Bool { await arrived(sent) }
-
-    /// Closes the socket (its connection) and waits for the thread to end.
-    func close() async -> String? {
-        release.signal()
-        _ = await arrived(ended)
-        return failure.withLock { $0 }
-    }
-}
 
 /// Polls `condition` until it holds or `limit` passes, with a round trip through `client` between
 /// polls (real work, not a sleep); returns how long it took, nil on timeout.
@@ -76,7 +39,7 @@ struct RemoteServerAbuseTests {
         // It opens a stream, then asks for 3,000 answers of 4 KiB and reads none of them.
         var messages = [codec.encode(try Frame.subscribe(stream: 1, method: "ticks"))]
         for id in 2...3_001 { messages.append(codec.encode(try Frame.request(stream: UInt64(id), method: "blob"))) }
-        let stuck = NonReadingPeer(context: context, endpoint: server.endpoints[0], messages: messages)
+        let stuck = NonReadingDealer(context: context, endpoint: server.endpoints[0], messages: messages)
         #expect(await stuck.waitUntilSent())
 
         let client = try RemoteClient(
@@ -129,7 +92,7 @@ struct RemoteServerAbuseTests {
             configuration: .init(endpoints: [endpoint], clientTimeout: .seconds(60)),
             handlers: handlers)
         let opening = FrameCodec().encode(try Frame.subscribe(stream: 1, method: "ticks"))
-        let peer = NonReadingPeer(context: context, endpoint: server.endpoints[0], messages: [opening])
+        let peer = NonReadingDealer(context: context, endpoint: server.endpoints[0], messages: [opening])
         #expect(await arrived(subscribed))
         let closed = ContinuousClock.now
         #expect(await peer.close() == nil)
