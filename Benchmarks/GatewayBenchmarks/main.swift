@@ -1,4 +1,4 @@
-// The gateway through the whole stack (issue 6, Speed): auth-service, validation-service,
+// The gateway through the whole stack: auth-service, validation-service,
 // hero-catalog-service and the gateway started as real processes with CURVE (as `make run` does), on
 // tcp loopback, and measured from end clients of the gateway:
 //

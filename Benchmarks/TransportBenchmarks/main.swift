@@ -111,5 +111,5 @@ print()
 print("Best of \(rounds) rounds:")
 print(table(zip(selected, best).map { ($0.label, $1) }))
 print(
-    "×(1): the row's rate over (1)'s. Goals (issue 3): (2) at least 0.90 of (1); (3) at least 0.30 of (1) "
+    "×(1): the row's rate over (1)'s. Goals: (2) at least 0.90 of (1); (3) at least 0.30 of (1) "
         + "with 64 in flight, and (3)'s p50 with 1 in flight within 1.5x of (1)'s.")
