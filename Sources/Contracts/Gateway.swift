@@ -35,7 +35,7 @@ public enum GatewayMethod {
     public static let heroesSearch = "heroes.search"
 }
 
-/// A language the gateway renders messages in (DESIGN.md §6).
+/// A language the gateway renders messages in (docs/ARCHITECTURE.md §6).
 public enum MessageLocale: String, Codable, Sendable, Hashable, CaseIterable, CustomStringConvertible {
     /// Simplified Chinese: the original demos' wording.
     case zhHans = "zh-Hans"

@@ -1,5 +1,5 @@
 /// A message code: what a service means, for the gateway to render in the client's locale
-/// (DESIGN.md §6). Services never send rendered text.
+/// (docs/ARCHITECTURE.md §6). Services never send rendered text.
 public struct MessageCode: RawRepresentable, Codable, Sendable, Hashable, CustomStringConvertible,
     ExpressibleByStringLiteral
 {

@@ -32,7 +32,7 @@ public struct ScreenMessage: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-/// The phone login flow (DESIGN.md §2.1), the demos' login ViewModel: phone, password and taps in;
+/// The phone login flow (docs/ARCHITECTURE.md §2.1), the demos' login ViewModel: phone, password and taps in;
 /// whether the button is enabled, the spinner and the tip line out.
 ///
 /// ```

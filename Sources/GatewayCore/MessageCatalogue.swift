@@ -1,6 +1,6 @@
 public import Contracts
 
-/// Every text a screen shows, in the three locales (DESIGN.md §6): the services' message codes, the
+/// Every text a screen shows, in the three locales (docs/ARCHITECTURE.md §6): the services' message codes, the
 /// gateway's own (`login.failed`, `numbers.overflow`, …) and the client's labels (`ui.*`).
 ///
 /// Templates interpolate parameters written `{name}`. A parameter whose value is itself a code in the

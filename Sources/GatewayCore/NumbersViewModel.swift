@@ -1,7 +1,7 @@
 public import Contracts
 public import Reactive
 
-/// The numbers flow (DESIGN.md §2.5), the demos' "add three numbers" screen: three texts in, their
+/// The numbers flow (docs/ARCHITECTURE.md §2.5), the demos' "add three numbers" screen: three texts in, their
 /// sum out. No backend: the gateway alone.
 ///
 /// - Each text is read as a decimal integer (an optional sign, ASCII digits; surrounding spaces are

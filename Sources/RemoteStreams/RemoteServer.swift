@@ -5,7 +5,7 @@ public import ZeroMQ
 
 /// A ROUTER that serves ``RemoteHandlers`` over the remote-streams protocol (docs/PROTOCOL.md).
 ///
-/// Threading follows DESIGN.md §3: one ``SocketLoop`` thread owns the socket and hands decoded
+/// Threading follows docs/ARCHITECTURE.md §3: one ``SocketLoop`` thread owns the socket and hands decoded
 /// batches to an actor (`ServerCore`) through an ``ActorScheduler`` (one hop per batch). Every open
 /// stream's graph is subscribed from that actor, and its outgoing frames are queued back to the
 /// loop, which never blocks the actor. A stream ends, and its graph is disposed, on its terminal

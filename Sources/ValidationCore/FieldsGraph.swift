@@ -1,7 +1,7 @@
 public import Contracts
 public import Reactive
 
-/// The `validate.fields` graph (DESIGN.md §3): field edits in, `{field, result}` out.
+/// The `validate.fields` graph (docs/ARCHITECTURE.md §3): field edits in, `{field, result}` out.
 ///
 /// ```
 /// edits ─observe(on:)─┬─ phone    ─ distinct ─ rules ───────────────────────────────┐

@@ -1,6 +1,6 @@
 public import Contracts
 
-/// The field rules of DESIGN.md §2, as pure functions of the text.
+/// The field rules of docs/ARCHITECTURE.md §2, as pure functions of the text.
 ///
 /// Lengths are counted in user-perceived characters (grapheme clusters): "é" typed as `e` plus a
 /// combining accent is one character, and so is a family emoji. Every limit is a flag of
