@@ -50,8 +50,10 @@ extension MessageCode {
 }
 
 extension MessageCode {
-    /// The phone number has something other than ASCII digits in it, or more digits than allowed.
+    /// The phone number has something other than ASCII digits in it.
     public static let phoneFormat: MessageCode = "phone.format"
+    /// The phone number has more digits than allowed.
+    public static let phoneLong: MessageCode = "phone.long"
     /// The phone number has fewer digits than required.
     public static let phoneShort: MessageCode = "phone.short"
     /// The password is too short to log in with (no parameters: the login message names no limit).

@@ -95,8 +95,9 @@ extension CLIInvocation {
         options (also before the subcommand):
           --endpoint ENDPOINT   the gateway (GATEWAY_CLI_ENDPOINT; default \(defaultEndpoint))
           --server-key KEY      the gateway's CURVE public key: a file or 40 Z85 characters
-                                (GATEWAY_CLI_SERVER_KEY; default: curve.pub in the gateway's state
-                                directory, $XDG_STATE_HOME or ~/.local/state, /reactive-login/gateway/)
+                                (GATEWAY_CLI_SERVER_KEY; default: the first curve.pub found in
+                                reactive-login/stack/gateway/ (make run, make up), then
+                                reactive-login/gateway/, under $XDG_STATE_HOME or ~/.local/state)
           --curve on|off        CURVE encryption (GATEWAY_CLI_CURVE; default on)
           --lang LANG           zh-Hans, zh-Hant or en (GATEWAY_CLI_LANG; default from LC_ALL,
                                 LC_MESSAGES or LANG: zh_TW/zh_HK/zh_MO → zh-Hant, other zh → zh-Hans,

@@ -71,7 +71,7 @@ public struct CLIInvocation: Sendable, Hashable {
     /// The subcommands, in the order help lists them.
     public static let subcommands = ["login", "register", "signin", "heroes", "numbers"]
     /// The program's version.
-    public static let version = "1.0.0"
+    public static let version = ProjectVersion.current
 
     /// What to run.
     public var command: Command

@@ -7,13 +7,18 @@ import ZeroMQ
 
 /// The CURVE keys `gateway-cli` uses (docs/gateway/cli.md, "Keys").
 public enum GatewayKeys {
-    /// Where the gateway keeps its public key by default: `curve.pub` in its state directory.
-    public static func defaultServerKeyPath(environment: [String: String]) -> String {
-        StateDirectory.resolve(service: "gateway", override: nil, environment: environment) + "/curve.pub"
+    /// Where the client looks for the gateway's public key when `--server-key` is not given, in
+    /// order: the local stack's gateway (`make run`, `make up`: `…/reactive-login/stack/gateway/`),
+    /// then a gateway started on its own with its default state directory
+    /// (`…/reactive-login/gateway/`), each under `$XDG_STATE_HOME`, else `~/.local/state`.
+    public static func defaultServerKeyPaths(environment: [String: String]) -> [String] {
+        ["stack/gateway", "gateway"].map {
+            StateDirectory.resolve(service: $0, override: nil, environment: environment) + "/curve.pub"
+        }
     }
 
     /// The CURVE settings for `invocation`: nil with `--curve off`; else the server key (from
-    /// `--server-key`, a file or 40 Z85 characters, or the gateway's default `curve.pub`) and the
+    /// `--server-key`, a file or 40 Z85 characters, or the first of ``defaultServerKeyPaths(environment:)`` that exists) and the
     /// client's own pair, generated on first use in `…/reactive-login/gateway-cli/`
     /// (`client.key`, `client.pub`).
     ///
@@ -32,7 +37,7 @@ public enum GatewayKeys {
         }
     }
 
-    /// The server key `value` names (a key file, else 40 Z85 characters), or the default file's.
+    /// The server key `value` names (a key file, else 40 Z85 characters), or the first default file's.
     static func serverKey(_ value: String?, environment: [String: String]) throws(CLIUsageError) -> [UInt8] {
         if let value {
             if !FileManager.default.fileExists(atPath: value), value.utf8.count == 40,
@@ -44,10 +49,11 @@ public enum GatewayKeys {
                 throw CLIUsageError("--server-key is neither a readable key file nor a Z85 key: \(error)")
             }
         }
-        let path = defaultServerKeyPath(environment: environment)
-        guard FileManager.default.fileExists(atPath: path) else {
+        let candidates = defaultServerKeyPaths(environment: environment)
+        guard let path = candidates.first(where: { FileManager.default.fileExists(atPath: $0) }) else {
             throw CLIUsageError(
-                "no gateway key at \(path): give --server-key (the gateway's curve.pub) or --curve off")
+                "no gateway key at \(candidates.joined(separator: " or ")): start the stack (make up), "
+                    + "or give --server-key (the gateway's curve.pub) or --curve off")
         }
         do { return try CurveKeyFiles.publicKey(at: path) } catch {
             throw CLIUsageError("cannot read the gateway's key: \(error)")

@@ -3,9 +3,10 @@ import BenchmarkSupport
 extension LoadResult {
     /// A plain SVG image of two panels: latency by percentile (the x axis spaced as HdrHistogram's
     /// plots are, by `1/(1-p)` on a log scale, so 90 %, 99 %, 99.9 % are equally far apart) and
-    /// answers per second over time.
+    /// answers per second over time. The ticks of one axis share one format (`0s 5s 10s 15s 20s`,
+    /// `0 0.25 0.50 0.75 1.00`), and every label lies inside the image.
     public func svg() -> String {
-        let width = 960.0
+        let width = 1_000.0
         let height = 360.0
         let panel = (width: 400.0, height: 260.0)
         let left = (x: 70.0, y: 50.0)
@@ -33,11 +34,11 @@ extension LoadResult {
             let label = ["0%", "90%", "99%", "99.9%", "99.99%", "99.999%"][depth]
             out.append(tick(x: x, y: left.y + panel.height, label: label, vertical: true))
         }
-        for step in 0...4 {
-            let value = topMilliseconds * Double(step) / 4
+        let latencyLabels = axisLabels((0...4).map { topMilliseconds * Double($0) / 4 })
+        for (step, label) in latencyLabels.enumerated() {
             out.append(
                 tick(
-                    x: left.x, y: left.y + panel.height * (1 - Double(step) / 4), label: compact(value),
+                    x: left.x, y: left.y + panel.height * (1 - Double(step) / 4), label: label,
                     vertical: false))
         }
         let path = points.map { depth, value in
@@ -70,18 +71,17 @@ extension LoadResult {
                 #"<text x="\#(right.x + panel.width - 4)" y="\#(fixed(y - 4, 1))" text-anchor="end" fill="crimson">"#
                     + "requested \(compact(requestedRate))/s</text>")
         }
-        for step in 0...4 {
+        for (step, label) in axisLabels((0...4).map { top * Double($0) / 4 }).enumerated() {
             out.append(
                 tick(
-                    x: right.x, y: right.y + panel.height * (1 - Double(step) / 4),
-                    label: compact(top * Double(step) / 4), vertical: false))
+                    x: right.x, y: right.y + panel.height * (1 - Double(step) / 4), label: label,
+                    vertical: false))
         }
-        for step in 0...4 {
-            let second = Double(seconds) * Double(step) / 4
+        for (step, label) in axisLabels((0...4).map { Double(seconds) * Double($0) / 4 }).enumerated() {
             out.append(
                 tick(
                     x: right.x + panel.width * Double(step) / 4, y: right.y + panel.height,
-                    label: compact(second) + "s", vertical: true))
+                    label: label + "s", vertical: true))
         }
         out.append("</svg>")
         return out.joined(separator: "\n") + "\n"
@@ -148,6 +148,20 @@ func compact(_ value: Double) -> String {
     if value >= 10 { return fixed(value, 1) }
     if value >= 1 { return fixed(value, 2) }
     return fixed(value, 3)
+}
+
+/// The labels of one axis' ticks in one format: the fewest decimals (up to 3) that show every value
+/// exactly, so `0 5 10 15 20` and `0 1.75 3.50 5.25 7.00`; whole values of 1,000 and more grouped.
+func axisLabels(_ values: [Double]) -> [String] {
+    func exact(_ value: Double, _ digits: Int) -> Bool {
+        let scaled = value * pow10(Double(digits))
+        return (scaled - scaled.rounded()).magnitude < 1e-6 * max(1, scaled.magnitude)
+    }
+    let digits = (0...3).first { digits in values.allSatisfy { exact($0, digits) } } ?? 3
+    if digits == 0 {
+        return values.map { $0 >= 1_000 ? grouped($0) : fixed($0, 0) }
+    }
+    return values.map { fixed($0, digits) }
 }
 
 /// Text with `&`, `<`, `>` escaped for SVG.

@@ -319,9 +319,9 @@ public struct FormScreen: ScreenModel {
             body.append(StyledLine())
             var row = LineBuilder(width: width)
             row.add("  ")
+            // `ui.sum` carries its own separator: `Sum: 42`, `和：42`.
             row.add(labels("ui.sum"), TextStyle(bold: true))
             row.pad(to: boxColumn)
-            row.add("= ")
             if let number = sum.number {
                 row.add(String(number), TextStyle(color: context.color(.green), bold: true))
             } else {

@@ -42,7 +42,8 @@ public struct ValidationRules: Sendable, Hashable {
     }
 
     /// A phone number: empty; `phone.format` for anything but ASCII digits (signs, spaces,
-    /// full-width digits included) or for too many digits; `phone.short` for too few; else ok.
+    /// full-width digits included); `phone.short` for too few digits, `phone.long` for too many;
+    /// else ok.
     public func phone(_ text: String) -> ValidationResult {
         if text.isEmpty { return .empty }
         var digits = 0
@@ -51,7 +52,7 @@ public struct ValidationRules: Sendable, Hashable {
             digits += 1
         }
         if digits < minimumPhoneDigits { return .failed(.phoneShort) }
-        if digits > maximumPhoneDigits { return .failed(.phoneFormat) }
+        if digits > maximumPhoneDigits { return .failed(.phoneLong) }
         return .ok()
     }
 

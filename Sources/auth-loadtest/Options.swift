@@ -1,3 +1,4 @@
+import Contracts
 import LoadTestCore
 import ServiceKit
 
@@ -152,7 +153,7 @@ enum LoadTestOptions {
     ]
 
     static let interface = CommandLineInterface(
-        executable: "auth-loadtest", version: "0.1.0",
+        executable: "auth-loadtest", version: ProjectVersion.current,
         summary: "A load generator for auth-service: open (--rate) or closed (--concurrency) model, "
             + "HdrHistogram-style latencies, report, --json, --svg, --fail-if (docs/LOADTEST.md).",
         options: all)

@@ -1,4 +1,5 @@
 import AuthCore
+import Contracts
 import SQLite
 import ServiceKit
 import Sodium
@@ -142,7 +143,7 @@ enum AuthOptions {
         ] + standard.all
 
     static let interface = CommandLineInterface(
-        executable: "auth-service", version: "0.4.0",
+        executable: "auth-service", version: ProjectVersion.current,
         summary:
             "Accounts, passwords and session tokens for the reactive login system (docs/services/auth.md).",
         options: all)

@@ -1,3 +1,4 @@
+import Contracts
 import ServiceKit
 
 /// `--curve`, `--auth-curve`, `--validation-curve` and `--heroes-curve`.
@@ -103,7 +104,7 @@ enum GatewayOptions {
         ] + standard.all
 
     static let interface = CommandLineInterface(
-        executable: "gateway", version: "0.1.0",
+        executable: "gateway", version: ProjectVersion.current,
         summary:
             "The screens of the reactive login system as ZeroMQ channels and commands, over auth-service, "
             + "validation-service and hero-catalog-service (docs/gateway/protocol.md).",

@@ -1,3 +1,4 @@
+import Contracts
 import ServiceKit
 
 /// `--curve` and `--auth-curve`.
@@ -68,7 +69,7 @@ enum HeroOptions {
         ] + standard.all
 
     static let interface = CommandLineInterface(
-        executable: "hero-catalog-service", version: "0.5.0",
+        executable: "hero-catalog-service", version: ProjectVersion.current,
         summary: "The hero catalog of the reactive login system: search, get and watch, for holders of a "
             + "session token (docs/services/hero-catalog.md).",
         options: all)

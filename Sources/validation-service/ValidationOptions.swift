@@ -1,3 +1,4 @@
+import Contracts
 import ServiceKit
 import ValidationCore
 
@@ -63,7 +64,7 @@ enum ValidationOptions {
         parser: .integer(in: 1...64), help: "Fewest digits of a phone number (phone.short).")
     static let maximumPhoneDigits = Option(
         "max-phone-digits", environment: "VALIDATION_MAX_PHONE_DIGITS", default: rules.maximumPhoneDigits,
-        parser: .integer(in: 1...64), help: "Most digits of a phone number (phone.format past it).")
+        parser: .integer(in: 1...64), help: "Most digits of a phone number (phone.long past it).")
     static let maximumStreams = Option(
         "max-streams", environment: "VALIDATION_MAX_STREAMS", default: 8_192,
         parser: .integer(in: 1...1_000_000),
@@ -85,7 +86,7 @@ enum ValidationOptions {
         ] + standard.all
 
     static let interface = CommandLineInterface(
-        executable: "validation-service", version: "0.1.0",
+        executable: "validation-service", version: ProjectVersion.current,
         summary: "Field rules (phone, username, password, repeat) as requests and streams for the reactive "
             + "login system (docs/services/validation.md).",
         options: all)

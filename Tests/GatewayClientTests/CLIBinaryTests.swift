@@ -1,3 +1,4 @@
+import Contracts
 import Foundation
 import GatewayClient
 import RemoteStreams
@@ -180,13 +181,14 @@ struct CLIBinaryTests {
         #expect(noKey.status == 64)
         #expect(
             noKey.standardError.contains(
-                "no gateway key at \(directory.path)/state/reactive-login/gateway/curve.pub"))
+                "no gateway key at \(directory.path)/state/reactive-login/stack/gateway/curve.pub or "
+                    + "\(directory.path)/state/reactive-login/gateway/curve.pub"))
         #expect(emptyPassword.status == 64)
         #expect(emptyPassword.standardError.contains("the password is empty"))
         #expect(help.status == 0)
         #expect(help.standardOutput.hasPrefix("usage: gateway-cli signin"))
         #expect(version.status == 0)
-        #expect(version.standardOutput == "gateway-cli 1.0.0\n")
+        #expect(version.standardOutput == "gateway-cli \(ProjectVersion.current)\n")
     }
 }
 

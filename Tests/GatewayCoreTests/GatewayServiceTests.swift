@@ -96,7 +96,7 @@ struct GatewayServiceFlowTests {
             MessageLocale.en, "Phone number too short", "Login succeeded, user: ann, token: t1",
             "Login failed: Wrong password"
         ),
-        (MessageLocale.zhHant, "號碼長度不足", "登錄成功，用戶名:ann，標識符:t1", "登錄失敗 密碼錯誤"),
+        (MessageLocale.zhHant, "號碼長度不足", "登入成功，使用者名稱:ann，識別碼:t1", "登入失敗 密碼錯誤"),
     ])
     func loginRendersInTheChannelsLocale(locale: MessageLocale, short: String, ok: String, failed: String) {
         let run = FlowRun.run(GatewayMethod.login, FlowParameters(locale: locale), inputs: loginTyping)
@@ -149,10 +149,10 @@ struct GatewayServiceFlowTests {
         #expect(
             run.lines == [
                 "101 username: empty ", "101 loginEnabled: false", "101 loggingIn: false",
-                "202 username: ok username.exists 賬戶已存在", "211 loginEnabled: true",
+                "202 username: ok username.exists 帳戶已存在", "211 loginEnabled: true",
                 "231 loginEnabled: false", "231 loggingIn: true",
                 "243 loginEnabled: true", "243 loggingIn: false",
-                "243 alert: success login.ok 登錄成功，用戶名:ann，標識符:t1", "243 session: ann",
+                "243 alert: success login.ok 登入成功，使用者名稱:ann，識別碼:t1", "243 session: ann",
             ])
         #expect(run.at(243).last == FlowOutput(output: "session", name: "ann", token: "t1"))
     }
@@ -181,7 +181,7 @@ struct GatewayServiceFlowTests {
         let run = FlowRun.run(
             GatewayMethod.heroes, FlowParameters(token: "stale"),
             inputs: [.next(200, .text("searchText", "a"))])
-        #expect(run.lines.suffix(2) == ["202 error: session.expired 登录已过期，请重新登录", "202 searching: false"])
+        #expect(run.lines.suffix(2) == ["202 error: session.expired 未登录或会话已失效，请重新登录", "202 searching: false"])
     }
 
     @Test func aCatalogOutageShowsTheErrorBeforeSearchingEnds() {

@@ -28,7 +28,7 @@ struct MessageCatalogueTests {
         #expect(catalogue.render(.phoneFormat, in: .zhHans) == "号码格式错误")
         #expect(catalogue.render(.usernameShort, ["n": "6"], in: .zhHans) == "用户名长度至少6个字符")
         #expect(catalogue.render(.usernameShort, ["n": "6"], in: .en) == "Username must be at least 6 characters")
-        #expect(catalogue.render(.networkError, in: .zhHant) == "網絡或數據解析錯誤！")
+        #expect(catalogue.render(.networkError, in: .zhHant) == "網路或資料解析錯誤！")
         #expect(
             catalogue.render(.loginOK, ["name": "ann", "token": "t0k"], in: .zhHans) == "登录成功，用户名:ann，标识符:t0k")
     }
@@ -36,7 +36,7 @@ struct MessageCatalogueTests {
     @Test func aParameterThatIsACodeRendersAsItsText() {
         let failed = ScreenMessage(.loginFailed, ["message": MessageCode.loginWrongPassword.rawValue])
         #expect(catalogue.render(failed, in: .zhHans) == "登录失败 密码错误")
-        #expect(catalogue.render(failed, in: .zhHant) == "登錄失敗 密碼錯誤")
+        #expect(catalogue.render(failed, in: .zhHant) == "登入失敗 密碼錯誤")
         #expect(catalogue.render(failed, in: .en) == "Login failed: Wrong password")
     }
 

@@ -23,9 +23,9 @@ private struct Texts: Sendable {
             exists: "账户已存在", registerOK: "注册成功", phoneShort: "号码长度不足", loginFailed: "登录失败 密码错误",
             networkError: "网络或数据解析错误！", loginOK: { "登录成功，用户名:\($0)，标识符:<token>" }),
         .zhHant: Texts(
-            checking: "正在檢查用戶名…", available: "用戶名可用", passwordOK: "密碼可用", mismatch: "兩次密碼不一樣",
-            exists: "賬戶已存在", registerOK: "註冊成功", phoneShort: "號碼長度不足", loginFailed: "登錄失敗 密碼錯誤",
-            networkError: "網絡或數據解析錯誤！", loginOK: { "登錄成功，用戶名:\($0)，標識符:<token>" }),
+            checking: "正在檢查使用者名稱…", available: "使用者名稱可用", passwordOK: "密碼可用", mismatch: "兩次密碼不一樣",
+            exists: "帳戶已存在", registerOK: "註冊成功", phoneShort: "號碼長度不足", loginFailed: "登入失敗 密碼錯誤",
+            networkError: "網路或資料解析錯誤！", loginOK: { "登入成功，使用者名稱:\($0)，識別碼:<token>" }),
         .en: Texts(
             checking: "Checking username…", available: "Username available",
             passwordOK: "Password acceptable",
@@ -44,9 +44,9 @@ extension GatewayFlowSession {
         #expect(got == expected, sourceLocation: sourceLocation)
     }
 
-    /// `line` with the token after `标识符:`, `標識符:` or `token: ` replaced by `<token>`.
+    /// `line` with the token after `标识符:`, `識別碼:` or `token: ` replaced by `<token>`.
     static func redactingTokens(_ line: String) -> String {
-        for marker in ["标识符:", "標識符:", "token: "] {
+        for marker in ["标识符:", "識別碼:", "token: "] {
             guard let range = line.range(of: marker) else { continue }
             return line[..<range.upperBound] + "<token>"
         }

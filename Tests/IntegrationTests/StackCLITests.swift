@@ -23,22 +23,22 @@ private struct CLITexts: Sendable {
             locale: .zhHans, phoneShort: "号码长度不足", wrongPassword: "密码错误", loginFailed: "登录失败 密码错误",
             registerOK: "注册成功", exists: "账户已存在", passwordMin: "密码长度至少6个字符",
             unknownUser: "用户名不存在", networkError: "网络或数据解析错误！", overflow: "数值溢出",
-            sessionExpired: "登录已过期，请重新登录", checking: "正在检查用户名…", available: "用户名可用", passwordOK: "密码可用",
+            sessionExpired: "未登录或会话已失效，请重新登录", checking: "正在检查用户名…", available: "用户名可用", passwordOK: "密码可用",
             manHeroes: ["飞跃大海的神猴哈奴曼", "失落百年的渔夫浦岛太郎", "乌里的弩手威廉·退尔", "黄金之王曼萨·穆萨", "引路奔向自由的哈丽特·塔布曼"],
             loginOK: { "登录成功，用户名:\($0)，标识符:<token>" }, total: { "共\($0)个" }),
         CLITexts(
-            locale: .zhHant, phoneShort: "號碼長度不足", wrongPassword: "密碼錯誤", loginFailed: "登錄失敗 密碼錯誤",
-            registerOK: "註冊成功", exists: "賬戶已存在", passwordMin: "密碼長度至少6個字符",
-            unknownUser: "用戶名不存在", networkError: "網絡或數據解析錯誤！", overflow: "數值溢出",
-            sessionExpired: "登錄已過期，請重新登錄", checking: "正在檢查用戶名…", available: "用戶名可用", passwordOK: "密碼可用",
+            locale: .zhHant, phoneShort: "號碼長度不足", wrongPassword: "密碼錯誤", loginFailed: "登入失敗 密碼錯誤",
+            registerOK: "註冊成功", exists: "帳戶已存在", passwordMin: "密碼至少需6個字元",
+            unknownUser: "使用者名稱不存在", networkError: "網路或資料解析錯誤！", overflow: "數值溢位",
+            sessionExpired: "未登入或工作階段已失效，請重新登入", checking: "正在檢查使用者名稱…", available: "使用者名稱可用", passwordOK: "密碼可用",
             manHeroes: ["飛躍大海的神猴哈奴曼", "失落百年的漁夫浦島太郎", "烏里的弩手威廉·退爾", "黃金之王曼薩·穆薩", "引路奔向自由的哈麗特·塔布曼"],
-            loginOK: { "登錄成功，用戶名:\($0)，標識符:<token>" }, total: { "共\($0)個" }),
+            loginOK: { "登入成功，使用者名稱:\($0)，識別碼:<token>" }, total: { "共\($0)個" }),
         CLITexts(
             locale: .en, phoneShort: "Phone number too short", wrongPassword: "Wrong password",
             loginFailed: "Login failed: Wrong password", registerOK: "Registration succeeded",
             exists: "Account already exists", passwordMin: "Password must be at least 6 characters",
             unknownUser: "Username does not exist", networkError: "Network or data parsing error!",
-            overflow: "Number too large", sessionExpired: "Session expired; sign in again",
+            overflow: "Number too large", sessionExpired: "Not signed in, or the session has ended; sign in again",
             checking: "Checking username…", available: "Username available",
             passwordOK: "Password acceptable",
             manHeroes: [
@@ -350,13 +350,13 @@ struct StackCLITests {
                 ["login", "--phone", phone, "--password-stdin", "--lang", "zh-Hant"], input: "secret1\n")
             #expect(ok.status == .exited(0), "\(ok)")
             let token = try #require(ok.standardOutput.split(separator: "\n").last.map(String.init))
-            #expect(ok.standardOutput == "登錄成功，用戶名:\(phone)，標識符:\(token)\n\(token)\n")
+            #expect(ok.standardOutput == "登入成功，使用者名稱:\(phone)，識別碼:\(token)\n\(token)\n")
             #expect(ok.standardError == "")
             for (arguments, input, message) in [
-                (["login", "--phone", phone], "wrong12\n", "登錄失敗 密碼錯誤\n"),
+                (["login", "--phone", phone], "wrong12\n", "登入失敗 密碼錯誤\n"),
                 (["login", "--phone", "138"], "secret1\n", "號碼長度不足\n"),
                 (["signin", "--username", phone], "wrong12\n", "密碼錯誤\n"),
-                (["register", "--username", phone], "secret1\n", "賬戶已存在\n"),
+                (["register", "--username", phone], "secret1\n", "帳戶已存在\n"),
                 (["numbers", "9223372036854775807", "1", "0"], "", "數值溢出\n"),
             ] {
                 let refused = try await stack.cli(

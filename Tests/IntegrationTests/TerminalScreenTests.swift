@@ -54,7 +54,7 @@ struct TerminalScreenTests {
                 let rows = screen.split(separator: "\n", omittingEmptySubsequences: false).map {
                     $0.trimmingCharacters(in: .whitespaces)
                 }
-                #expect(Array(rows.prefix(3)) == ["密碼:", "登錄失敗 密碼錯誤", "exit 1"], "\(screen)")
+                #expect(Array(rows.prefix(3)) == ["密碼:", "登入失敗 密碼錯誤", "exit 1"], "\(screen)")
             } catch {
                 let screen = (try? await tmux.screen()) ?? "(no screen)"
                 await tmux.kill()

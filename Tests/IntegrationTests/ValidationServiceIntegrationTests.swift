@@ -133,7 +133,7 @@ struct ValidationRequestIntegrationTests {
             let client = stack.validation.client
             let phones: [(String, ValidationResult)] = [
                 ("", .empty), ("1380013800", .failed(.phoneShort)), ("13800138000", .ok()),
-                ("138001380001234", .ok()), ("1380013800012345", .failed(.phoneFormat)),
+                ("138001380001234", .ok()), ("1380013800012345", .failed(.phoneLong)),
                 ("+8613800138000", .failed(.phoneFormat)), ("１３８００１３８０００", .failed(.phoneFormat)),
                 ("138 0013 8000", .failed(.phoneFormat)),
             ]

@@ -1,5 +1,5 @@
 import Foundation
-import LoadTestCore
+@testable import LoadTestCore
 import Testing
 
 @Suite("the report, the JSON and the SVG", .timeLimit(.minutes(1)))
@@ -55,6 +55,34 @@ struct ReportTests {
         let text = String(decoding: data, as: UTF8.self)
         #expect(text.contains("\"per_second\""))
         #expect(text.contains("\"latency_milliseconds\""))
+    }
+
+    @Test("--svg: one format per axis, and every label inside the image")
+    func svgLabels() throws {
+        var result = sample()
+        result.perSecond = Array(repeating: 1_000, count: 20)
+        let svg = result.svg()
+        let seconds = ["0s", "5s", "10s", "15s", "20s"]
+        for label in seconds { #expect(svg.contains(">\(label)</text>"), "no tick \(label)") }
+        #expect(!svg.contains(">5.00s<") && !svg.contains(">10.0s<"))
+        #expect(axisLabelsOf(svg, endingWith: "s") == seconds)
+        let widthText = try #require(svg.firstMatch(of: /width="([0-9.]+)"/)?.1)
+        let width = try #require(Double(widthText))
+        // A label of n characters at 12 px is at most 7n px wide (sans-serif digits are about 6.7).
+        for match in svg.matches(of: /<text x="([0-9.\-]+)"[^>]*text-anchor="(middle|end)"[^>]*>([^<]*)<\/text>/) {
+            let x = try #require(Double(match.1))
+            let extent = 7.0 * Double(match.3.count)
+            let (low, high) = match.2 == "middle" ? (x - extent / 2, x + extent / 2) : (x - extent, x)
+            #expect(low >= 0 && high <= width, "\(match.3) at x \(x) leaves the \(width) px image")
+        }
+        #expect(axisLabels([0, 1.75, 3.5, 5.25, 7]) == ["0.00", "1.75", "3.50", "5.25", "7.00"])
+        #expect(axisLabels([0, 0.625, 1.25, 1.875, 2.5]) == ["0.000", "0.625", "1.250", "1.875", "2.500"])
+        #expect(axisLabels([0, 500, 1_000, 1_500, 2_000]) == ["0", "500", "1,000", "1,500", "2,000"])
+    }
+
+    /// The labels of the time axis: the texts that end with `suffix` and are a number before it.
+    private func axisLabelsOf(_ svg: String, endingWith suffix: String) -> [String] {
+        svg.matches(of: />([0-9.,]+)s<\/text>/).map { String($0.1) + suffix }
     }
 
     @Test("--svg is one plain SVG document with both panels")

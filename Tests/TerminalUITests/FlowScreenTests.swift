@@ -97,11 +97,11 @@ struct FlowScreenTests {
         #expect(frame.text[2] == "> a  [1                               ]")
         #expect(frame.text[3] == "  b  [2                               ]")
         #expect(frame.text[4] == "  c  [x                               ]")
-        #expect(frame.text[6] == "  和 = 3")
+        #expect(frame.text[6] == "  和：3")
         #expect(span(frame.lines[6], containing: "3")?.style.color == .green)
         apply(&screen, FlowOutput(output: "sum", code: "numbers.overflow", message: "数值溢出"))
         frame = screen.render(context())
-        #expect(frame.text[6] == "  和 = [x] 数值溢出")
+        #expect(frame.text[6] == "  和：[x] 数值溢出")
         #expect(span(frame.lines[6], containing: "数值溢出")?.style.color == .red)
         #expect(press(&screen, .enter).isEmpty)
     }

@@ -15,7 +15,7 @@ struct ValidationRulesTests {
             ("1380013800", .failed(.phoneShort)),  // 10 digits
             ("13800138000", .ok()),  // 11
             ("138001380001234", .ok()),  // 15
-            ("1380013800012345", .failed(.phoneFormat)),  // 16
+            ("1380013800012345", .failed(.phoneLong)),  // 16
             ("+8613800138000", .failed(.phoneFormat)),
             ("-13800138000", .failed(.phoneFormat)),
             ("138 0013 8000", .failed(.phoneFormat)),

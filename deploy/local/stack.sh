@@ -155,7 +155,7 @@ check() {
     "$bin" --check --endpoint "$(endpoint "$1")" --state-dir "$(state_of "$1")" 2>&1
 }
 
-# The health word in a --check line (`auth 0.4.0 at tcp://…: ready`), or `down`.
+# The health word in a --check line (`auth 1.0.0 at tcp://…: ready`), or `down`.
 health_word() {
     local word
     word=$(printf '%s\n' "$1" | sed -n 's/^[^ ]* [^ ]* at [^ ]*: \([a-z_]*\).*$/\1/p' | head -n 1)

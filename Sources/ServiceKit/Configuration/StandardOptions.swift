@@ -7,7 +7,7 @@ public import ZeroMQ
 /// ```swift
 /// let standard = StandardOptions(environmentPrefix: "AUTH")
 /// let interface = CommandLineInterface(
-///     executable: "auth-service", version: "1.0.0", summary: "Accounts and tokens.",
+///     executable: "auth-service", version: ProjectVersion.current, summary: "Accounts and tokens.",
 ///     options: [AuthOptions.endpoint] + standard.all)
 /// ```
 public struct StandardOptions: Sendable {

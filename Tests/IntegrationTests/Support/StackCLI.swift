@@ -94,10 +94,10 @@ struct CLIRun: Sendable, CustomStringConvertible {
     }
 
     /// `line` with the value of every `"token"` member and the token in a rendered `login.ok`
-    /// (after `标识符:`, `標識符:` or `token: `, up to the closing quote) replaced by `<token>`.
+    /// (after `标识符:`, `識別碼:` or `token: `, up to the closing quote) replaced by `<token>`.
     static func redactingTokens(_ line: String) -> String {
         line.replacing(#/"token":"[^"]*"/#, with: #""token":"<token>""#)
-            .replacing(#/(标识符:|標識符:|token: )[^"]*/#) { match in match.1 + "<token>" }
+            .replacing(#/(标识符:|識別碼:|token: )[^"]*/#) { match in match.1 + "<token>" }
     }
 
     var description: String { "exit \(status)\nstdout:\n\(standardOutput)stderr:\n\(standardError)" }
