@@ -140,24 +140,20 @@ public struct HeroesScreen: ScreenModel {
         return actions
     }
 
-    /// The next page to ask for: the one under the selection when it is not the one last asked
-    /// for (a newer page cancels the search before it), else, once the last answer is in, the first
-    /// page of the rows showing that has not arrived.
+    /// The next page to ask for: the first that has not arrived of the page under the selection
+    /// and the pages of the rows showing. The selection's page goes at once (a newer page cancels
+    /// the search before it at the gateway); the others wait until the last answer is in.
     mutating func nextPage() -> [ScreenAction] {
         guard pageSize > 0, rowCount > 0 else { return [] }
-        var page = selection / pageSize
-        if page == requestedPage {
-            guard !awaiting else { return [] }
-            let first = max(0, min(top, selection))
-            let last = min(rowCount, first + viewRows) - 1
-            guard first <= last,
-                let missing = (first / pageSize...last / pageSize).first(where: { pages[$0] == nil })
-            else { return [] }
-            page = missing
-        }
-        requestedPage = page
+        let selected = selection / pageSize
+        let first = max(0, min(top, selection))
+        let last = max(first, min(rowCount, first + viewRows) - 1)
+        let wanted = [selected] + Array(first / pageSize...last / pageSize)
+        guard let missing = wanted.first(where: { pages[$0] == nil }) else { return [] }
+        if awaiting && (missing == requestedPage || missing != selected) { return [] }
+        requestedPage = missing
         awaiting = true
-        return [.send(.text("page", String(page)))]
+        return [.send(.text("page", String(missing)))]
     }
 
     /// Keeps the selection on a row that exists.
