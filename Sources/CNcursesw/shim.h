@@ -16,6 +16,7 @@
 #endif
 
 #include <locale.h>
+#include <stdio.h>
 #include <langinfo.h>
 #include <strings.h>
 #include <wchar.h>
@@ -57,6 +58,14 @@ static inline void cncurses_put(int row, int column, const char *text) { mvaddst
 // Clears from the cursor to the end of the line / moves the cursor.
 static inline void cncurses_clear_to_eol(void) { clrtoeol(); }
 static inline void cncurses_move(int row, int column) { move(row, column); }
+
+// Writes `sequence` to the terminal at once, after what curses has buffered (bracketed paste on and
+// off: `\033[?2004h`, `\033[?2004l`; curses has no capability for it in every terminfo entry).
+static inline void cncurses_write_raw(const char *sequence) {
+    fflush(stdout);
+    fputs(sequence, stdout);
+    fflush(stdout);
+}
 
 // Key reads time out after `milliseconds` so the UI thread can drain its output queue.
 static inline void cncurses_timeout(int milliseconds) { timeout(milliseconds); }

@@ -29,6 +29,8 @@ public struct FormScreen: ScreenModel {
         public var text = ""
         /// Whether the gateway enables it.
         public var enabled = true
+        /// Whether its text was typed while it was not usable and has not been sent yet.
+        public var unsent = false
         /// Its last result's state (nil before any).
         public var state: ValidationResult.State?
         /// Its last result's message.
@@ -152,7 +154,7 @@ public struct FormScreen: ScreenModel {
         }
         if let index = fieldSpecs.firstIndex(where: { $0.enabledOutput == output.output }) {
             fields[index].enabled = output.value ?? false
-            return []
+            return sendTypedAhead()
         }
         if let button, output.output == button.enabledOutput {
             buttonEnabled = output.value ?? false
@@ -199,6 +201,10 @@ public struct FormScreen: ScreenModel {
             if let button, buttonFocused {
                 return buttonEnabled ? [.send(.tap(button.input))] : [.bell]
             }
+            // Enter on the last field taps the button when the gateway enables it.
+            if let button, focus == fields.count - 1, buttonEnabled {
+                return [.send(.tap(button.input))]
+            }
             moveFocus(by: 1)
         case .backspace:
             return edit { text in
@@ -212,6 +218,13 @@ public struct FormScreen: ScreenModel {
                 text.append(character)
                 return true
             }
+        case .paste(let pasted):
+            return edit { text in
+                let room = Self.maximumFieldLength - text.count
+                guard room > 0, !pasted.isEmpty else { return false }
+                text += pasted.prefix(room)
+                return true
+            }
         case .resize, .pageUp, .pageDown, .home, .end:
             break
         case .unknown:
@@ -220,24 +233,43 @@ public struct FormScreen: ScreenModel {
         return []
     }
 
-    /// Moves the focus `step` widgets on, cycling and skipping fields the gateway disabled.
-    mutating func moveFocus(by step: Int) {
-        guard focusCount > 0 else { return }
-        var next = focus
-        for _ in 0..<focusCount {
-            next = ((next + step) % focusCount + focusCount) % focusCount
-            if next == fields.count || fields[next].enabled {
-                focus = next
-                return
-            }
-        }
+    /// Whether field `index` takes input now: the gateway enables it and every field above it that
+    /// the gateway can disable is usable too (the form fills top to bottom, so a field under a
+    /// disabled one is disabled as well, whatever its own flag says).
+    public func usable(_ index: Int) -> Bool {
+        guard index >= 0, index < fields.count else { return false }
+        for earlier in 0...index where !fields[earlier].enabled { return false }
+        return true
     }
 
-    /// Edits the focused field and sends its whole text, or rings the bell when it cannot change.
+    /// Moves the focus `step` widgets on, cycling through every field (a field that is not usable
+    /// yet still takes the focus, so text typed ahead lands where the user expects).
+    mutating func moveFocus(by step: Int) {
+        guard focusCount > 0 else { return }
+        focus = ((focus + step) % focusCount + focusCount) % focusCount
+    }
+
+    /// Edits the focused field; sends its whole text when the field is usable, else keeps it until
+    /// the gateway enables the field. Rings the bell when the text cannot change.
     mutating func edit(_ change: (inout String) -> Bool) -> [ScreenAction] {
-        guard focus < fields.count, fields[focus].enabled else { return [.bell] }
+        guard focus < fields.count else { return [.bell] }
         guard change(&fields[focus].text) else { return [.bell] }
+        guard usable(focus) else {
+            fields[focus].unsent = true
+            return []
+        }
+        fields[focus].unsent = false
         return [.send(.text(fieldSpecs[focus].input, fields[focus].text))]
+    }
+
+    /// Sends the text typed ahead into fields that have just become usable, top to bottom.
+    mutating func sendTypedAhead() -> [ScreenAction] {
+        var actions: [ScreenAction] = []
+        for index in fields.indices where fields[index].unsent && usable(index) {
+            fields[index].unsent = false
+            actions.append(.send(.text(fieldSpecs[index].input, fields[index].text)))
+        }
+        return actions
     }
 
     // MARK: Rendering
@@ -254,22 +286,23 @@ public struct FormScreen: ScreenModel {
 
         for (index, spec) in fieldSpecs.enumerated() {
             let field = fields[index]
+            let enabled = usable(index)
             let focused = focus == index
             var row = LineBuilder(width: width)
             row.add(focused ? "> " : "  ", TextStyle(bold: true))
             row.add(
                 TextWidth.pad(labels(spec.label), to: labelWidth),
-                TextStyle(bold: focused, dim: !field.enabled))
+                TextStyle(bold: focused, dim: !enabled))
             row.add("  ")
             let shown = spec.masked ? String(repeating: "*", count: field.text.count) : field.text
             let visible = TextWidth.suffix(shown, fitting: boxWidth - 1)
-            let fill = field.enabled ? " " : "."
-            row.add("[", TextStyle(dim: !field.enabled))
-            row.add(visible, TextStyle(underline: focused, dim: !field.enabled))
+            let fill = enabled ? " " : "."
+            row.add("[", TextStyle(dim: !enabled))
+            row.add(visible, TextStyle(underline: focused, dim: !enabled))
             let pad = String(repeating: fill, count: max(0, boxWidth - TextWidth.of(visible)))
-            row.add(pad, TextStyle(underline: focused, dim: !field.enabled))
-            row.add("]", TextStyle(dim: !field.enabled))
-            if focused && field.enabled {
+            row.add(pad, TextStyle(underline: focused, dim: !enabled))
+            row.add("]", TextStyle(dim: !enabled))
+            if focused {
                 cursorRow = body.count
                 cursorColumn = boxColumn + 1 + TextWidth.of(visible)
             }
@@ -334,19 +367,20 @@ public struct FormScreen: ScreenModel {
 
         if !tip.isEmpty {
             body.append(StyledLine())
-            var row = LineBuilder(width: width)
-            row.add("  ")
-            row.add(tip, TextStyle(color: context.color(.yellow), bold: true))
-            body.append(row.line)
+            // Wrapped, so a long tip (a token) shows whole at any width.
+            for part in TextWidth.wrap(tip.replacingControlCharacters(), to: width - 2) {
+                var row = LineBuilder(width: width)
+                row.add("  ")
+                row.add(part, TextStyle(color: context.color(.yellow), bold: true))
+                body.append(row.line)
+            }
         }
 
         if let alert {
             body.append(StyledLine())
-            var row = LineBuilder(width: width)
             let good = alert.kind == "success"
             let style = TextStyle(color: context.color(good ? .green : .red), bold: true, reverse: true)
-            row.add(" " + (good ? "[ok] " : "[!] ") + alert.message + " ", style)
-            body.append(row.line)
+            body += Chrome.banner((good ? "[ok] " : "[!] ") + alert.message, style, width: width)
         }
 
         return Chrome.frame(

@@ -67,13 +67,26 @@ public struct Navigator: Sendable {
     public func render(_ context: RenderContext) -> Frame {
         var frame = screen.render(context)
         if let failure, context.height >= 3 {
-            var banner = LineBuilder(width: context.width)
+            // Wrapped above the footer, at most half the rows under the title bar.
             let text = context.labels("ui.unreachable", ["endpoint": endpoint])
-            banner.add(
-                " [!] " + text + (failure.isEmpty ? "" : " (" + failure + ")") + " ",
-                TextStyle(color: context.color(.red), bold: true, reverse: true))
-            frame.lines[context.height - 2] = banner.line
-            if frame.cursor?.row == context.height - 2 { frame.cursor = nil }
+            var banner = Chrome.banner(
+                "[!] " + text + (failure.isEmpty ? "" : " (" + failure + ")"),
+                TextStyle(color: context.color(.red), bold: true, reverse: true), width: context.width)
+            let room = max(1, (context.height - 2) / 2)
+            if banner.count > room {
+                banner = Array(banner.prefix(room))
+                var last = LineBuilder(width: context.width)
+                let text = banner[room - 1].text.trimmingSuffixSpaces()
+                last.add(
+                    " " + TextWidth.prefix(
+                        String(text.dropFirst()), fitting: context.width - 2 - TextWidth.of(TextWidth.ellipsis))
+                        + TextWidth.ellipsis + " ",
+                    TextStyle(color: context.color(.red), bold: true, reverse: true))
+                banner[room - 1] = last.line
+            }
+            let first = context.height - 1 - banner.count
+            for (offset, line) in banner.enumerated() { frame.lines[first + offset] = line }
+            if let row = frame.cursor?.row, row >= first, row < context.height - 1 { frame.cursor = nil }
         }
         return frame
     }
@@ -93,6 +106,7 @@ public struct Navigator: Sendable {
                 stack.removeLast()
                 show(current)
                 effects.append(.switchChannel)
+                effects += screen.openingInputs.map(Effect.send)
             case .show(let kind):
                 var kind = kind
                 if case .heroes(let token) = kind {
@@ -109,6 +123,7 @@ public struct Navigator: Sendable {
                 stack.append(kind)
                 show(kind)
                 effects.append(.switchChannel)
+                effects += screen.openingInputs.map(Effect.send)
             }
         }
         return effects
@@ -126,5 +141,14 @@ public struct Navigator: Sendable {
         case .heroes(let token): screen = HeroesScreen(token: token)
         case .numbers: screen = FormScreen.numbers()
         }
+    }
+}
+
+extension String {
+    /// The text without the spaces at its end.
+    func trimmingSuffixSpaces() -> String {
+        var text = self
+        while text.last == " " { text.removeLast() }
+        return text
     }
 }

@@ -5,6 +5,9 @@ internal import GatewayCore
 public enum Key: Sendable, Hashable {
     /// A printable character typed (any script, CJK included).
     case character(Character)
+    /// Text pasted (between the terminal's bracketed-paste marks), control characters removed: it
+    /// edits the focused field like typing and never navigates.
+    case paste(String)
     /// Tab: next widget.
     case tab
     /// Shift-Tab (`KEY_BTAB`): previous widget.
@@ -152,6 +155,24 @@ public protocol ScreenModel: Sendable {
     mutating func handle(_ key: Key, height: Int) -> [ScreenAction]
     /// The screen's rows.
     func render(_ context: RenderContext) -> Frame
+    /// The inputs sent on the screen's channel as soon as it opens (the hero list's empty search).
+    var openingInputs: [FlowInput] { get }
+}
+
+extension ScreenModel {
+    public var openingInputs: [FlowInput] { [] }
+}
+
+extension Chrome {
+    /// `text` as a reverse-video banner of as many rows as it needs at `width`: a space either side,
+    /// wrapped at spaces (anywhere in CJK text).
+    static func banner(_ text: String, _ style: TextStyle, width: Int) -> [StyledLine] {
+        TextWidth.wrap(text.replacingControlCharacters(), to: width - 2).map { part in
+            var row = LineBuilder(width: width)
+            row.add(" " + part + " ", style)
+            return row.line
+        }
+    }
 }
 
 /// The rows every screen shares: a title bar on top, a key help line at the bottom, and the body

@@ -168,6 +168,54 @@ public enum TextWidth {
         return String(result.reversed())
     }
 
+    /// The ellipsis that ends cut text.
+    public static let ellipsis = "\u{2026}"
+
+    /// `text` when it fits in `columns`, else its longest prefix that fits with "…" after it (a
+    /// wide character that would straddle the edge is left out, so the result may be a column
+    /// short).
+    public static func truncate(_ text: String, to columns: Int) -> String {
+        guard of(text) > columns else { return text }
+        let mark = of(ellipsis)
+        guard columns >= mark else { return "" }
+        return prefix(text, fitting: columns - mark) + ellipsis
+    }
+
+    /// `text` broken into rows of at most `columns`: at spaces where it has them, anywhere in a run
+    /// wider than a row (CJK text has no spaces). No row is empty unless `text` is.
+    public static func wrap(_ text: String, to columns: Int) -> [String] {
+        guard columns > 0 else { return [] }
+        guard of(text) > columns else { return [text] }
+        var rows: [String] = []
+        var row = ""
+        var rowWidth = 0
+        for word in text.split(separator: " ", omittingEmptySubsequences: true) {
+            var word = String(word)
+            var wordWidth = of(word)
+            if rowWidth > 0, rowWidth + 1 + wordWidth <= columns {
+                row += " " + word
+                rowWidth += 1 + wordWidth
+                continue
+            }
+            if rowWidth > 0 {
+                rows.append(row)
+                row = ""
+                rowWidth = 0
+            }
+            while wordWidth > columns {
+                var head = prefix(word, fitting: columns)
+                if head.isEmpty { head = String(word.prefix(1)) }  // a character wider than a row
+                rows.append(head)
+                word = String(word.dropFirst(head.count))
+                wordWidth = of(word)
+            }
+            row = word
+            rowWidth = wordWidth
+        }
+        if !row.isEmpty || rows.isEmpty { rows.append(row) }
+        return rows
+    }
+
     /// `text` padded with spaces to `columns` (clipped first when longer).
     public static func pad(_ text: String, to columns: Int) -> String {
         let clipped = prefix(text, fitting: columns)

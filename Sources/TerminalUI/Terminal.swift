@@ -31,7 +31,9 @@ final class Terminal {
         nonl()
         keypad(cncurses_stdscr(), true)
         set_escdelay(25)
-        cncurses_timeout(50)
+        cncurses_timeout(0)
+        // Bracketed paste: pasted text arrives between marks, so it is typed, never obeyed.
+        cncurses_write_raw("\u{1B}[?2004h")
         var colors = false
         if wantColors && has_colors() {
             start_color()
@@ -74,7 +76,9 @@ final class Terminal {
         refresh()
     }
 
-    /// The next key, or nil when none came within the read timeout (50 ms).
+    /// The next key already waiting (ncurses' own buffer included), or nil when none is; never
+    /// waits except for the rest of an escape sequence (`ESCDELAY`, 25 ms). The UI loop waits with
+    /// poll(2) on standard input and its wake pipe instead.
     func readKey() -> Key? {
         var code: wint_t = 0
         let result = cncurses_get_wch(&code)
@@ -89,6 +93,7 @@ final class Terminal {
     func close() {
         guard !closed else { return }
         closed = true
+        cncurses_write_raw("\u{1B}[?2004l")
         curs_set(1)
         endwin()
         delscreen(screen)

@@ -33,14 +33,19 @@ public enum TerminalApp {
             complain("the interactive mode needs a terminal (stdin and stdout); use a subcommand in scripts")
             return 2
         }
-        let signals = SignalWatch()
+        guard let wake = WakePipe() else {
+            complain("cannot create the UI's wake pipe")
+            return 2
+        }
+        let signals = SignalWatch(wake: wake)
         defer { signals.stop() }
         let result = Mutex<Int32>(0)
         let finished = DispatchSemaphore(value: 0)
         let wantColors = (ProcessInfo.processInfo.environment["NO_COLOR"] ?? "").isEmpty
         let thread = Thread {
             let code = UILoop.run(
-                locale: locale, endpoint: endpoint, wantColors: wantColors, signals: signals, open: open)
+                locale: locale, endpoint: endpoint, wantColors: wantColors, signals: signals, wake: wake,
+                open: open)
             result.withLock { $0 = code }
             finished.signal()
         }
@@ -56,6 +61,50 @@ public enum TerminalApp {
     }
 }
 
+/// A pipe the UI thread waits on together with the terminal (poll(2)): written when an output
+/// arrives or a signal is caught, so the UI answers at once instead of at its next timeout.
+final class WakePipe: Sendable {
+    /// The end the UI thread polls and drains.
+    let readEnd: Int32
+    /// The end ``wake()`` writes.
+    let writeEnd: Int32
+
+    /// A non-blocking pipe (close-on-exec), nil when the process is out of descriptors.
+    init?() {
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else { return nil }
+        for end in ends {
+            _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL, 0) | O_NONBLOCK)
+            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
+        }
+        readEnd = ends[0]
+        writeEnd = ends[1]
+    }
+
+    deinit {
+        close(readEnd)
+        close(writeEnd)
+    }
+
+    /// Wakes the waiting UI thread (a full pipe already will: the byte is dropped).
+    func wake() {
+        var byte: UInt8 = 1
+        _ = write(writeEnd, &byte, 1)
+    }
+
+    /// Waits until `descriptor` has input, ``wake()`` was called (since the last wait), or
+    /// `milliseconds` pass; a signal (SIGWINCH) ends the wait early too. Empties the pipe.
+    func wait(for descriptor: Int32, milliseconds: Int32) {
+        var descriptors = [
+            pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: readEnd, events: Int16(POLLIN), revents: 0),
+        ]
+        _ = poll(&descriptors, nfds_t(descriptors.count), milliseconds)
+        var buffer = [UInt8](repeating: 0, count: 64)
+        while read(readEnd, &buffer, buffer.count) > 0 {}
+    }
+}
+
 /// Outputs pushed by the reactive side (any thread), drained by the UI thread.
 final class OutputQueue: Sendable {
     /// One event of a channel, tagged with the generation it was opened for.
@@ -67,8 +116,15 @@ final class OutputQueue: Sendable {
     }
 
     private let items = Mutex<[Item]>([])
+    private let wake: WakePipe?
 
-    func push(_ item: Item) { items.withLock { $0.append(item) } }
+    /// A queue that wakes `wake`'s waiter at each push.
+    init(wake: WakePipe? = nil) { self.wake = wake }
+
+    func push(_ item: Item) {
+        items.withLock { $0.append(item) }
+        wake?.wake()
+    }
 
     func drain() -> [Item] {
         items.withLock { items in
@@ -91,7 +147,8 @@ final class SignalWatch: Sendable {
     private let previous: Mutex<[Int32: sighandler_t]>
     private let flag = Received()
 
-    init() {
+    /// Watches the signals; each one caught also wakes `wake`'s waiter.
+    init(wake: WakePipe? = nil) {
         var sources: [any DispatchSourceSignal] = []
         var previous: [Int32: sighandler_t] = [:]
         for number in Self.watched {
@@ -99,6 +156,7 @@ final class SignalWatch: Sendable {
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler { [flag] in
                 _ = flag.number.compareExchange(expected: 0, desired: number, ordering: .relaxed)
+                wake?.wake()
             }
             source.resume()
             sources.append(source)
@@ -171,7 +229,7 @@ final class ChannelSlot {
 /// The UI thread's loop: the only code that touches ncurses.
 enum UILoop {
     static func run(
-        locale: MessageLocale, endpoint: String, wantColors: Bool, signals: SignalWatch,
+        locale: MessageLocale, endpoint: String, wantColors: Bool, signals: SignalWatch, wake: WakePipe,
         open: @escaping @Sendable (String, FlowParameters, Observable<FlowInput>) -> Observable<FlowOutput>
     ) -> Int32 {
         guard let terminal = Terminal(wantColors: wantColors) else {
@@ -181,7 +239,8 @@ enum UILoop {
         }
         defer { terminal.close() }
         let labels = Labels(locale: locale)
-        let queue = OutputQueue()
+        let queue = OutputQueue(wake: wake)
+        var decoder = KeyDecoder()
         let channel = ChannelSlot(queue: queue, open: open)
         var navigator = Navigator(endpoint: endpoint)
         defer { channel.close() }
@@ -230,10 +289,20 @@ enum UILoop {
                 painted = spinnerFrame
                 dirty = false
             }
-            if let key = terminal.readKey() {
+            // Every key already waiting, then (nothing left) what an idle input completes.
+            var keys: [Key] = []
+            while keys.count < 256, let key = terminal.readKey() { keys += decoder.feed(key) }
+            let read = !keys.isEmpty || decoder.holding
+            if decoder.holding && keys.count < 256 { keys += decoder.idle() }
+            for key in keys where exitCode == nil {
                 carryOut(navigator.handle(key, height: terminal.size.height))
                 dirty = true
             }
+            if read || exitCode != nil { continue }
+            // Nothing to do until a key, an output, a signal or the spinner's next frame.
+            let elapsed = (DispatchTime.now().uptimeNanoseconds - start) / 1_000_000
+            let untilFrame = Int32(120 - elapsed % 120)
+            wake.wait(for: STDIN_FILENO, milliseconds: max(1, untilFrame))
         }
         return exitCode ?? 0
     }

@@ -86,7 +86,7 @@ struct ChannelSlotTests {
                     inputs: [.text("username", "a"), .text("password", "p")], closed: true),
                 FakeGateway.Opened(
                     flow: GatewayMethod.heroes, parameters: FlowParameters(locale: .en, token: "tk"),
-                    inputs: [.text("searchText", "x")], closed: true),
+                    inputs: [.text("searchText", ""), .text("searchText", "x")], closed: true),
                 FakeGateway.Opened(
                     flow: GatewayMethod.signin, parameters: FlowParameters(locale: .en), closed: true),
             ])

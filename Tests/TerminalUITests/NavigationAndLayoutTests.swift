@@ -17,7 +17,8 @@ struct NavigationAndLayoutTests {
         #expect(navigator.handle(.character("a"), height: 24) == [.send(.text("username", "a"))])
         let effects = navigator.apply(
             FlowOutput(output: "session", name: "ann", token: "t0k"), generation: signinGeneration)
-        #expect(effects == [.switchChannel])
+        // The hero list opens with the empty search: every hero.
+        #expect(effects == [.switchChannel, .send(.text("searchText", ""))])
         #expect(navigator.current == .heroes(token: "t0k"))
         #expect(navigator.parameters(locale: .zhHans) == FlowParameters(locale: .zhHans, token: "t0k"))
         #expect(navigator.stack == [.menu, .signin, .heroes(token: "t0k")])
@@ -35,7 +36,8 @@ struct NavigationAndLayoutTests {
         #expect(navigator.handle(.escape, height: 24) == [.switchChannel])
         #expect(navigator.current == .menu)
         // The menu's hero list reuses the last session's token.
-        #expect(navigator.handle(.character("4"), height: 24) == [.switchChannel])
+        #expect(
+            navigator.handle(.character("4"), height: 24) == [.switchChannel, .send(.text("searchText", ""))])
         #expect(navigator.current == .heroes(token: "t0k"))
         #expect(navigator.handle(.interrupt, height: 24) == [.quit])
         #expect(navigator.handle(.resize, height: 24).isEmpty)
