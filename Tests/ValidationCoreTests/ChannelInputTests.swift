@@ -17,15 +17,17 @@ struct ChannelInputTests {
         let auth: RemoteServer
         let client: RemoteClient
         let validation: RemoteServer
+        let slowSubscribed = DispatchSemaphore(value: 0)
         let slowDisposed = DispatchSemaphore(value: 0)
 
         init() throws {
             context = try Context()
             var authHandlers = RemoteHandlers()
-            let disposed = slowDisposed
+            let (subscribed, disposed) = (slowSubscribed, slowDisposed)
             authHandlers.request(AuthMethod.exists) { (request: ExistsRequest) -> Single<ExistsResponse> in
                 guard request.username == "slow_name" else { return .just(ExistsResponse(exists: false)) }
-                return Single<ExistsResponse>.never().do(onDispose: { disposed.signal() })
+                return Single<ExistsResponse>.never().do(
+                    onSubscribed: { subscribed.signal() }, onDispose: { disposed.signal() })
             }
             auth = try RemoteServer(
                 context: context, configuration: .init(endpoints: ["tcp://127.0.0.1:*"]), handlers: authHandlers)
@@ -39,8 +41,11 @@ struct ChannelInputTests {
                 context: context, configuration: .init(endpoints: ["tcp://127.0.0.1:*"]), handlers: handlers)
         }
 
-        /// Sends `frames` from a raw DEALER, then reads `expecting` answers (3 s at most for each).
-        func exchange(_ frames: [Frame], expecting: Int) async throws -> [Frame] {
+        /// Runs `steps` from one raw DEALER: for each, waits for its signal (if any), sends its frames,
+        /// then reads its number of answers (3 s at most for each).
+        func exchange(_ steps: [(signal: DispatchSemaphore?, frames: [Frame], expecting: Int)]) async throws
+            -> [Frame]
+        {
             let endpoint = validation.endpoints[0]
             let context = self.context
             return try await withCheckedThrowingContinuation { continuation in
@@ -50,10 +55,15 @@ struct ChannelInputTests {
                         let raw = try Socket(context, .dealer, linger: 0)
                         try raw.set(.receiveTimeout, 3_000)
                         try raw.connect(endpoint)
-                        for frame in frames { _ = try raw.send(parts: codec.encode(frame)) }
                         var answers: [Frame] = []
-                        while answers.count < expecting, case .done(let parts) = try raw.receiveParts() {
-                            answers.append(try codec.decode(parts))
+                        for step in steps {
+                            _ = step.signal?.wait(timeout: .now() + 10)
+                            for frame in step.frames { _ = try raw.send(parts: codec.encode(frame)) }
+                            var read = 0
+                            while read < step.expecting, case .done(let parts) = try raw.receiveParts() {
+                                answers.append(try codec.decode(parts))
+                                read += 1
+                            }
                         }
                         raw.close()
                         continuation.resume(returning: answers)
@@ -77,13 +87,17 @@ struct ChannelInputTests {
     @Test("an edit after COMPLETE, with a lookup in flight: ERROR bad_request, and the lookup is cancelled")
     func editAfterComplete() async throws {
         let servers = try Servers()
-        let answers = try await servers.exchange(
-            [
-                try .open(stream: 1, method: ValidationMethod.fields, body: Array("{}".utf8)),
-                try .next(stream: 1, body: Self.edit("slow_name")),
-                try .complete(stream: 1),
-                try .next(stream: 1, body: Self.edit("other_name")),
-            ], expecting: 2)
+        // The late edit goes out once the lookup runs at auth, and its `validating` has come.
+        let answers = try await servers.exchange([
+            (
+                nil,
+                [
+                    try .open(stream: 1, method: ValidationMethod.fields, body: Array("{}".utf8)),
+                    try .next(stream: 1, body: Self.edit("slow_name")), try .complete(stream: 1),
+                ], 1
+            ),
+            (servers.slowSubscribed, [try .next(stream: 1, body: Self.edit("other_name"))], 1),
+        ])
         #expect(answers.map(\.type) == [.next, .error])
         #expect(answers.allSatisfy { $0.stream == 1 })
         #expect(answers.last?.remoteError?.code == .badRequest)
@@ -95,12 +109,16 @@ struct ChannelInputTests {
     @Test("the client's ERROR comes back as the channel's ERROR, with its code and message")
     func clientError() async throws {
         let servers = try Servers()
-        let answers = try await servers.exchange(
-            [
-                try .open(stream: 2, method: ValidationMethod.fields, body: Array("{}".utf8)),
-                try .next(stream: 2, body: Self.edit("slow_name")),
-                .error(stream: 2, RemoteError(code: .timeout, message: "the screen closed")),
-            ], expecting: 2)
+        let answers = try await servers.exchange([
+            (
+                nil,
+                [
+                    try .open(stream: 2, method: ValidationMethod.fields, body: Array("{}".utf8)),
+                    try .next(stream: 2, body: Self.edit("slow_name")),
+                ], 1
+            ),
+            (servers.slowSubscribed, [.error(stream: 2, RemoteError(code: .timeout, message: "the screen closed"))], 1),
+        ])
         #expect(answers.map(\.type) == [.next, .error])
         #expect(answers.last?.remoteError == RemoteError(code: .timeout, message: "the screen closed"))
         #expect(await arrivedWithin(servers.slowDisposed), "the lookup in flight was not cancelled")
