@@ -19,7 +19,8 @@ struct LoginAnswer: Codable, Sendable {
 
 /// docs/PROTOCOL.md promises that a client can be written from the document alone; this runs the
 /// document's own Python client (Debian's python3-zmq, which `make test` installs) against a
-/// RemoteServer.
+/// RemoteServer that answers `auth.login` like auth-service, over CURVE with an allow-list, with the
+/// keys where `stack.sh` keeps them (`STACK_DIR`). Tests/DeployTests runs it against the real stack.
 @Suite(.timeLimit(.minutes(1)))
 struct ProtocolDocumentTests {
     /// The Python block of the document's "A client in Python" section.
