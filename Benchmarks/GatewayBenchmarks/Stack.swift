@@ -117,7 +117,7 @@ final class StackUnderTest {
                 ["--auth-endpoint", auth.endpoint, "--auth-public-key", "\(state)/auth.pub"]
             }
             let heroes = try await start("heroes", "hero-catalog-service") { state in
-                ["--auth-endpoint", auth.endpoint, "--auth-server-key", "\(state)/auth.pub"]
+                ["--auth-endpoint", auth.endpoint, "--auth-public-key", "\(state)/auth.pub"]
             }
             let gateway = try await start("gateway", "gateway") { state in
                 [

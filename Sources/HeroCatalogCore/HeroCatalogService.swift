@@ -91,18 +91,45 @@ public final class HeroCatalogService: Sendable {
         catalog.accept(newCatalog)
     }
 
-    /// Registers `heroes.search`, `heroes.get` and `heroes.watch`.
+    /// Registers `heroes.search`, `heroes.get` and `heroes.watch`. Each reads the token before the
+    /// other parameters, so a call without a valid token is `unauthenticated` whatever else is
+    /// wrong with it.
     public func register(into handlers: inout RemoteHandlers) {
-        handlers.request(HeroMethod.search) { [self] (request: HeroSearchRequest) in search(request) }
-        handlers.request(HeroMethod.get) { [self] (request: HeroGetRequest) in get(request) }
-        handlers.stream(HeroMethod.watch) { [self] (request: HeroWatchRequest) in watch(request) }
+        handlers.request(HeroMethod.search) { [self] (call: Authenticated<HeroSearchRequest>) in
+            search(token: call.token, call.parameters)
+        }
+        handlers.request(HeroMethod.get) { [self] (call: Authenticated<HeroGetRequest>) in
+            get(token: call.token, call.parameters)
+        }
+        handlers.stream(HeroMethod.watch) { [self] (call: Authenticated<HeroWatchRequest>) in
+            watch(token: call.token, call.parameters)
+        }
     }
 
     // MARK: Methods
 
     /// `heroes.search`: one page of the heroes whose name contains the query.
     public func search(_ request: HeroSearchRequest) -> Single<HeroSearchResponse> {
-        authenticated(request.token).flatMap { [self] _ in
+        search(token: request.token, .success(request))
+    }
+
+    /// `heroes.get`: the hero with the id, or `not_found`.
+    public func get(_ request: HeroGetRequest) -> Single<Hero> {
+        get(token: request.token, .success(request))
+    }
+
+    /// `heroes.watch`: the page of results now, then again whenever the catalog is replaced. The
+    /// token is checked when the stream opens and again before each later page (through the cache),
+    /// so a revoked token ends the stream with `unauthenticated` at the next reload.
+    public func watch(_ request: HeroWatchRequest) -> Observable<HeroSearchResponse> {
+        watch(token: request.token, .success(request))
+    }
+
+    private func search(
+        token: String?, _ parameters: Result<HeroSearchRequest, RemoteError>
+    ) -> Single<HeroSearchResponse> {
+        authenticated(token).flatMap { [self] _ in
+            let request = try read(parameters)
             let page = try page(query: request.query, offset: request.offset, limit: request.limit)
             let answer = catalog.value.search(request.query, offset: page.offset, limit: page.limit)
             count { $0.searches += 1 }
@@ -110,9 +137,9 @@ public final class HeroCatalogService: Sendable {
         }
     }
 
-    /// `heroes.get`: the hero with the id, or `not_found`.
-    public func get(_ request: HeroGetRequest) -> Single<Hero> {
-        authenticated(request.token).flatMap { [self] _ in
+    private func get(token: String?, _ parameters: Result<HeroGetRequest, RemoteError>) -> Single<Hero> {
+        authenticated(token).flatMap { [self] _ in
+            let request = try read(parameters)
             guard let hero = catalog.value.hero(id: request.id) else {
                 count { $0.notFound += 1 }
                 throw RemoteError(code: .notFound, message: "no hero has id \(request.id)")
@@ -122,19 +149,17 @@ public final class HeroCatalogService: Sendable {
         }
     }
 
-    /// `heroes.watch`: the page of results now, then again whenever the catalog is replaced. The
-    /// token is checked when the stream opens and again before each later page (through the cache),
-    /// so a revoked token ends the stream with `unauthenticated` at the next reload.
-    public func watch(_ request: HeroWatchRequest) -> Observable<HeroSearchResponse> {
+    private func watch(
+        token: String?, _ parameters: Result<HeroWatchRequest, RemoteError>
+    ) -> Observable<HeroSearchResponse> {
         let catalog = self.catalog
-        return Observable.deferred { [self] in
+        return authenticated(token).asObservable().flatMap { [self] _ in
+            let request = try read(parameters)
             let page = try page(query: request.query, offset: request.offset, limit: request.limit)
-            return authenticated(request.token).asObservable().flatMap { _ in
-                self.count { $0.watches += 1 }
-                return catalog.asObservable().flatMapLatest { current in
-                    self.authenticated(request.token).map { _ in
-                        current.search(request.query, offset: page.offset, limit: page.limit)
-                    }
+            count { $0.watches += 1 }
+            return catalog.asObservable().flatMapLatest { current in
+                self.authenticated(request.token).map { _ in
+                    current.search(request.query, offset: page.offset, limit: page.limit)
                 }
             }
         }
@@ -142,9 +167,19 @@ public final class HeroCatalogService: Sendable {
 
     // MARK: Helpers
 
+    /// The parameters, or their `bad_request` (counted).
+    private func read<Parameters>(_ parameters: Result<Parameters, RemoteError>) throws(RemoteError) -> Parameters {
+        switch parameters {
+        case .success(let parameters): return parameters
+        case .failure(let error):
+            count { $0.badRequests += 1 }
+            throw error
+        }
+    }
+
     /// The token's user, or the verifier's failure (counted).
-    private func authenticated(_ token: String) -> Single<VerifyResponse> {
-        guard !token.isEmpty else {
+    private func authenticated(_ token: String?) -> Single<VerifyResponse> {
+        guard let token, !token.isEmpty else {
             count { $0.unauthenticated += 1 }
             return .error(RemoteError(code: .unauthenticated, message: "a session token is required"))
         }
@@ -184,5 +219,31 @@ public final class HeroCatalogService: Sendable {
 
     private func count(_ change: (inout Counters) -> Void) {
         counters_.withLock { change(&$0) }
+    }
+}
+
+/// A call's parameters with its token read first: a body without a `token` member (or with one
+/// that is not a string) still decodes, so the call is refused `unauthenticated` before its other
+/// parameters are looked at; those that do not decode are kept as their `bad_request`.
+struct Authenticated<Parameters: Decodable & Sendable>: Decodable, Sendable {
+    /// The body's `token`, if it is a string.
+    let token: String?
+    /// The parameters, or why the body is not JSON for them.
+    let parameters: Result<Parameters, RemoteError>
+
+    private enum Key: String, CodingKey {
+        case token
+    }
+
+    init(from decoder: any Decoder) throws {
+        token = try? decoder.container(keyedBy: Key.self).decodeIfPresent(String.self, forKey: .token)
+        do {
+            parameters = .success(try Parameters(from: decoder))
+        } catch {
+            parameters = .failure(
+                RemoteError(
+                    code: .badRequest,
+                    message: "body is not JSON for \(Parameters.self): \(JSONBodyCoder.describe(error))"))
+        }
     }
 }

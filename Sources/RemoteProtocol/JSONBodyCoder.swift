@@ -66,7 +66,7 @@ public struct JSONBodyCoder: Sendable {
     }
 
     /// A one-line account of a coding error: what is wrong, then where.
-    static func describe(_ error: any Error) -> String {
+    public static func describe(_ error: any Error) -> String {
         func at(_ context: DecodingError.Context) -> String {
             "\(context.debugDescription) (at \(JSONCodingPath.render(context.codingPath)))"
         }

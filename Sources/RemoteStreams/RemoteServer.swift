@@ -295,6 +295,9 @@ actor ServerCore {
         let subscription = SingleAssignmentDisposable()
         let input: PublishSubject<[UInt8]>?
         let kind: RemoteHandlers.Kind
+        /// Set when the client sent its own `COMPLETE` or `ERROR` on a channel (read and written
+        /// only on the actor): more input after it is a protocol error.
+        let inputEnded = Atomic<Bool>(false)
 
         init(input: PublishSubject<[UInt8]>?, kind: RemoteHandlers.Kind) {
             self.input = input
@@ -405,15 +408,22 @@ actor ServerCore {
         switch frame.type {
         case .request, .subscribe, .open:
             open(frame, key: key, loop: loop, scheduler: scheduler)
-        case .next:
-            guard let input = streams[key]?.input else { return drop() }
-            input.onNext(frame.body ?? [])
-        case .complete:
-            guard let input = streams[key]?.input else { return drop() }
-            input.onCompleted()
-        case .error:
-            guard let input = streams[key]?.input else { return drop() }
-            input.onError(frame.remoteError ?? RemoteError(code: .internal, message: "unreadable error"))
+        case .next, .complete, .error:
+            guard let stream = streams[key], let input = stream.input else { return drop() }
+            guard !stream.inputEnded.load(ordering: .relaxed) else {
+                // The channel is still answering (a lookup in flight), but its input is over.
+                return refuseInput(key, stream, frame.type, loop: loop)
+            }
+            switch frame.type {
+            case .next:
+                input.onNext(frame.body ?? [])
+            case .complete:
+                stream.inputEnded.store(true, ordering: .relaxed)
+                input.onCompleted()
+            default:
+                stream.inputEnded.store(true, ordering: .relaxed)
+                input.onError(frame.remoteError ?? RemoteError(code: .internal, message: "unreadable error"))
+            }
         case .cancel:
             guard let stream = close(key) else { return drop() }
             stream.dispose()
@@ -426,6 +436,17 @@ actor ServerCore {
 
     private func drop() {
         counters.droppedFrames += 1
+    }
+
+    /// Input on a channel after the client's own `COMPLETE` or `ERROR`: the channel ends with
+    /// `ERROR bad_request` and its graph is disposed.
+    private func refuseInput(_ key: StreamKey, _ stream: OpenStream, _ type: FrameType, loop: SocketLoop) {
+        guard close(key) != nil else { return }
+        stream.dispose()
+        sendError(
+            RemoteError(
+                code: .badRequest, message: "\(type) on stream \(key.stream) after the channel's input ended"),
+            stream: key.stream, to: key.peer, loop: loop)
     }
 
     // MARK: Streams
@@ -662,8 +683,8 @@ actor ServerCore {
     }
 
     /// Starts the core's clock: every `tick` (on the loop's thread, so a busy cooperative pool never
-    /// delays it) it expires the deadlines that passed and, every half client timeout, disposes the
-    /// streams of lost clients. One periodic timer for all streams costs far less than a timer per
+    /// delays it) it expires the deadlines that passed and, every ``sweepInterval(_:)``, disposes the
+    /// streams of clients silent for longer than the client timeout. One periodic timer for all streams costs far less than a timer per
     /// request.
     func startTicking(
         loop: SocketLoop, scheduler: ActorScheduler<ServerCore>, every tick: Duration = .milliseconds(10)
@@ -678,10 +699,16 @@ actor ServerCore {
         while let next = deadlines.popDue(now: now) {
             expire(next.key, next.stream, loop: loop)
         }
-        if now - lastSweep >= configuration.clientTimeout / 2 {
+        if now - lastSweep >= Self.sweepInterval(configuration.clientTimeout) {
             lastSweep = now
             sweep()
         }
+    }
+
+    /// How often lost clients are swept: every second (every half timeout if that is shorter), so
+    /// a silent client is dropped within the client timeout plus one second.
+    static func sweepInterval(_ clientTimeout: Duration) -> Duration {
+        min(clientTimeout / 2, .seconds(1))
     }
 
     /// Disposes the streams of clients not heard from within the client timeout.

@@ -33,11 +33,15 @@ enum HeroOptions {
         "auth-curve", environment: "HEROES_AUTH_CURVE", default: CurveSetting.on, parser: .choice(),
         help: "Reach auth-service over CURVE, as the client key client.pub in this service's state directory "
             + "(add it to auth's allowed_clients).")
+    static let authPublicKey = Option(
+        "auth-public-key", environment: "HEROES_AUTH_PUBLIC_KEY", default: String?.none,
+        parser: .optional(.string), help: "auth-service's public key file (its curve.pub), with --auth-curve on.",
+        defaultDescription: "auth.pub in the state directory")
+    /// The old name of ``authPublicKey``, still read when the new one is not given.
     static let authServerKey = Option(
         "auth-server-key", environment: "HEROES_AUTH_SERVER_KEY", default: String?.none,
-        parser: .optional(.string),
-        help: "auth-service's public key file (its curve.pub), with --auth-curve on.",
-        defaultDescription: "curve.pub in auth-service's default state directory")
+        parser: .optional(.string), help: "Deprecated: the old name of --auth-public-key.",
+        defaultDescription: "none")
     static let authDeadline = Option(
         "auth-deadline", environment: "HEROES_AUTH_DEADLINE", default: Duration.seconds(2), parser: .duration,
         help: "How long a token check may take before the call fails with `unavailable`.")
@@ -63,8 +67,8 @@ enum HeroOptions {
 
     static let all: [any AnyOption] =
         [
-            endpoint, curve, catalog, authEndpoint, authCurve, authServerKey, authDeadline, authProbeInterval,
-            tokenCache,
+            endpoint, curve, catalog, authEndpoint, authCurve, authPublicKey, authDeadline, authProbeInterval,
+            tokenCache, authServerKey,
             maximumStreams, maximumStreamsPerClient, check,
         ] + standard.all
 

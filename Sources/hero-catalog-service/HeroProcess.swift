@@ -38,17 +38,18 @@ final class HeroProcess: Service {
 
         var authCurve: RemoteClient.Curve?
         if configuration[O.authCurve] == .on {
+            if configuration[O.authPublicKey] == nil, configuration[O.authServerKey] != nil {
+                logger.warning("--auth-server-key is deprecated: use --auth-public-key")
+            }
             let keyPath =
-                configuration[O.authServerKey]
-                ?? StateDirectory.resolve(service: "auth", override: nil, environment: environment)
-                + "/curve.pub"
+                configuration[O.authPublicKey] ?? configuration[O.authServerKey] ?? state.file("auth.pub")
             let serverKey: [UInt8]
             do {
                 serverKey = try CurveKeyFiles.publicKey(at: keyPath)
             } catch {
                 throw StartError(
                     "\(keyPath): cannot read auth-service's public key (\(error)); give it with "
-                        + "--auth-server-key, or use --auth-curve off on a trusted loopback")
+                        + "--auth-public-key, or use --auth-curve off on a trusted loopback")
             }
             let own = try CurveKeyFiles.clientKeys(in: state)
             authCurve = RemoteClient.Curve(serverKey: serverKey, keys: own)

@@ -97,6 +97,17 @@ struct LocalStackTests {
             #expect(Array(line.dropFirst().prefix(3)) == ["ready", "pid", "\(pid)"], "\(line)")
         }
 
+        // The Python client of docs/PROTOCOL.md, as written, logs in to this stack's auth-service over
+        // CURVE with the stack's keys (an unknown user: 401 login.wrongPassword).
+        let script = stack.directory.file("protocol-client.py")
+        try protocolDocumentPythonClient().write(toFile: script, atomically: true, encoding: .utf8)
+        let python = try await runCommand(
+            "/usr/bin/python3", [script],
+            environment: ["STACK_DIR": stack.directory.path, "AUTH_ENDPOINT": "ipc://\(stack.directory.path)/auth.sock"],
+            timeLimit: .seconds(30))
+        #expect(python.status == 0, "\(python.output)\(python.error)")
+        #expect(python.output.contains("'status_code': 401"), "\(python.output)")
+
         // A second up changes nothing: same processes, same allow-list, byte for byte.
         let again = try await stack.run("up")
         #expect(again.status == 0)
@@ -188,4 +199,14 @@ struct LocalStackTests {
         #expect(down.status == 0)
         for pid in pids { #expect(!isAlive(pid), "pid \(pid) still runs") }
     }
+}
+
+/// The Python block of docs/PROTOCOL.md's "A client in Python".
+func protocolDocumentPythonClient() throws -> String {
+    let text = contents(Paths.inRepository("docs/PROTOCOL.md"))
+    guard let section = text.range(of: "### A client in Python"),
+        let start = text.range(of: "```python\n", range: section.upperBound..<text.endIndex),
+        let end = text.range(of: "\n```", range: start.upperBound..<text.endIndex)
+    else { throw SupportError("no Python client in docs/PROTOCOL.md") }
+    return String(text[start.upperBound..<end.lowerBound])
 }

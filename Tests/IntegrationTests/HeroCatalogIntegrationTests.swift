@@ -219,6 +219,17 @@ struct HeroCatalogIntegrationTests {
         try await withHeroes(["--token-cache", "200ms"]) { heroes, token, auth, _ in
             #expect(await errorCode(of: heroes.search("", token: "not-a-token")) == .unauthenticated)
             #expect(await errorCode(of: heroes.get(1, token: "")) == .unauthenticated)
+            // The token is checked first: a body without one is unauthenticated, not a bad request
+            // for the missing `token` (or `query`, or `id`).
+            for method in [HeroMethod.search, HeroMethod.get] {
+                let refusal = await errorCode(
+                    of: heroes.client.request(method, NoParameters(), as: HeroSearchResponse.self))
+                #expect(refusal == .unauthenticated, "\(method)")
+            }
+            // With a good token (a body of only `{"token": …}`), the missing query is the bad request.
+            let missingQuery = await errorCode(
+                of: heroes.client.request(HeroMethod.search, VerifyRequest(token: token), as: HeroSearchResponse.self))
+            #expect(missingQuery == .badRequest)
             #expect(try await heroes.search("", token: token).value.total >= 1)
             let logout: LogoutResponse = try await auth.client.request(
                 AuthMethod.logout, LogoutRequest(token: token)

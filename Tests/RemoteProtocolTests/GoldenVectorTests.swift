@@ -9,17 +9,17 @@ struct GoldenVectorTests {
         case "request":
             try .request(
                 stream: 1, method: "auth.login", deadlineMilliseconds: 5000,
-                body: Array(#"{"user":"alice","password":"secret"}"#.utf8))
+                body: Array(#"{"username":"alice","password":"secret"}"#.utf8))
         case "subscribe":
-            try .subscribe(stream: 2, method: "auth.sessions", body: Array(#"{"user":"alice"}"#.utf8))
+            try .subscribe(stream: 2, method: "auth.events", body: Array("{}".utf8))
         case "open":
             try .open(
-                stream: 3, method: "chat.room", deadlineMilliseconds: 30_000,
-                body: Array(#"{"room":"lobby"}"#.utf8))
+                stream: 3, method: "validate.fields", deadlineMilliseconds: 30_000,
+                body: Array(#"{"username_purpose":"signin"}"#.utf8))
         case "next":
-            try .next(stream: 1, body: Array(#"{"token":"t-42","expires":3600}"#.utf8))
+            try .next(stream: 1, body: Array(#"{"status_code":401,"message":"login.wrongPassword"}"#.utf8))
         case "complete": try .complete(stream: 1)
-        case "error": .error(stream: 1, RemoteError(code: .unauthenticated, message: "wrong password"))
+        case "error": .error(stream: 1, RemoteError(code: .unauthenticated, message: "invalid or expired token"))
         case "cancel": try .cancel(stream: 2)
         case "ping": .ping
         case "pong": .pong

@@ -52,9 +52,9 @@ struct RobustnessTests {
     }
 
     @Test func aTruncatedBodyIsABadRequestForItsReader() throws {
-        struct Login: Codable { var user: String, password: String }
+        struct Login: Codable { var username: String, password: String }
         let parts = GoldenVector.named("request").parts
-        #expect(try FrameCodec().decode(parts).decodeBody(Login.self).user == "alice")
+        #expect(try FrameCodec().decode(parts).decodeBody(Login.self).username == "alice")
         for length in 0..<parts[1].count {
             let frame = try FrameCodec().decode([parts[0], Array(parts[1].prefix(length))])
             let result = Result { () throws(RemoteError) -> Login in try frame.decodeBody(Login.self) }

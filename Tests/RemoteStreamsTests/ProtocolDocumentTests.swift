@@ -5,19 +5,22 @@ import RemoteStreams
 import Testing
 import ZeroMQ
 
+/// `auth.login`'s parameters (docs/services/auth.md).
 struct Login: Codable, Sendable {
-    var user: String
+    var username: String
     var password: String
 }
 
-struct Session: Codable, Sendable {
-    var token: String
-    var expires: Int
+/// `auth.login`'s answer for a wrong password.
+struct LoginAnswer: Codable, Sendable {
+    var status_code: Int
+    var message: String
 }
 
 /// docs/PROTOCOL.md promises that a client can be written from the document alone; this runs the
 /// document's own Python client (Debian's python3-zmq, which `make test` installs) against a
-/// RemoteServer.
+/// RemoteServer that answers `auth.login` like auth-service, over CURVE with an allow-list, with the
+/// keys where `stack.sh` keeps them (`STACK_DIR`). Tests/DeployTests runs it against the real stack.
 @Suite(.timeLimit(.minutes(1)))
 struct ProtocolDocumentTests {
     /// The Python block of the document's "A client in Python" section.
@@ -33,26 +36,45 @@ struct ProtocolDocumentTests {
         return String(text[start.upperBound..<end.lowerBound])
     }
 
-    @Test func thePythonClientOfTheDocumentTalksToAServer() async throws {
+    @Test func thePythonClientOfTheDocumentTalksToAServerOverCurve() async throws {
         var handlers = RemoteHandlers()
         handlers.request("auth.login") { (login: Login) in
-            login.user == "alice" && login.password == "secret"
-                ? Single.just(Session(token: "t-42", expires: 3600))
-                : Single.error(RemoteError(code: .unauthenticated, message: "wrong password"))
+            login.username == "alice"
+                ? Single.just(LoginAnswer(status_code: 401, message: "login.wrongPassword"))
+                : Single.error(RemoteError(code: .badRequest, message: "unexpected user \(login.username)"))
+        }
+        // The layout of stack.sh's state: auth's curve.pub, validation's client pair on auth's list.
+        let stack = FileManager.default.temporaryDirectory.appendingPathComponent("protocol-stack-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: stack) }
+        let serverKeys = try CurveKeyPair.generate()
+        let clientKeys = try CurveKeyPair.generate()
+        for (directory, name, key) in [
+            ("auth", "curve.pub", serverKeys.publicKey), ("validation", "client.pub", clientKeys.publicKey),
+            ("validation", "client.key", clientKeys.secretKey),
+        ] {
+            let folder = stack.appendingPathComponent(directory)
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try (try Z85.encode(key) + "\n").write(
+                to: folder.appendingPathComponent(name), atomically: true, encoding: .utf8)
         }
         let context = try Context()
         let server = try RemoteServer(
-            context: context, configuration: .init(endpoints: ["tcp://127.0.0.1:*"]), handlers: handlers)
-        let script = try Self.pythonClient()
-            .replacingOccurrences(of: "tcp://127.0.0.1:5562", with: server.endpoints[0])
+            context: context,
+            configuration: .init(
+                endpoints: ["tcp://127.0.0.1:*"],
+                curve: .init(keys: serverKeys, allowList: CurveAllowList([clientKeys.publicKey]))),
+            handlers: handlers)
         let file = FileManager.default.temporaryDirectory.appendingPathComponent(
             "protocol-client-\(UUID()).py")
-        try script.write(to: file, atomically: true, encoding: .utf8)
+        try Self.pythonClient().write(to: file, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: file) }
 
         let python = Process()
         python.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         python.arguments = [file.path]
+        python.environment = ProcessInfo.processInfo.environment.merging([
+            "STACK_DIR": stack.path, "AUTH_ENDPOINT": server.endpoints[0],
+        ]) { $1 }
         let output = Pipe()
         python.standardOutput = output
         python.standardError = output
@@ -63,6 +85,7 @@ struct ProtocolDocumentTests {
         }
         let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(status == 0, "python3 said: \(printed)")
+        #expect(printed.contains("login.wrongPassword"), "python3 said: \(printed)")
         #expect(await server.counters.framesIn == 1)
         await server.stop()
         context.terminate()

@@ -103,7 +103,7 @@ service_args() {
         ;;
     heroes)
         args=(--endpoint "$(endpoint heroes)" --auth-endpoint "$(endpoint auth)"
-            --auth-server-key "$state/auth.pub")
+            --auth-public-key "$state/auth.pub")
         ;;
     gateway)
         args=(--endpoint "$(endpoint gateway)"

@@ -85,7 +85,7 @@ struct GatewayStack {
             let heroes = try await ServiceProcess.start(
                 [
                     "--curve", "on", "--auth-endpoint", auth.endpoint, "--auth-curve", "on",
-                    "--auth-server-key",
+                    "--auth-public-key",
                     authState.file("curve.pub"),
                 ], in: directory,
                 curve: RemoteClient.Curve(serverKey: heroesKeys.server.publicKey, keys: heroesKeys.client),
