@@ -104,6 +104,14 @@ struct TerminalUsabilityTests {
                     && !Self.lines(screen).contains("…")
             }
             #expect(end.contains("\(all.total) in all"), "\(end)")
+            // At 120 columns the name column widens to the widest name (up to half the row): the
+            // last hero's name shows whole, and its intro whole or ending in "…".
+            try await tmux.run(["resize-window", "-t", "main", "-x", "120", "-y", "24"])
+            let wide = try await tmux.waitForScreen("the last hero at 120 columns") { screen in
+                Self.lines(screen).contains { $0.hasPrefix("> " + last.name + " ") }
+            }
+            let row = try #require(Self.lines(wide).first { $0.hasPrefix("> " + last.name + " ") })
+            #expect(row.hasSuffix(last.intro) || row.hasSuffix("…"), "\(wide)")
         }
     }
 
