@@ -3,8 +3,8 @@ import Foundation
 import Testing
 
 /// The interactive client as a user meets it in a real pseudo-terminal (tmux, 80x24, against the
-/// four servers): paste, Enter from the last field, typing ahead in the register form, and the hero
-/// list opening whole and scrolling to its last hero.
+/// four servers): paste, Enter from the last field, typing ahead in the register form, the hero
+/// list opening whole and scrolling to its last hero, and the wrapped cannot-reach banner.
 @Suite(
     "end to end: paste, typing ahead and the whole hero list in tmux", .timeLimit(.minutes(2)),
     .enabled(if: TmuxSession.executable != nil, "tmux is not installed (needed to drive a terminal)"))
@@ -15,20 +15,23 @@ struct TerminalUsabilityTests {
         }
     }
 
-    static func start(_ stack: GatewayStack) async throws -> TmuxSession {
+    static func start(_ stack: GatewayStack, connection: [String]? = nil) async throws -> TmuxSession {
         let command =
             "unset GATEWAY_CLI_ENDPOINT GATEWAY_CLI_SERVER_KEY GATEWAY_CLI_CURVE GATEWAY_CLI_LANG; "
             + "HOME=\(shellQuoted(stack.cliStateHome)) XDG_STATE_HOME=\(shellQuoted(stack.cliStateHome)) "
-            + ([try Binaries.path("gateway-cli")] + stack.cliConnection + ["--lang", "en"])
+            + ([try Binaries.path("gateway-cli")] + (connection ?? stack.cliConnection) + ["--lang", "en"])
             .map(shellQuoted).joined(separator: " ")
             + "; echo \"gateway-cli exited $?\"; exec cat"
         return try await TmuxSession.start(command, in: stack.directory)
     }
 
     /// Runs `body` on a fresh client, with the last screen in the error when it fails.
-    static func session(_ body: @Sendable (GatewayStack, TmuxSession) async throws -> Void) async throws {
+    static func session(
+        connection: (@Sendable (GatewayStack) -> [String])? = nil,
+        _ body: @Sendable (GatewayStack, TmuxSession) async throws -> Void
+    ) async throws {
         try await SharedGatewayStack.flows.with { stack in
-            let tmux = try await start(stack)
+            let tmux = try await start(stack, connection: connection?(stack))
             do {
                 try await body(stack, tmux)
             } catch {
@@ -46,7 +49,7 @@ struct TerminalUsabilityTests {
         try await tmux.run(["paste-buffer", "-p", "-d", "-b", "paste", "-t", "main"])
     }
 
-    @Test("pasted Esc and [3 are text; Enter on the password signs in; the list opens whole; End reaches the last")
+    @Test("pasted Esc and [3 are text: the menu stays put, the sign-in fields take them as characters")
     func pasteSigninAndHeroes() async throws {
         try await Self.session { stack, tmux in
             let name = "u" + randomDigits(9)
@@ -134,6 +137,24 @@ struct TerminalUsabilityTests {
             #expect(screen.contains("[******* "), "\(screen)")
             try await tmux.press("Enter")  // on the last field: taps the enabled button
             try await tmux.waitFor("Registration succeeded")
+        }
+    }
+
+    @Test("80x24: the cannot-reach banner wraps above the key help, its reason whole")
+    func unreachableBannerWraps() async throws {
+        // Nothing listens on port 1: the channel fails after the 2 s connect timeout.
+        try await Self.session(connection: {
+            ["--endpoint", "tcp://127.0.0.1:1", "--server-key", $0.gatewayKeyFile]
+        }) { _, tmux in
+            try await tmux.waitForScreen("the menu") { Self.lines($0).first == "Reactive login" }
+            try await tmux.press("1")
+            let screen = try await tmux.waitFor("[!] Cannot reach the gateway at tcp://127.0.0.1:1")
+            let rows = Self.lines(screen)
+            let first = try #require(rows.firstIndex { $0.hasPrefix("[!] Cannot reach the gateway") })
+            let footer = try #require(rows.lastIndex { $0.hasPrefix("Tab/Shift-Tab") })
+            let banner = rows[first..<footer].joined(separator: " ")
+            #expect(banner.contains("(") && banner.hasSuffix(")"), "\(screen)")
+            #expect(!banner.contains("…"), "\(screen)")
         }
     }
 }
