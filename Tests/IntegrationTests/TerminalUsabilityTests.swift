@@ -97,7 +97,8 @@ struct TerminalUsabilityTests {
             try await tmux.press("Enter")  // on the last field: taps the enabled button
             // No typing: the whole list at once.
             let opened = try await tmux.waitForScreen("every hero") {
-                $0.contains("\(all.total) in all") && Self.lines($0).contains { $0.hasPrefix("> ") && !$0.hasPrefix("> Search") }
+                $0.contains("\(all.total) in all")
+                    && Self.lines($0).contains { $0.hasPrefix("> ") && !$0.hasPrefix("> Search") }
             }
             let first = try #require(all.heroes.first)
             #expect(opened.contains(first.name), "\(opened)")
