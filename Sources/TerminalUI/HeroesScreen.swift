@@ -196,7 +196,8 @@ public struct HeroesScreen: ScreenModel {
         if let total { status.add(labels("ui.total", ["n": String(total)]), TextStyle(bold: true)) }
         if !error.isEmpty {
             status.add("  ")
-            status.add(TextWidth.truncate("[x] " + error, to: max(0, width - status.used)),
+            status.add(
+                TextWidth.truncate("[x] " + error, to: max(0, width - status.used)),
                 TextStyle(color: context.color(.red), bold: true))
         }
         body.append(status.line)
@@ -208,7 +209,8 @@ public struct HeroesScreen: ScreenModel {
         // The name column is as wide as the widest name seen, up to half of what the row has after
         // the marker and the gap; the intro takes the rest. Whatever does not fit ends in "…".
         let room = max(0, width - 4)
-        let widest = pages.values.lazy.flatMap { $0 }.map { TextWidth.of($0.name.replacingControlCharacters()) }
+        let widest =
+            pages.values.lazy.flatMap { $0 }.map { TextWidth.of($0.name.replacingControlCharacters()) }
             .max() ?? 0
         let nameWidth = max(min(4, room), min(widest, room / 2))
         let introWidth = max(0, room - nameWidth)

@@ -78,8 +78,10 @@ public struct Navigator: Sendable {
                 var last = LineBuilder(width: context.width)
                 let text = banner[room - 1].text.trimmingSuffixSpaces()
                 last.add(
-                    " " + TextWidth.prefix(
-                        String(text.dropFirst()), fitting: context.width - 2 - TextWidth.of(TextWidth.ellipsis))
+                    " "
+                        + TextWidth.prefix(
+                            String(text.dropFirst()),
+                            fitting: context.width - 2 - TextWidth.of(TextWidth.ellipsis))
                         + TextWidth.ellipsis + " ",
                     TextStyle(color: context.color(.red), bold: true, reverse: true))
                 banner[room - 1] = last.line

@@ -93,13 +93,17 @@ struct TerminalScreenTests {
         }
         #expect(!enabled.contains("secret"), "the password is masked:\n\(enabled)")
 
-        try await tmux.press("Enter")  // on to the button
+        try await tmux.press("Tab")  // on to the button (Enter here would tap it at once)
         try await tmux.waitForScreen("the focused button") {
             lines($0).contains { $0.hasPrefix(">") && $0.hasSuffix("< Log in >") }
         }
         try await tmux.press("Enter")  // tap
-        let done = try await tmux.waitFor("Login succeeded, user: \(phone), token: ")
-        #expect(lines(done).contains { $0.hasPrefix("Login succeeded, user: \(phone), token: ") })
+        // The tip wraps at 80 columns: the token, too long for the rest of the row, shows whole on
+        // the next.
+        let done = try await tmux.waitFor("Login succeeded, user: \(phone), token:")
+        let rows = lines(done)
+        let tip = try #require(rows.firstIndex { $0.hasPrefix("Login succeeded, user: \(phone), token:") })
+        #expect(tip + 1 < rows.count && rows[tip + 1].count >= 20, "\(done)")
 
         try await tmux.press("Escape")
         let back = try await tmux.waitForScreen("the menu again") {

@@ -102,9 +102,10 @@ struct UsabilityTests {
         #expect(TextWidth.truncate("蝙蝠侠", to: 5) == "蝙蝠…")
         #expect(TextWidth.truncate("蝙蝠侠", to: 4) == "蝙…")
         #expect(TextWidth.truncate("abc", to: 0) == "")
-        #expect(TextWidth.wrap("Login succeeded, token: abcdefghij", to: 12) == [
-            "Login", "succeeded,", "token:", "abcdefghij",
-        ])
+        #expect(
+            TextWidth.wrap("Login succeeded, token: abcdefghij", to: 12) == [
+                "Login", "succeeded,", "token:", "abcdefghij",
+            ])
         #expect(TextWidth.wrap("aa bb cc", to: 5) == ["aa bb", "cc"])
         #expect(TextWidth.wrap("0123456789abc", to: 5) == ["01234", "56789", "abc"])
         #expect(TextWidth.wrap("登录成功用户令牌", to: 5) == ["登录", "成功", "用户", "令牌"])
@@ -219,7 +220,8 @@ struct UsabilityTests {
     func wrapping() {
         var login = FormScreen.login()
         let token = "tok-" + String(repeating: "0123456789abcdef", count: 6)
-        apply(&login, FlowOutput(output: "tip", message: "Login succeeded, user: 13800138000, token: " + token))
+        apply(
+            &login, FlowOutput(output: "tip", message: "Login succeeded, user: 13800138000, token: " + token))
         let frame = login.render(context(80, 24, .en))
         expectFits(frame, 80, 24)
         let text = frame.text.joined(separator: "\n")
