@@ -14,6 +14,7 @@
 #   make run              release build, the whole stack in the background, gateway-cli in front; stops on exit
 #   make up / down        start the stack (auth, validation, heroes, gateway) in the background / stop it
 #   make status / logs    each service's health and pid / the tail of each log (LOGS_FOLLOW=1 follows)
+#   make check-no-rebuild a second release build, from a terminal and from a pipe, compiles nothing
 #
 # Every target works on a fresh Debian machine as root: `deps` installs what is missing first.
 
@@ -35,7 +36,7 @@ APT_PACKAGES := pkg-config libzmq3-dev libsodium-dev libsqlite3-dev python3-zmq 
 TEST_FILTER ?=
 
 .PHONY: all deps build build-release test bench-reactive bench-transport bench-json bench-auth loadtest fuzz format lint clean
-.PHONY: run up down status logs
+.PHONY: run up down status logs check-no-rebuild
 
 all: build
 
@@ -273,6 +274,21 @@ endif
 
 logs:
 	@$(STACK_ENV) LOGS_FOLLOW="$(LOGS_FOLLOW)" $(STACK) logs
+
+# A second build compiles nothing, from a terminal (script(1) gives SwiftPM one) or from a pipe: after
+# build-release, the same build once each way must neither compile nor link anything.
+.PHONY: check-no-rebuild
+
+check-no-rebuild: build-release
+	@for how in terminal pipe; do \
+	  if [ $$how = terminal ]; then out=$$(script -qc '$(SWIFT) build -c release $(STRICT)' /dev/null); \
+	  else out=$$($(SWIFT) build -c release $(STRICT) 2>&1 | cat); fi; \
+	  if printf '%s\n' "$$out" | grep -Eq 'Compiling|Linking'; then \
+	    echo "check-no-rebuild: the build from a $$how did work again:" >&2; \
+	    printf '%s\n' "$$out" | tr '\r' '\n' | grep -E 'Compiling|Linking' | head -n 5 >&2; exit 1; \
+	  fi; \
+	  echo "check-no-rebuild: a second build from a $$how compiled nothing"; \
+	done
 
 format:
 	$(SWIFT) format --in-place --recursive --configuration .swift-format Sources Tests Benchmarks Package.swift
