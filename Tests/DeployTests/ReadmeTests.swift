@@ -53,8 +53,10 @@ struct ReadmeBlock: Sendable, CustomStringConvertible {
 @Suite("README.md's shell blocks run as printed", .timeLimit(.minutes(3)), .serialized)
 struct ReadmeTests {
     static let blocks = ReadmeBlock.shellBlocks(of: contents(Paths.inRepository("README.md")))
-    static let built = ["gateway", "gateway-cli", "auth-service", "validation-service", "hero-catalog-service"]
-        .allSatisfy { FileManager.default.isExecutableFile(atPath: Paths.binaries + "/" + $0) }
+    static let built = [
+        "gateway", "gateway-cli", "auth-service", "validation-service", "hero-catalog-service",
+    ]
+    .allSatisfy { FileManager.default.isExecutableFile(atPath: Paths.binaries + "/" + $0) }
 
     @Test("every shell block is either run here or marked illustrative, and most are run")
     func blocksAreFound() {
@@ -83,7 +85,8 @@ struct ReadmeTests {
         let stackDirectory = state + "/reactive-login/stack"
         let services = ["auth", "validation", "heroes", "gateway"]
         var stack: [String: String] = [
-            "STACK_DIR": stackDirectory, "BIN_DIR": Paths.binaries, "STACK_SERVICES": services.joined(separator: " "),
+            "STACK_DIR": stackDirectory, "BIN_DIR": Paths.binaries,
+            "STACK_SERVICES": services.joined(separator: " "),
             "STACK_AUTH_ARGS": "--hash-cost test", "STACK_WAIT_SECONDS": "20", "STACK_STOP_SECONDS": "10",
         ]
         for service in services {
@@ -118,17 +121,21 @@ struct ReadmeTests {
             let file = root.file("block\(index).sh")
             try block.text.write(toFile: file, atomically: true, encoding: .utf8)
             let run = try await runCommand(
-                "/bin/bash", ["-c", #"cd "$1" && exec /bin/bash -e -o pipefail "$2""#, "readme", repository, file],
+                "/bin/bash",
+                ["-c", #"cd "$1" && exec /bin/bash -e -o pipefail "$2""#, "readme", repository, file],
                 environment: shell, timeLimit: .seconds(60))
             #expect(
                 run.status == 0,
-                "\(block) exited \(run.status):\n\(block.text)\n--- stdout\n\(run.output)--- stderr\n\(run.error)")
+                "\(block) exited \(run.status):\n\(block.text)\n--- stdout\n\(run.output)--- stderr\n\(run.error)"
+            )
             if block.text.contains("gateway-cli numbers 1 2 3") {
                 #expect(run.output.hasPrefix("6\n"), "\(block): \(run.output)")
                 #expect(run.output.contains(#""result":"succeeded""#), "\(block): \(run.output)")
             }
             if block.text.contains("auth-service") && block.text.contains("--check") {
-                #expect(run.output.contains("auth \(ProjectVersion.current) at ipc://"), "\(block): \(run.output)")
+                #expect(
+                    run.output.contains("auth \(ProjectVersion.current) at ipc://"), "\(block): \(run.output)"
+                )
                 #expect(run.output.contains(": ready"), "\(block): \(run.output)")
             }
         }
@@ -155,13 +162,16 @@ struct ReadmeTests {
 @Suite("one version for every executable", .timeLimit(.minutes(1)))
 struct VersionTests {
     static let executables = [
-        "auth-service", "validation-service", "hero-catalog-service", "gateway", "gateway-cli", "auth-loadtest",
+        "auth-service", "validation-service", "hero-catalog-service", "gateway", "gateway-cli",
+        "auth-loadtest",
     ]
 
     @Test(
         "--version prints the project's version, ProjectVersion.current",
         .enabled(
-            if: executables.allSatisfy { FileManager.default.isExecutableFile(atPath: Paths.binaries + "/" + $0) },
+            if: executables.allSatisfy {
+                FileManager.default.isExecutableFile(atPath: Paths.binaries + "/" + $0)
+            },
             "the executables are not part of this build"))
     func everyExecutable() async throws {
         for name in Self.executables {
