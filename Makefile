@@ -14,13 +14,18 @@
 #   make run              release build, the whole stack in the background, gateway-cli in front; stops on exit
 #   make up / down        start the stack (auth, validation, heroes, gateway) in the background / stop it
 #   make status / logs    each service's health and pid / the tail of each log (LOGS_FOLLOW=1 follows)
+#   make check-no-rebuild a second release build, from a terminal and from a pipe, compiles nothing
 #
 # Every target works on a fresh Debian machine as root: `deps` installs what is missing first.
 
 SHELL := /bin/bash
 SWIFT_BIN ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
 SWIFT := $(SWIFT_BIN)
-STRICT := -Xswiftc -warnings-as-errors
+# Every build passes the same flags, from a terminal or a pipe: SwiftPM adds -color-diagnostics to
+# the compiler's command line when its output is a terminal, and a changed command line recompiles
+# every module. --no-color-diagnostics keeps it out either way, so a second `make run` (or `make up`,
+# `make bench-...`) after a build from the other kind of output rebuilds nothing.
+STRICT := --no-color-diagnostics -Xswiftc -warnings-as-errors
 # Debian packages the build and tests need: libzmq for the transport, libsodium (argon2id, tokens)
 # and libsqlite3 for the auth service, python3-zmq for the tests that run a Python peer (the client
 # in docs/PROTOCOL.md, a heartbeat peer).
@@ -31,7 +36,7 @@ APT_PACKAGES := pkg-config libzmq3-dev libsodium-dev libsqlite3-dev python3-zmq 
 TEST_FILTER ?=
 
 .PHONY: all deps build build-release test bench-reactive bench-transport bench-json bench-auth loadtest fuzz format lint clean
-.PHONY: run up down status logs
+.PHONY: run up down status logs check-no-rebuild
 
 all: build
 
@@ -109,11 +114,17 @@ bench-auth: deps
 	$$($(SWIFT) build -c release --show-bin-path)/AuthBenchmarks \
 	  --service $$($(SWIFT) build -c release --show-bin-path)/auth-service $(BENCH_AUTH_ARGS)
 
-# auth-loadtest (docs/LOADTEST.md), release mode, against the auth-service at LOADTEST_ENDPOINT. If
-# none answers there, one is started (state in LOADTEST_STATE, --curve off, the cheap hash profile
-# unless LOADTEST_HASH_COST=owasp) and stopped by its pid afterwards. LOADTEST_ARGS is the scenario.
+# auth-loadtest (docs/LOADTEST.md), release mode, against the auth-service at LOADTEST_ENDPOINT:
+# (1) the local stack's (`make up`, `make run`) when it answers there with the keys in
+# $(STACK_DIR)/auth: CURVE with that directory's server key and auth's own client key (always
+# admitted), the stack's hash cost, and the load test's users stay in its database; else (2) one
+# answering with --curve off; else (3) one started here (state in LOADTEST_STATE, --curve off, the
+# cheap hash profile unless LOADTEST_HASH_COST=owasp) and stopped by its pid afterwards. When that one
+# cannot start (another process holds the port), the end of its log says why. LOADTEST_ARGS is the
+# scenario.
 LOADTEST_ENDPOINT ?= tcp://127.0.0.1:5562
 LOADTEST_STATE ?= .build/loadtest/state
+LOADTEST_LOG := .build/loadtest/auth-service.log
 LOADTEST_HASH_COST ?= test
 LOADTEST_ARGS ?= --scenario mix:login=80,exists=15,register=5 --rate 1000 --duration 20s --warmup 3s \
   --users 1000 --json .build/loadtest/last.json --svg .build/loadtest/last.svg
@@ -121,15 +132,27 @@ LOADTEST_ARGS ?= --scenario mix:login=80,exists=15,register=5 --rate 1000 --dura
 loadtest: deps
 	$(SWIFT) build -c release $(STRICT) --product auth-service
 	$(SWIFT) build -c release $(STRICT) --product auth-loadtest
-	@mkdir -p $(LOADTEST_STATE); bin=$$($(SWIFT) build -c release --show-bin-path); started=""; \
+	@mkdir -p $(LOADTEST_STATE) $(dir $(LOADTEST_LOG)); bin=$$($(SWIFT) build -c release --show-bin-path); \
+	stack_auth="$(STACK_DIR)/auth"; \
+	if [ -r "$$stack_auth/curve.pub" ] && $$bin/auth-service --check --state-dir "$$stack_auth" \
+	  --endpoint $(LOADTEST_ENDPOINT) >/dev/null 2>&1; then \
+	  echo "load-testing the stack's auth-service at $(LOADTEST_ENDPOINT): CURVE with the keys in $$stack_auth," \
+	    "its own hash cost; the load test's users stay in its database"; \
+	  exec $$bin/auth-loadtest --endpoint $(LOADTEST_ENDPOINT) --state-dir "$$stack_auth" $(LOADTEST_ARGS); \
+	fi; \
 	check() { $$bin/auth-service --check --curve off --state-dir $(LOADTEST_STATE) \
 	  --endpoint $(LOADTEST_ENDPOINT) >/dev/null 2>&1; }; \
-	if check; then echo "auth-service already answers at $(LOADTEST_ENDPOINT)"; else \
+	if check; then echo "auth-service already answers at $(LOADTEST_ENDPOINT) (--curve off)"; else \
 	  echo "starting auth-service at $(LOADTEST_ENDPOINT) (--hash-cost $(LOADTEST_HASH_COST), --curve off)"; \
+	  : >$(LOADTEST_LOG); \
 	  $$bin/auth-service --state-dir $(LOADTEST_STATE) --endpoint $(LOADTEST_ENDPOINT) --curve off \
-	    --hash-cost $(LOADTEST_HASH_COST) --log-level warning 2>>.build/loadtest/auth-service.log & \
+	    --hash-cost $(LOADTEST_HASH_COST) --log-level warning 2>>$(LOADTEST_LOG) & \
 	  started=$$!; trap 'kill -TERM '$$started' 2>/dev/null; wait '$$started'' EXIT; \
-	  for i in $$(seq 1 100); do check && break; sleep 0.1; done; check || { echo "auth-service did not start" >&2; exit 1; }; \
+	  for i in $$(seq 1 100); do check && break; kill -0 $$started 2>/dev/null || break; sleep 0.1; done; \
+	  check || { echo "auth-service did not start at $(LOADTEST_ENDPOINT); the end of $(LOADTEST_LOG):" >&2; \
+	    tail -n 5 $(LOADTEST_LOG) >&2; \
+	    echo "(another process holds the port? LOADTEST_ENDPOINT=tcp://127.0.0.1:PORT picks another;" \
+	      "a stack with another STACK_DIR: make loadtest STACK_DIR=...)" >&2; exit 1; }; \
 	fi; \
 	$$bin/auth-loadtest --endpoint $(LOADTEST_ENDPOINT) --curve off $(LOADTEST_ARGS)
 
@@ -228,11 +251,44 @@ up: $(STACK_BUILD)
 down:
 	@$(STACK_ENV) $(STACK) down
 
+# `make status` alone exits 1 when a service is down, without make's own error line: the script
+# runs while the Makefile is read, its table is printed, and a failed check puts make in question
+# mode (-q), whose "not up to date" exit is silent. With other goals (`make up status`) it runs as
+# an ordinary recipe. `deploy/local/stack.sh status` itself exits 3.
+ifeq ($(MAKECMDGOALS),status)
+# $(shell) does not see make's command-line variables: pass the stack's (STACK_AUTH_ENDPOINT=...).
+STATUS_VARIABLES := $(foreach v,$(filter STACK_%,$(.VARIABLES)),$(if $(filter command line,$(origin $(v))),$(v)='$($(v))'))
+STATUS_FILE := $(shell mktemp)
+STATUS_CODE := $(shell $(STATUS_VARIABLES) $(STACK_ENV) $(STACK) status >$(STATUS_FILE); echo $$?)
+$(info $(file <$(STATUS_FILE)))
+$(shell rm -f $(STATUS_FILE))
+ifneq ($(STATUS_CODE),0)
+MAKEFLAGS += -q
+endif
+status:
+	@:
+else
 status:
 	@$(STACK_ENV) $(STACK) status
+endif
 
 logs:
 	@$(STACK_ENV) LOGS_FOLLOW="$(LOGS_FOLLOW)" $(STACK) logs
+
+# A second build compiles nothing, from a terminal (script(1) gives SwiftPM one) or from a pipe: after
+# build-release, the same build once each way must neither compile nor link anything.
+.PHONY: check-no-rebuild
+
+check-no-rebuild: build-release
+	@for how in terminal pipe; do \
+	  if [ $$how = terminal ]; then out=$$(script -qc '$(SWIFT) build -c release $(STRICT)' /dev/null); \
+	  else out=$$($(SWIFT) build -c release $(STRICT) 2>&1 | cat); fi; \
+	  if printf '%s\n' "$$out" | grep -Eq 'Compiling|Linking'; then \
+	    echo "check-no-rebuild: the build from a $$how did work again:" >&2; \
+	    printf '%s\n' "$$out" | tr '\r' '\n' | grep -E 'Compiling|Linking' | head -n 5 >&2; exit 1; \
+	  fi; \
+	  echo "check-no-rebuild: a second build from a $$how compiled nothing"; \
+	done
 
 format:
 	$(SWIFT) format --in-place --recursive --configuration .swift-format Sources Tests Benchmarks Package.swift

@@ -168,7 +168,7 @@ let package = Package(
         // deploy/: manifests, unit files, the Dockerfile and the local stack script, checked offline.
         // What the test targets that start real programs share.
         .target(name: "TestSupport", dependencies: ["ZeroMQ"], path: "Tests/TestSupport", swiftSettings: common),
-        .testTarget(name: "DeployTests", dependencies: ["TestSupport"], swiftSettings: common),
+        .testTarget(name: "DeployTests", dependencies: ["Contracts", "TestSupport"], swiftSettings: common),
         .target(
             name: "GatewayClient",
             dependencies: [

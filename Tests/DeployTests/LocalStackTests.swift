@@ -146,6 +146,27 @@ struct LocalStackTests {
         for pid in started { #expect(!isAlive(pid), "pid \(pid) still runs") }
     }
 
+    @Test("a service keeps none of the descriptors up inherited (a lock held by whoever ran make)")
+    func noInheritedDescriptors() async throws {
+        let stack = try LocalStack(services: ["auth"])
+        defer { stack.tearDown() }
+        let held = stack.directory.file("held.lock")
+        // As `flock /tmp/cpu.lock make up` does: descriptor 9 open on a file while up runs.
+        let up = try await runCommand(
+            "/bin/bash", ["-c", #"exec 9>>"$1" && exec "$2" up"#, "up", held, stack.script],
+            environment: stack.environment)
+        try #require(up.status == 0, "up failed: \(up.output)\(up.error)")
+        let pid = try #require(stack.pid("auth"))
+        let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []
+        #expect(!descriptors.isEmpty)
+        let targets = descriptors.compactMap {
+            try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\($0)")
+        }
+        #expect(!targets.contains(held), "auth-service holds \(held): \(targets)")
+        let down = try await stack.run("down")
+        #expect(down.status == 0)
+    }
+
     @Test("usage errors: an unknown service or command exits 64 and starts nothing")
     func usage() async throws {
         let stack = try LocalStack()

@@ -33,6 +33,25 @@ struct MessageCatalogueTests {
             catalogue.render(.loginOK, ["name": "ann", "token": "t0k"], in: .zhHans) == "登录成功，用户名:ann，标识符:t0k")
     }
 
+    @Test func tooManyDigitsAndAnUnknownTokenSayWhatHappened() {
+        #expect(catalogue.render(.phoneLong, in: .en) == "Phone number too long")
+        #expect(catalogue.render(.phoneLong, in: .zhHans) == "号码过长")
+        #expect(catalogue.render(.phoneLong, in: .zhHant) == "號碼過長")
+        #expect(catalogue.render(.sessionExpired, in: .en) == "Not signed in, or the session has ended; sign in again")
+        #expect(catalogue.render(.sessionExpired, in: .zhHant) == "未登入或工作階段已失效，請重新登入")
+    }
+
+    /// zh-Hant is written as in Taiwan and Hong Kong, not zh-Hans converted character by character.
+    @Test func traditionalChineseUsesItsOwnWords() {
+        let converted = ["登錄", "用戶名", "賬戶", "搜索", "標識符", "網絡", "數據", "字符", "字節", "網關"]
+        for code in catalogue.codes {
+            let text = catalogue.template(code, in: .zhHant) ?? ""
+            for word in converted { #expect(!text.contains(word), "\(code.rawValue): \(text) has \(word)") }
+        }
+        #expect(catalogue.render("ui.search", in: .zhHant) == "搜尋")
+        #expect(catalogue.render("ui.sum", in: .en) + "42" == "Sum: 42")
+    }
+
     @Test func aParameterThatIsACodeRendersAsItsText() {
         let failed = ScreenMessage(.loginFailed, ["message": MessageCode.loginWrongPassword.rawValue])
         #expect(catalogue.render(failed, in: .zhHans) == "登录失败 密码错误")

@@ -23,7 +23,7 @@ private struct Texts: Sendable {
             exists: "账户已存在", registerOK: "注册成功", phoneShort: "号码长度不足", loginFailed: "登录失败 密码错误",
             networkError: "网络或数据解析错误！", loginOK: { "登录成功，用户名:\($0)，标识符:<token>" }),
         .zhHant: Texts(
-            checking: "正在檢查使用者名稱…", available: "使用者名稱可用", passwordOK: "密碼可用", mismatch: "兩次密碼不一樣",
+            checking: "正在檢查使用者名稱…", available: "使用者名稱可用", passwordOK: "密碼可用", mismatch: "兩次輸入的密碼不一致",
             exists: "帳戶已存在", registerOK: "註冊成功", phoneShort: "號碼長度不足", loginFailed: "登入失敗 密碼錯誤",
             networkError: "網路或資料解析錯誤！", loginOK: { "登入成功，使用者名稱:\($0)，識別碼:<token>" }),
         .en: Texts(

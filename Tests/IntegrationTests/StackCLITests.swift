@@ -357,7 +357,7 @@ struct StackCLITests {
                 (["login", "--phone", "138"], "secret1\n", "號碼長度不足\n"),
                 (["signin", "--username", phone], "wrong12\n", "密碼錯誤\n"),
                 (["register", "--username", phone], "secret1\n", "帳戶已存在\n"),
-                (["numbers", "9223372036854775807", "1", "0"], "", "數值溢出\n"),
+                (["numbers", "9223372036854775807", "1", "0"], "", "數值溢位\n"),
             ] {
                 let refused = try await stack.cli(
                     arguments + (input.isEmpty ? [] : ["--password-stdin"]) + ["--lang", "zh-Hant"],

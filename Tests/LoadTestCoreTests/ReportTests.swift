@@ -1,6 +1,7 @@
 import Foundation
-@testable import LoadTestCore
 import Testing
+
+@testable import LoadTestCore
 
 @Suite("the report, the JSON and the SVG", .timeLimit(.minutes(1)))
 struct ReportTests {
@@ -69,7 +70,8 @@ struct ReportTests {
         let widthText = try #require(svg.firstMatch(of: /width="([0-9.]+)"/)?.1)
         let width = try #require(Double(widthText))
         // A label of n characters at 12 px is at most 7n px wide (sans-serif digits are about 6.7).
-        for match in svg.matches(of: /<text x="([0-9.\-]+)"[^>]*text-anchor="(middle|end)"[^>]*>([^<]*)<\/text>/) {
+        let labels = /<text x="([0-9.\-]+)"[^>]*text-anchor="(middle|end)"[^>]*>([^<]*)<\/text>/
+        for match in svg.matches(of: labels) {
             let x = try #require(Double(match.1))
             let extent = 7.0 * Double(match.3.count)
             let (low, high) = match.2 == "middle" ? (x - extent / 2, x + extent / 2) : (x - extent, x)

@@ -112,7 +112,7 @@ struct ValidationRulesTests {
         #expect(custom.password("123456789", purpose: .register) == .failed(.passwordMin, ["n": "10"]))
         #expect(custom.phone("1234") == .failed(.phoneShort))
         #expect(custom.phone("12345") == .ok())
-        #expect(custom.phone("1234567") == .failed(.phoneFormat))
+        #expect(custom.phone("1234567") == .failed(.phoneLong))
     }
 
     @Test("failed lookups: rate_limited is username.throttled, everything else network.error")

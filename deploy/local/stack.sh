@@ -241,6 +241,17 @@ wait_ready() {
     done
 }
 
+# Closes every descriptor above 2 that this shell inherited (a lock held by whoever ran make, the
+# write end of a pipe): a service outlives `up`, and must not keep them open for as long as it runs.
+close_inherited_fds() {
+    local entry fd
+    for entry in /proc/self/fd/*; do
+        fd=${entry##*/}
+        [ "$fd" -gt 2 ] 2>/dev/null && eval "exec $fd>&-" 2>/dev/null
+    done
+    return 0
+}
+
 # Starts service $1 in the background unless the stack already runs it.
 start() {
     local pid bin log
@@ -252,7 +263,7 @@ start() {
     log=$(log_of "$1")
     service_args "$1"
     printf '\n==== %s start: %s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$bin" >>"$log"
-    "$bin" --state-dir "$(state_of "$1")" "${args[@]}" >>"$log" 2>&1 </dev/null &
+    (close_inherited_fds && exec "$bin" --state-dir "$(state_of "$1")" "${args[@]}") >>"$log" 2>&1 </dev/null &
     pid=$!
     echo "$pid" >"$(pid_file_of "$1")"
     started_now+=("$1")
