@@ -22,23 +22,13 @@ func rawConversation(
 func rawMessages(
     _ endpoint: String, context: Context, _ messages: [[[UInt8]]], expecting: Int
 ) async throws -> [[[UInt8]]] {
-    try await withCheckedThrowingContinuation { continuation in
-        Thread {
-            do {
-                let raw = try Socket(context, .dealer, linger: 0)
-                try raw.set(.receiveTimeout, 3_000)
-                try raw.connect(endpoint)
-                for message in messages { _ = try raw.send(parts: message) }
-                var answers: [[[UInt8]]] = []
-                while answers.count < expecting, case .done(let parts) = try raw.receiveParts() {
-                    answers.append(parts)
-                }
-                raw.close()
-                continuation.resume(returning: answers)
-            } catch {
-                continuation.resume(throwing: error)
-            }
-        }.start()
+    try await withRawDealer(endpoint, context: context, receiveTimeout: 3_000) { raw in
+        for message in messages { _ = try raw.send(parts: message) }
+        var answers: [[[UInt8]]] = []
+        while answers.count < expecting, case .done(let parts) = try raw.receiveParts() {
+            answers.append(parts)
+        }
+        return answers
     }
 }
 

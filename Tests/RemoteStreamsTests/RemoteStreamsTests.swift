@@ -62,27 +62,38 @@ func collect<Element: Sendable>(_ source: Observable<Element>) async -> ([Elemen
     }
 }
 
-/// Sends each message from a raw DEALER (on a thread of its own) and returns the answers.
-func rawExchange(_ fixture: Fixture, _ messages: [[[UInt8]]]) async throws -> [[[UInt8]]] {
-    let endpoint = fixture.server.endpoints[0]
-    let context = fixture.context
-    return try await withCheckedThrowingContinuation { continuation in
+/// Runs `body` on a thread of its own with a raw DEALER connected to `endpoint` (receives wait at
+/// most `receiveTimeout` ms), then closes the socket.
+func withRawDealer<T: Sendable>(
+    _ endpoint: String, context: Context, receiveTimeout: Int32,
+    _ body: @escaping @Sendable (Socket) throws -> T
+) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
         Thread {
             do {
                 let raw = try Socket(context, .dealer, linger: 0)
-                try raw.set(.receiveTimeout, 5_000)
+                try raw.set(.receiveTimeout, receiveTimeout)
                 try raw.connect(endpoint)
-                var answers: [[[UInt8]]] = []
-                for message in messages {
-                    _ = try raw.send(parts: message)
-                    if case .done(let parts) = try raw.receiveParts() { answers.append(parts) }
-                }
+                let result = try body(raw)
                 raw.close()
-                continuation.resume(returning: answers)
+                continuation.resume(returning: result)
             } catch {
                 continuation.resume(throwing: error)
             }
         }.start()
+    }
+}
+
+/// Sends each message from a raw DEALER and reads one answer after each; returns the answers.
+func rawExchange(_ fixture: Fixture, _ messages: [[[UInt8]]]) async throws -> [[[UInt8]]] {
+    try await withRawDealer(fixture.server.endpoints[0], context: fixture.context, receiveTimeout: 5_000) {
+        raw in
+        var answers: [[[UInt8]]] = []
+        for message in messages {
+            _ = try raw.send(parts: message)
+            if case .done(let parts) = try raw.receiveParts() { answers.append(parts) }
+        }
+        return answers
     }
 }
 
