@@ -153,13 +153,13 @@ private struct Timeout: Error, CustomStringConvertible {
     var description: String { "timed out waiting until \(what)" }
 }
 
-/// Checks `condition` every few milliseconds until it holds, failing after five seconds. Only for
-/// what nothing announces: libdispatch installs its signal handler on its own thread and tells no
-/// one, so the test looks at the signal's disposition until it changes.
+/// Checks `condition` until it holds, yielding between checks, failing after five seconds. Only for
+/// what nothing announces: libdispatch installs its signal handler on its own thread (within
+/// microseconds) and tells no one, so the test looks at the signal's disposition until it changes.
 func waitUntil(_ what: String, _ condition: () -> Bool) async throws {
     let deadline = ContinuousClock.now + .seconds(5)
     while !condition() {
         guard ContinuousClock.now < deadline else { throw Timeout(what: what) }
-        try await Task.sleep(for: .milliseconds(5))
+        await Task.yield()
     }
 }
