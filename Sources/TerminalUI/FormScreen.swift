@@ -180,6 +180,22 @@ public struct FormScreen: ScreenModel {
         return []
     }
 
+    /// Keeps every text and the focus; clears the verdicts, flags and spinner the old channel set
+    /// (the new one sends its own), and returns each typed text, top to bottom, to send again.
+    public mutating func resume() -> [FlowInput] {
+        var inputs: [FlowInput] = []
+        for index in fields.indices {
+            let text = fields[index].text
+            fields[index] = Field(text: text)
+            if !text.isEmpty { inputs.append(.text(fieldSpecs[index].input, text)) }
+        }
+        buttonEnabled = false
+        busy = false
+        tip = ""
+        sum = nil
+        return inputs
+    }
+
     // MARK: Keys
 
     public mutating func handle(_ key: Key, height: Int) -> [ScreenAction] {

@@ -44,6 +44,16 @@ public struct HeroesScreen: ScreenModel {
     /// The empty search, so the list opens with every hero.
     public var openingInputs: [FlowInput] { [.text("searchText", "")] }
 
+    /// Keeps the text, the selection and the rows already shown; the new channel starts at page 0,
+    /// so the search goes again from there (further pages follow as the answer arrives).
+    public mutating func resume() -> [FlowInput] {
+        requestedPage = 0
+        awaiting = true
+        searching = false
+        error = ""
+        return [.text("searchText", searchText)]
+    }
+
     /// The number of list rows a screen of `height` rows shows.
     static func listRows(height: Int) -> Int { max(1, height - fixedRows) }
 

@@ -58,6 +58,16 @@ public struct Navigator: Sendable {
         if generation == self.generation { failure = reason.replacingControlCharacters() }
     }
 
+    /// The gateway's connection is back: a screen whose channel failed gets a new one (a new
+    /// generation, so anything late from the old one is dropped), with what the user had typed.
+    /// Nothing happens while the channel is healthy or on a screen without one.
+    public mutating func reconnected() -> [Effect] {
+        guard failure != nil, current.flow != nil else { return [] }
+        generation += 1
+        failure = nil
+        return [.switchChannel] + screen.resume().map(Effect.send)
+    }
+
     /// The parameters for the current screen's channel.
     public func parameters(locale: MessageLocale) -> FlowParameters {
         FlowParameters(locale: locale, token: current.token)

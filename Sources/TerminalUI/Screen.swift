@@ -157,10 +157,15 @@ public protocol ScreenModel: Sendable {
     func render(_ context: RenderContext) -> Frame
     /// The inputs sent on the screen's channel as soon as it opens (the hero list's empty search).
     var openingInputs: [FlowInput] { get }
+    /// Readies the model for a new channel after its last one failed (the gateway is back): keeps
+    /// what the user typed, forgets what the old channel said, and returns the inputs that bring the
+    /// new channel to the same place (the texts typed so far).
+    mutating func resume() -> [FlowInput]
 }
 
 extension ScreenModel {
     public var openingInputs: [FlowInput] { [] }
+    public mutating func resume() -> [FlowInput] { openingInputs }
 }
 
 extension Chrome {

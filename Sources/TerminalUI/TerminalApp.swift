@@ -21,13 +21,16 @@ public enum TerminalApp {
     ///   - endpoint: the gateway's endpoint, shown when a channel fails.
     ///   - open: opens a gateway channel (`flow`, its parameters, the inputs to stream in) and returns
     ///     its outputs; disposing the subscription closes the channel.
+    ///   - reconnections: an event each time the connection to the gateway is (re)established; a
+    ///     screen whose channel failed reopens it then, with the texts typed so far.
     public static func run(
         locale: MessageLocale, endpoint: String,
         open:
             @escaping @Sendable (
                 _ flow: String, _ parameters: FlowParameters, _ inputs: Observable<FlowInput>
             )
-            -> Observable<FlowOutput>
+            -> Observable<FlowOutput>,
+        reconnections: Observable<Void> = .never()
     ) -> Int32 {
         guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else {
             complain("the interactive mode needs a terminal (stdin and stdout); use a subcommand in scripts")
@@ -45,7 +48,7 @@ public enum TerminalApp {
         let thread = Thread {
             let code = UILoop.run(
                 locale: locale, endpoint: endpoint, wantColors: wantColors, signals: signals, wake: wake,
-                open: open)
+                open: open, reconnections: reconnections)
             result.withLock { $0 = code }
             finished.signal()
         }
@@ -113,6 +116,8 @@ final class OutputQueue: Sendable {
         case output(FlowOutput, generation: Int)
         /// The channel failed.
         case failed(generation: Int, reason: String)
+        /// The connection to the gateway is up again.
+        case reconnected
     }
 
     private let items = Mutex<[Item]>([])
@@ -230,7 +235,8 @@ final class ChannelSlot {
 enum UILoop {
     static func run(
         locale: MessageLocale, endpoint: String, wantColors: Bool, signals: SignalWatch, wake: WakePipe,
-        open: @escaping @Sendable (String, FlowParameters, Observable<FlowInput>) -> Observable<FlowOutput>
+        open: @escaping @Sendable (String, FlowParameters, Observable<FlowInput>) -> Observable<FlowOutput>,
+        reconnections: Observable<Void>
     ) -> Int32 {
         guard let terminal = Terminal(wantColors: wantColors) else {
             TerminalApp.complain(
@@ -244,6 +250,8 @@ enum UILoop {
         let channel = ChannelSlot(queue: queue, open: open)
         var navigator = Navigator(endpoint: endpoint)
         defer { channel.close() }
+        let reconnected = reconnections.subscribe(onNext: { queue.push(.reconnected) })
+        defer { reconnected.dispose() }
         let start = DispatchTime.now().uptimeNanoseconds
         var painted: Int?
         var dirty = true
@@ -275,6 +283,8 @@ enum UILoop {
                     carryOut(navigator.apply(output, generation: generation))
                 case .failed(let generation, let reason):
                     navigator.channelFailed(generation: generation, reason: reason)
+                case .reconnected:
+                    carryOut(navigator.reconnected())
                 }
                 dirty = true
             }

@@ -50,7 +50,7 @@ enum GatewayCLI {
             defer { stop(connection) }
             guard let script else {
                 return runInteractive(
-                    locale: invocation.locale, endpoint: invocation.endpoint,
+                    locale: invocation.locale, endpoint: invocation.endpoint, connection: connection,
                     open: deviceTokens.map { $0.remembering(connection.openFlow) } ?? connection.openFlow)
             }
             return run(

@@ -3,7 +3,12 @@ import GatewayClient
 import TerminalUI
 
 /// The interactive terminal client (no subcommand): the ncursesw screens of `TerminalUI`, every one
-/// bound to a gateway channel opened through `open`. Blocks until the user quits.
-func runInteractive(locale: MessageLocale, endpoint: String, open: @escaping OpenFlow) -> Int32 {
-    TerminalApp.run(locale: locale, endpoint: endpoint, open: open)
+/// bound to a gateway channel opened through `open`; a screen whose channel failed reopens when
+/// `connection` reaches the gateway again. Blocks until the user quits.
+func runInteractive(
+    locale: MessageLocale, endpoint: String, connection: GatewayConnection, open: @escaping OpenFlow
+) -> Int32 {
+    TerminalApp.run(
+        locale: locale, endpoint: endpoint, open: open,
+        reconnections: connection.client.connectionChanges.filter(\.isUp).map { _ in () })
 }

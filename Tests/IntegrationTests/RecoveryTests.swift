@@ -153,7 +153,7 @@ struct RecoveryTests {
     /// hero-catalog-service is a stand-in that never answers a search (with the real one's keys), so
     /// a `gateway-cli heroes` run is still waiting when the gateway is killed.
     @Test(
-        "gateway SIGKILLed under gateway-cli: a script exits 2 and a screen shows it within 3 s; down at start too"
+        "gateway SIGKILLed under gateway-cli: a script exits 2 and a screen shows it within 3 s; down at start too; back: the screen returns with its text"
     )
     func gatewayKilledUnderTheCLI() async throws {
         try await withRecoveryStack(
@@ -269,9 +269,24 @@ struct RecoveryTests {
         let reopenedBanner = ContinuousClock.now - reopened
         #expect(
             reopenedBanner <= .seconds(3), "a screen opened on a dead gateway: \(seconds(reopenedBanner)) s")
+
+        // Typed during the outage, then the gateway returns: the screen comes back by itself with
+        // the text, and the gateway's verdict on it.
+        try await tmux.type("13")
+        try await tmux.waitFor("[13")
+        let restarted = try await stack.restartGateway()
+        let returned = ContinuousClock.now
+        let back = try? await tmux.waitForScreen("the login screen back, with its text", deadline: .seconds(10)) {
+            !$0.contains("Cannot reach") && $0.contains("[13") && $0.contains("Phone number too short")
+        }
+        let resumed = ContinuousClock.now - returned
+        await restarted.stop()
+        #expect(back != nil, "the screen did not come back when the gateway returned")
+        #expect(resumed <= .seconds(3), "the screen came back \(seconds(resumed)) s after the gateway started")
         print(
             "RECOVERY gateway_killed_to_cli_exit=\(seconds(exited)) gateway_killed_to_banner=\(seconds(banner))"
-                + " gateway_down_cli_exit=\(seconds(refused)) gateway_down_banner=\(seconds(reopenedBanner))")
+                + " gateway_down_cli_exit=\(seconds(refused)) gateway_down_banner=\(seconds(reopenedBanner))"
+                + " gateway_back_to_screen=\(seconds(resumed))")
     }
 }
 

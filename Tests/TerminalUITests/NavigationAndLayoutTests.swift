@@ -199,6 +199,7 @@ struct NavigationAndLayoutTests {
             switch item {
             case .output(let output, _): seen[output.output, default: []].append(output.number ?? -1)
             case .failed: failed += 1
+            case .reconnected: Issue.record("no connection event was pushed")
             }
         }
         #expect(seen.count == 4)

@@ -24,6 +24,8 @@ struct GatewayStack {
     let validation: ServiceProcess
     let heroes: ServiceProcess
     let gateway: ServiceProcess
+    /// The gateway's arguments (besides those ``ServiceProcess/start`` adds), for a restart.
+    let gatewayArguments: [String]
     /// An end client of the gateway, with a key pair of its own (not on any list).
     let client: RemoteClient
     let context: Context
@@ -91,11 +93,13 @@ struct GatewayStack {
                 curve: RemoteClient.Curve(serverKey: heroesKeys.server.publicKey, keys: heroesKeys.client),
                 name: "heroes", executable: "hero-catalog-service")
             started.append(heroes)
-            let gateway = try await ServiceProcess.start(
+            let allGatewayArguments =
                 [
                     "--curve", "on", "--auth-endpoint", auth.endpoint, "--validation-endpoint",
                     validation.endpoint, "--heroes-endpoint", heroesEndpoint ?? heroes.endpoint,
-                ] + timings + gatewayArguments, in: directory,
+                ] + timings + gatewayArguments
+            let gateway = try await ServiceProcess.start(
+                allGatewayArguments, in: directory,
                 curve: RemoteClient.Curve(serverKey: gatewayKeys.server.publicKey, keys: gatewayKeys.client),
                 name: "gateway", executable: "gateway")
             started.append(gateway)
@@ -110,7 +114,7 @@ struct GatewayStack {
                         keys: try CurveKeyFiles.clientKeys(in: endClientState))))
             return GatewayStack(
                 directory: directory, auth: auth, validation: validation, heroes: heroes, gateway: gateway,
-                client: client, context: context)
+                gatewayArguments: allGatewayArguments, client: client, context: context)
         } catch {
             for process in started.reversed() { await process.stop() }
             throw error
@@ -131,6 +135,14 @@ struct GatewayStack {
                 serverKey: try CurveKeyFiles.serverKeys(in: state).publicKey,
                 keys: try CurveKeyFiles.clientKeys(in: state)),
             name: "validation", executable: "validation-service")
+    }
+
+    /// Starts the gateway again, after ``gateway`` ended: the same arguments, endpoint, state
+    /// directory and keys. The caller stops the process returned.
+    func restartGateway() async throws -> ServiceProcess {
+        try await ServiceProcess.start(
+            gatewayArguments, in: directory, endpoint: gateway.endpoint, curve: gateway.curve, name: "gateway",
+            executable: "gateway")
     }
 
     /// Stops the end client, then the processes in reverse order.
