@@ -80,7 +80,7 @@ let package = Package(
         .testTarget(name: "SodiumTests", dependencies: ["Sodium"], swiftSettings: common),
         .target(name: "Contracts", swiftSettings: common),
         .target(
-            name: "GatewayCore", dependencies: ["Contracts", "Reactive", "RemoteProtocol", "RemoteStreams"],
+            name: "GatewayCore", dependencies: ["Contracts", "Reactive", "RemoteProtocol", "RemoteStreams", "ZeroMQ"],
             swiftSettings: common),
         .testTarget(
             name: "GatewayCoreTests",
@@ -133,7 +133,7 @@ let package = Package(
             swiftSettings: common),
         .testTarget(name: "ServiceKitTests", dependencies: ["ServiceKit", "ZeroMQ"], swiftSettings: common),
         .target(
-            name: "ValidationCore", dependencies: ["Contracts", "Reactive", "RemoteProtocol", "RemoteStreams"],
+            name: "ValidationCore", dependencies: ["Contracts", "Reactive", "RemoteProtocol", "RemoteStreams", "ZeroMQ"],
             swiftSettings: common),
         .testTarget(
             name: "ValidationCoreTests",

@@ -4,12 +4,19 @@ public import Reactive
 import RemoteProtocol
 public import RemoteStreams
 import Synchronization
+public import ZeroMQ
 
-/// The actor whose executor runs every flow graph: inputs cross onto it in batches (its
-/// ``ActorScheduler``), the view models are built and run there, outputs leave from there.
+/// The actor every flow graph runs in: its executor is the gateway's event loop (the thread its
+/// server and its clients of the three services run on), so inputs, the services' answers and the
+/// outputs meet on one thread; the view models are built and run there.
 public actor FlowGraphs {
-    /// A fresh actor.
-    public init() {}
+    /// The loop whose executor this actor runs on.
+    public nonisolated let loop: SocketLoop
+
+    /// An actor on `loop`'s executor.
+    public init(on loop: SocketLoop) { self.loop = loop }
+
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { loop.executor.asUnownedSerialExecutor() }
 }
 
 /// The gateway's logic (docs/gateway/protocol.md): the `flow.*` channels, each hosting one view
@@ -74,19 +81,24 @@ public final class GatewayService: Sendable {
     private let auth: any AuthServiceClient
     private let validation: any ValidationServiceClient
     private let heroes: any HeroCatalogClient
-    private let graphs: FlowGraphs
+    private let graphs: FlowGraphs?
+    /// The loop the service made for its graphs, when it was given none (stopped when it goes).
+    private let ownLoop: SocketLoop?
     private let scheduler: any SchedulerType
     private let counters_ = Mutex(Counters())
 
     /// A gateway over the three services' clients.
     ///
-    /// - Parameter scheduler: where flow graphs are built and run; nil for the ``FlowGraphs``
-    ///   actor's `ActorScheduler` (tests pass a `TestScheduler`). Inputs, the services' answers and
-    ///   timers are all observed there, and the view models' Drivers deliver inline, so a flow's
-    ///   outputs come out in a deterministic order.
+    /// - Parameters:
+    ///   - loop: the gateway's event loop (its server's and clients'): flow graphs run in a
+    ///     ``FlowGraphs`` actor on its executor, with its timers. Without one (and without a
+    ///     `scheduler`) the service makes a loop of its own.
+    ///   - scheduler: where flow graphs are built and run instead (tests pass a `TestScheduler`).
+    ///     Inputs, the services' answers and timers are all observed there, and the view models'
+    ///     Drivers deliver inline, so a flow's outputs come out in a deterministic order.
     public init(
         auth: any AuthServiceClient, validation: any ValidationServiceClient, heroes: any HeroCatalogClient,
-        catalogue: MessageCatalogue = .standard, settings: Settings = Settings(),
+        catalogue: MessageCatalogue = .standard, settings: Settings = Settings(), loop: SocketLoop? = nil,
         scheduler: (any SchedulerType)? = nil
     ) {
         self.auth = auth
@@ -94,9 +106,22 @@ public final class GatewayService: Sendable {
         self.heroes = heroes
         self.catalogue = catalogue
         self.settings = settings
-        let graphs = FlowGraphs()
-        self.graphs = graphs
-        self.scheduler = scheduler ?? ActorScheduler(graphs)
+        if let scheduler {
+            graphs = nil
+            ownLoop = nil
+            self.scheduler = scheduler
+        } else {
+            let own = loop == nil ? try? SocketLoop(name: "gateway-flows") : nil
+            guard let loop = loop ?? own else { preconditionFailure("cannot start the flows' loop") }
+            let graphs = FlowGraphs(on: loop)
+            self.graphs = graphs
+            ownLoop = own
+            self.scheduler = ActorScheduler(graphs, on: loop)
+        }
+    }
+
+    deinit {
+        ownLoop?.stop()
     }
 
     /// The counters so far.

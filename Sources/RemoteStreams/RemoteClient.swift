@@ -28,10 +28,12 @@ public import ZeroMQ
 ///   stream goes to the replica that opened it.
 /// - While streams are open the client pings each replica it uses, so the server knows it is alive.
 ///
-/// Frames arrive on the client's socket loop thread and are delivered to subscribers there, in
-/// order, with no thread hand-off; observers must not block (move work elsewhere with
-/// `observe(on:)`, or into an actor). Calls can be made from any thread, including from an
-/// observer on the loop's thread.
+/// The client's DEALERs and their monitors are a group of a ``SocketLoop``: the process's event
+/// loop (a service calling another attaches its clients to the loop its server and actor run on),
+/// or one of the client's own. Frames are delivered to subscribers on the loop's thread, in order,
+/// with no thread hand-off; observers must not block (move work elsewhere with `observe(on:)`, or
+/// into an actor). Calls can be made from any thread, including from an observer on the loop's
+/// thread.
 public final class RemoteClient: Sendable {
     /// How a client runs.
     public struct Configuration: Sendable {
@@ -149,15 +151,41 @@ public final class RemoteClient: Sendable {
     private let configuration: Configuration
     private let codec: FrameCodec
     @usableFromInline let coder: JSONBodyCoder
-    private let loop: SocketLoop
+    private let loop: SocketLoop.Group
+    /// Whether the client made its loop (and stops it), or was attached to the process's.
+    private let ownsLoop: Bool
+    /// The ping and deadline timers (cancelled at ``stop()`` on a shared loop).
+    private let timers: [SocketLoop.TimerID]
     private let state = Mutex(State())
     private let changes = PublishRelay<ConnectionChange>()
 
     /// How often the client looks for calls past their deadline.
     static let tick = Duration.milliseconds(10)
 
-    /// Connects one DEALER per endpoint and starts the client's threads.
-    public init(context: Context, configuration: Configuration, coder: JSONBodyCoder = .shared) throws {
+    /// Connects one DEALER per endpoint, on a loop of the client's own.
+    public convenience init(context: Context, configuration: Configuration, coder: JSONBodyCoder = .shared) throws {
+        let loop = try SocketLoop(name: configuration.name)
+        do {
+            try self.init(context: context, loop: loop, ownsLoop: true, configuration: configuration, coder: coder)
+        } catch {
+            loop.stop()
+            throw error
+        }
+    }
+
+    /// Connects one DEALER per endpoint, on `loop` (the process's event loop): answers are delivered
+    /// on its thread, where the process's actor runs.
+    public convenience init(
+        context: Context, loop: SocketLoop, configuration: Configuration, coder: JSONBodyCoder = .shared
+    ) throws {
+        try self.init(context: context, loop: loop, ownsLoop: false, configuration: configuration, coder: coder)
+    }
+
+    private init(
+        context: Context, loop socketLoop: SocketLoop, ownsLoop: Bool, configuration: Configuration,
+        coder: JSONBodyCoder
+    ) throws {
+        self.ownsLoop = ownsLoop
         precondition(!configuration.endpoints.isEmpty, "a RemoteClient needs at least one endpoint")
         self.configuration = configuration
         self.codec = FrameCodec(limits: configuration.limits)
@@ -185,26 +213,25 @@ public final class RemoteClient: Sendable {
         }
         sockets += monitors
         let inbox = Inbox()
-        loop = try SocketLoop(
-            context: context, sockets: sockets,
-            configuration: .init(
-                name: configuration.name, maxMessagesPerSocket: configuration.maxMessagesPerTurn)
-        ) { batch in
-            inbox.deliver(batch)
+        loop = socketLoop.attach(sockets, options: .init(maxMessagesPerSocket: configuration.maxMessagesPerTurn)) {
+            batch, _ in inbox.deliver(batch)
         }
+        // Both run on the loop's thread, where answers are delivered: a call never sees an answer
+        // and its expiry at once.
+        timers = [
+            socketLoop.schedule(every: configuration.pingInterval) { inbox.client?.ping() },
+            socketLoop.schedule(every: Self.tick) { inbox.client?.expireDue() },
+        ]
         inbox.bind(self)
         // What the loop read before the client was bound (the first handshake, typically) is
         // delivered on the loop's thread, before anything read later.
-        loop.execute { inbox.deliver([]) }
-        // Both run on the loop's thread, where answers are delivered: a call never sees an answer
-        // and its expiry at once.
-        loop.schedule(every: configuration.pingInterval) { inbox.client?.ping() }
-        loop.schedule(every: Self.tick) { inbox.client?.expireDue() }
+        socketLoop.execute { inbox.deliver([]) }
     }
 
     /// Stops the client: fails the calls still open with `unavailable`, then closes the sockets.
     public func stop() async {
         // On the loop's thread, so that no answer is being delivered to a call meanwhile.
+        let loop = self.loop.loop
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let queued = loop.execute { [self] in
                 failAll()
@@ -215,7 +242,12 @@ public final class RemoteClient: Sendable {
                 continuation.resume()
             }
         }
-        await loop.stop()
+        if ownsLoop {
+            await loop.stop()
+        } else {
+            for timer in timers { loop.cancelTimer(timer) }
+            await self.loop.detach()
+        }
     }
 
     private func failAll() {

@@ -5,10 +5,11 @@ public import ZeroMQ
 
 /// A ROUTER that serves ``RemoteHandlers`` over the remote-streams protocol (docs/PROTOCOL.md).
 ///
-/// Threading follows docs/ARCHITECTURE.md §3: one ``SocketLoop`` thread owns the socket and hands decoded
-/// batches to an actor (`ServerCore`) through an ``ActorScheduler`` (one hop per batch). Every open
-/// stream's graph is subscribed from that actor, and its outgoing frames are queued back to the
-/// loop, which never blocks the actor. A stream ends, and its graph is disposed, on its terminal
+/// Threading follows docs/ARCHITECTURE.md §3: the server's ROUTER and its monitor are a group of a
+/// ``SocketLoop`` (the process's event loop, shared with its upstream clients, or one of the
+/// server's own), whose thread is the executor of the server's actor (`ServerCore`): a batch is
+/// decoded and handed to the handlers on that thread, every open stream's graph is subscribed
+/// there, and its outgoing frames are queued to the loop, which sends them at the end of the turn. A stream ends, and its graph is disposed, on its terminal
 /// event, on `CANCEL`, when its deadline passes (`ERROR timeout`), when its client's connection
 /// closes (libzmq's monitor reports it, or a new client turns up on the same descriptor), when its
 /// client falls silent for longer than ``Configuration/clientTimeout``, or when its client stops
@@ -85,7 +86,9 @@ public final class RemoteServer: Sendable {
     /// The endpoints bound, with wildcard ports resolved.
     public let endpoints: [String]
 
-    private let loop: SocketLoop
+    private let loop: SocketLoop.Group
+    /// Whether the server made its loop (and stops it), or was attached to the process's.
+    private let ownsLoop: Bool
     private let authenticator: ZAPHandler?
     private let scheduler: ActorScheduler<ServerCore>
     // The scheduler holds the core weakly; the server keeps it alive.
@@ -95,8 +98,32 @@ public final class RemoteServer: Sendable {
     /// body limit is smaller.
     static let readableMessageLength = 16 << 20
 
-    /// Binds the endpoints and starts serving `handlers`.
-    public init(context: Context, configuration: Configuration, handlers: RemoteHandlers) throws {
+    /// Binds the endpoints and starts serving `handlers` on a loop of the server's own.
+    public convenience init(context: Context, configuration: Configuration, handlers: RemoteHandlers) throws {
+        let loop = try SocketLoop(name: configuration.name)
+        do {
+            try self.init(context: context, loop: loop, ownsLoop: true, configuration: configuration, handlers: handlers)
+        } catch {
+            loop.stop()
+            throw error
+        }
+    }
+
+    /// Binds the endpoints and starts serving `handlers` on `loop`, the process's event loop: the
+    /// server's actor runs on the loop's executor (``SocketLoop/executor``), so graphs that other
+    /// code on the loop builds (an upstream client's answers, an actor of the process on the same
+    /// executor) meet the server's streams without a thread hand-off.
+    public convenience init(
+        context: Context, loop: SocketLoop, configuration: Configuration, handlers: RemoteHandlers
+    ) throws {
+        try self.init(context: context, loop: loop, ownsLoop: false, configuration: configuration, handlers: handlers)
+    }
+
+    private init(
+        context: Context, loop socketLoop: SocketLoop, ownsLoop: Bool, configuration: Configuration,
+        handlers: RemoteHandlers
+    ) throws {
+        self.ownsLoop = ownsLoop
         let router = try Socket(context, .router, linger: 0)
         try router.set(.routerMandatory, true)
         // Messages up to `readableMessageLength` (or the limit plus some slack, if larger) are read
@@ -127,19 +154,17 @@ public final class RemoteServer: Sendable {
             bound.append(try router.lastEndpoint)
         }
         endpoints = bound
-        let core = ServerCore(configuration: configuration, handlers: handlers)
-        let scheduler = ActorScheduler(core, taskExecutor: core.executor)
-        let executor = core.executor
+        let core = ServerCore(configuration: configuration, handlers: handlers, executor: socketLoop.executor)
+        let scheduler = ActorScheduler(core, on: socketLoop)
         self.core = core
         self.scheduler = scheduler
         // The monitor comes first: in each turn its events are read (all of them) before the
         // router's messages, so a closed connection is seen before a new one on the same descriptor.
-        loop = try SocketLoop(
-            context: context, sockets: [monitor, router],
-            configuration: .init(
-                name: configuration.name, maxMessagesPerSocket: configuration.maxMessagesPerTurn,
+        loop = socketLoop.attach(
+            [monitor, router],
+            options: .init(
+                maxMessagesPerSocket: configuration.maxMessagesPerTurn,
                 routed: [ServerCore.router: configuration.peerQueue], drainedEachTurn: [ServerCore.monitor]),
-            executor: executor,
             onPeerOverflow: { overflow, loop in
                 core.assumeIsolated { core in
                     scheduler.run(on: core) { core.peerOverflowed(overflow, loop: loop) }
@@ -160,7 +185,8 @@ public final class RemoteServer: Sendable {
     public var counters: RemoteCounters {
         get async {
             var counters = await scheduler.run { core in core.snapshot }
-            let loop = loop.statistics
+            // The loop's counters: only a server's sockets are routed, so these are its own.
+            let loop = loop.loop.statistics
             counters.blockedClients = loop.blockedPeers + loop.cutOffPeers
             counters.queuedForBlockedClients = loop.queuedForBlockedPeers
             counters.messagesDropped = loop.dropped
@@ -176,11 +202,16 @@ public final class RemoteServer: Sendable {
         await core.drain(loop: loop)
     }
 
-    /// Stops serving: disposes every open stream, then closes the socket.
+    /// Stops serving: disposes every open stream, then closes the socket (and the server's own
+    /// loop, if it made one).
     public func stop() async {
         let loop = self.loop
         await scheduler.run { core in core.disposeAll(loop: loop) }
-        await loop.stop()
+        if ownsLoop {
+            await loop.loop.stop()
+        } else {
+            await loop.detach()
+        }
         await authenticator?.stop()
     }
 }
@@ -286,7 +317,7 @@ extension Duration {
 /// batches reach it and its replies leave without a thread hand-off, and a busy or blocked
 /// cooperative pool elsewhere in the process never delays the service.
 actor ServerCore {
-    nonisolated let executor = LoopExecutor()
+    nonisolated let executor: LoopExecutor
 
     nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
@@ -341,7 +372,8 @@ actor ServerCore {
     /// `NEXT` frames sent by the graphs, counted where they are sent (off the actor).
     private let elementsSent = SharedCounter()
 
-    init(configuration: RemoteServer.Configuration, handlers: RemoteHandlers) {
+    init(configuration: RemoteServer.Configuration, handlers: RemoteHandlers, executor: LoopExecutor) {
+        self.executor = executor
         self.configuration = configuration
         self.handlers = handlers
         self.codec = FrameCodec(limits: configuration.limits)
@@ -352,7 +384,7 @@ actor ServerCore {
     /// Handles one batch from the socket loop (on the actor, one hop per batch).
     /// Runs inside the scheduler's drain, so work the graphs schedule on the actor meanwhile runs
     /// inline instead of hopping again.
-    func receive(_ batch: [SocketLoop.Received], loop: SocketLoop, scheduler: ActorScheduler<ServerCore>) {
+    func receive(_ batch: [SocketLoop.Received], loop: SocketLoop.Group, scheduler: ActorScheduler<ServerCore>) {
         let now = ContinuousClock.now
         // A batch mostly comes from one client: note when each peer was heard once per run of its
         // messages, not once per message (a dictionary update hashes the routing id).
@@ -402,7 +434,7 @@ actor ServerCore {
     }
 
     private func handle(
-        _ frame: Frame, from peer: [UInt8], loop: SocketLoop, scheduler: ActorScheduler<ServerCore>
+        _ frame: Frame, from peer: [UInt8], loop: SocketLoop.Group, scheduler: ActorScheduler<ServerCore>
     ) {
         let key = StreamKey(peer: peer, stream: frame.stream)
         switch frame.type {
@@ -440,7 +472,7 @@ actor ServerCore {
 
     /// Input on a channel after the client's own `COMPLETE` or `ERROR`: the channel ends with
     /// `ERROR bad_request` and its graph is disposed.
-    private func refuseInput(_ key: StreamKey, _ stream: OpenStream, _ type: FrameType, loop: SocketLoop) {
+    private func refuseInput(_ key: StreamKey, _ stream: OpenStream, _ type: FrameType, loop: SocketLoop.Group) {
         guard close(key) != nil else { return }
         stream.dispose()
         sendError(
@@ -451,7 +483,7 @@ actor ServerCore {
 
     // MARK: Streams
 
-    private func open(_ frame: Frame, key: StreamKey, loop: SocketLoop, scheduler: ActorScheduler<ServerCore>)
+    private func open(_ frame: Frame, key: StreamKey, loop: SocketLoop.Group, scheduler: ActorScheduler<ServerCore>)
     {
         let peer = key.peer
         func refuse(_ code: ErrorCode, _ message: String) {
@@ -527,7 +559,7 @@ actor ServerCore {
     /// or hop back to the actor is needed. A later answer comes back to the actor.
     private func openRequest(
         _ start: RemoteHandlers.Method.RequestStart, body: [UInt8], context: CallContext, key: StreamKey,
-        deadline: UInt32, loop: SocketLoop, scheduler: ActorScheduler<ServerCore>
+        deadline: UInt32, loop: SocketLoop.Group, scheduler: ActorScheduler<ServerCore>
     ) {
         let reply = EarlyReply()
         let subscription: any Disposable
@@ -565,7 +597,7 @@ actor ServerCore {
     /// A request answered later: send the answer and forget the stream, unless a cancel or the
     /// deadline closed it first.
     private func answer(
-        _ key: StreamKey, _ stream: OpenStream, with result: Result<[UInt8], RemoteError>, loop: SocketLoop
+        _ key: StreamKey, _ stream: OpenStream, with result: Result<[UInt8], RemoteError>, loop: SocketLoop.Group
     ) {
         guard streams[key] === stream, close(key) != nil else { return }
         sendAnswer(result, key: key, loop: loop)
@@ -573,7 +605,7 @@ actor ServerCore {
 
     /// A request's answer: one `NEXT`, which ends the stream (no `COMPLETE` follows: one message
     /// per answer, not two), or one `ERROR`.
-    private func sendAnswer(_ result: Result<[UInt8], RemoteError>, key: StreamKey, loop: SocketLoop) {
+    private func sendAnswer(_ result: Result<[UInt8], RemoteError>, key: StreamKey, loop: SocketLoop.Group) {
         switch result {
         case .success(let body):
             send(Self.nextFrame(stream: key.stream, body: body), to: key.peer, loop: loop)
@@ -584,7 +616,7 @@ actor ServerCore {
 
     /// The stream sent its terminal event (`error`, or completion when nil): send it and forget the
     /// stream, unless a cancel or the deadline closed it first.
-    private func finish(_ key: StreamKey, _ stream: OpenStream, with error: RemoteError?, loop: SocketLoop) {
+    private func finish(_ key: StreamKey, _ stream: OpenStream, with error: RemoteError?, loop: SocketLoop.Group) {
         guard streams[key] === stream, close(key) != nil else { return }
         if let error {
             sendError(error, stream: key.stream, to: key.peer, loop: loop)
@@ -594,7 +626,7 @@ actor ServerCore {
     }
 
     /// The stream's deadline passed: dispose it and tell the client.
-    private func expire(_ key: StreamKey, _ stream: OpenStream, loop: SocketLoop) {
+    private func expire(_ key: StreamKey, _ stream: OpenStream, loop: SocketLoop.Group) {
         guard streams[key] === stream, close(key) != nil else { return }
         stream.dispose()
         sendError(
@@ -614,7 +646,7 @@ actor ServerCore {
     /// Stops taking new streams, ends the open subscriptions and channels (`ERROR unavailable`:
     /// they would never finish by themselves), and returns once the requests in flight have been
     /// answered.
-    func drain(loop: SocketLoop) async {
+    func drain(loop: SocketLoop.Group) async {
         draining = true
         for (key, stream) in streams where stream.kind != .request {
             guard close(key) != nil else { continue }
@@ -667,7 +699,7 @@ actor ServerCore {
 
     /// `overflow.peer` stopped reading and went over its queue bound: its queued answers were
     /// dropped; its streams end with `ERROR overloaded` (which it reads if it ever reads again).
-    func peerOverflowed(_ overflow: SocketLoop.PeerOverflow, loop: SocketLoop) {
+    func peerOverflowed(_ overflow: SocketLoop.PeerOverflow, loop: SocketLoop.Group) {
         counters.clientOverflows += 1
         let peer = overflow.peer
         guard streamsPerPeer[peer] != nil else { return }
@@ -687,14 +719,14 @@ actor ServerCore {
     /// streams of clients silent for longer than the client timeout. One periodic timer for all streams costs far less than a timer per
     /// request.
     func startTicking(
-        loop: SocketLoop, scheduler: ActorScheduler<ServerCore>, every tick: Duration = .milliseconds(10)
+        loop: SocketLoop.Group, scheduler: ActorScheduler<ServerCore>, every tick: Duration = .milliseconds(10)
     ) {
-        ticker = loop.schedule(every: tick) {
+        ticker = loop.loop.schedule(every: tick) {
             scheduler.perform { core in core.tick(loop: loop) }
         }
     }
 
-    private func tick(loop: SocketLoop) {
+    private func tick(loop: SocketLoop.Group) {
         let now = ContinuousClock.now
         while let next = deadlines.popDue(now: now) {
             expire(next.key, next.stream, loop: loop)
@@ -729,8 +761,8 @@ actor ServerCore {
     }
 
     /// Disposes every open stream (the server is stopping).
-    func disposeAll(loop: SocketLoop) {
-        if let ticker { loop.cancelTimer(ticker) }
+    func disposeAll(loop: SocketLoop.Group) {
+        if let ticker { loop.loop.cancelTimer(ticker) }
         for key in streams.keys { close(key)?.dispose() }
         resumeDrainWaiters()
     }
@@ -742,12 +774,12 @@ actor ServerCore {
     /// The router's monitor (its "disconnected" events).
     static let monitor = SocketLoop.SocketID(0)
 
-    private func send(_ frame: Frame, to peer: [UInt8], loop: SocketLoop) {
+    private func send(_ frame: Frame, to peer: [UInt8], loop: SocketLoop.Group) {
         counters.framesOut += 1
         loop.send(Self.message(to: peer, frame, codec), to: Self.router)
     }
 
-    private func sendError(_ error: RemoteError, stream: UInt64, to peer: [UInt8], loop: SocketLoop) {
+    private func sendError(_ error: RemoteError, stream: UInt64, to peer: [UInt8], loop: SocketLoop.Group) {
         counters.errorsByCode[error.code.rawValue, default: 0] += 1
         send(.error(stream: stream, error), to: peer, loop: loop)
     }

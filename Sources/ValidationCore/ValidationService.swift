@@ -2,12 +2,19 @@ public import Contracts
 public import Reactive
 public import RemoteStreams
 import Synchronization
+public import ZeroMQ
 
-/// The actor whose executor runs every `validate.fields` graph: edits cross onto it in batches (its
-/// ``ActorScheduler``), the operators run there, results leave from there.
+/// The actor every `validate.fields` graph runs in: its executor is validation-service's event
+/// loop (the thread its server and its client of auth-service run on), so edits, lookups' answers
+/// and results meet on one thread.
 public actor FieldGraphs {
-    /// A fresh actor.
-    public init() {}
+    /// The loop whose executor this actor runs on.
+    public nonisolated let loop: SocketLoop
+
+    /// An actor on `loop`'s executor.
+    public init(on loop: SocketLoop) { self.loop = loop }
+
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { loop.executor.asUnownedSerialExecutor() }
 }
 
 /// The validation service's logic, behind the methods of docs/services/validation.md.
@@ -34,7 +41,9 @@ public final class ValidationService: Sendable {
     public let rules: ValidationRules
     /// The username lookups' counters.
     public let checks: CheckCounters
-    private let graphs: FieldGraphs
+    private let graphs: FieldGraphs?
+    /// The loop the service made for its graphs, when it was given none (stopped when it goes).
+    private let ownLoop: SocketLoop?
     private let scheduler: any SchedulerType
     private let directory: any UsernameDirectory
     private let lookupTimeout: RxTimeInterval
@@ -44,19 +53,33 @@ public final class ValidationService: Sendable {
     ///
     /// - Parameters:
     ///   - lookupTimeout: how long a username lookup may take before it is `network.error`.
-    ///   - scheduler: where graphs run; nil for the ``FieldGraphs`` actor's `ActorScheduler` (tests
-    ///     pass a `TestScheduler`).
+    ///   - loop: the service's event loop: graphs run in a ``FieldGraphs`` actor on its executor,
+    ///     with its timers. Without one (and without a `scheduler`) the service makes its own.
+    ///   - scheduler: where graphs run instead (tests pass a `TestScheduler`).
     public init(
         rules: ValidationRules, directory: any UsernameDirectory, lookupTimeout: RxTimeInterval,
-        scheduler: (any SchedulerType)? = nil
+        loop: SocketLoop? = nil, scheduler: (any SchedulerType)? = nil
     ) {
         self.rules = rules
         self.directory = directory
         self.lookupTimeout = lookupTimeout
         self.checks = CheckCounters()
-        let graphs = FieldGraphs()
-        self.graphs = graphs
-        self.scheduler = scheduler ?? ActorScheduler(graphs)
+        if let scheduler {
+            graphs = nil
+            ownLoop = nil
+            self.scheduler = scheduler
+        } else {
+            let own = loop == nil ? try? SocketLoop(name: "validation-graphs") : nil
+            guard let loop = loop ?? own else { preconditionFailure("cannot start the graphs' loop") }
+            let graphs = FieldGraphs(on: loop)
+            self.graphs = graphs
+            ownLoop = own
+            self.scheduler = ActorScheduler(graphs, on: loop)
+        }
+    }
+
+    deinit {
+        ownLoop?.stop()
     }
 
     /// The counters so far.

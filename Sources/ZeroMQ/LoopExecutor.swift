@@ -9,19 +9,22 @@ import Synchronization
 /// queues go out in the same turn. Every thread hand-off costs microseconds and wake-ups here, and a
 /// request/response round trip would otherwise cross two more threads.
 ///
-/// Create the executor first, give it to the actor (`unownedExecutor`) and to the loop
-/// (`SocketLoop(…, executor:)`). Jobs enqueued before the loop starts run once it does; jobs of a
-/// stopped loop never run, so stop the actor's work before the loop.
+/// A loop makes one (``SocketLoop/executor``), or takes one made first; give it to the actor
+/// (`unownedExecutor`). Jobs enqueued before the loop starts run once it does; jobs of a stopped
+/// loop never run, so stop the actor's work before the loop.
 public final class LoopExecutor: SerialExecutor, TaskExecutor {
     private struct State: ~Copyable {
         var jobs: [UnownedJob] = []
         /// Wakes the loop when jobs arrive while it waits in `poll`; set by the loop.
         var waker: (@Sendable () -> Void)?
-        /// The loop's thread, while attached.
-        var thread: pthread_t?
     }
 
     private let state = Mutex(State())
+    /// The loop thread's id (`pthread_self()`), 0 while not attached: read without the lock on
+    /// every isolation check.
+    private let threadID = Atomic<UInt>(0)
+    /// Whether the loop thread is running this executor's jobs now.
+    private let runningJobs = Atomic<Bool>(false)
 
     /// An executor not yet attached to a loop.
     public init() {}
@@ -42,10 +45,8 @@ public final class LoopExecutor: SerialExecutor, TaskExecutor {
     /// Called by the loop's thread: who to wake when jobs arrive (nil when the loop ends).
     func attach(waker: (@Sendable () -> Void)?) {
         let thread = waker == nil ? nil : pthread_self()
-        state.withLock { state in
-            state.waker = waker
-            state.thread = thread
-        }
+        state.withLock { state in state.waker = waker }
+        threadID.store(thread.map { UInt($0) } ?? 0, ordering: .releasing)
     }
 
     /// Whether the calling thread is the loop's. Code running there is isolated to this executor:
@@ -53,7 +54,16 @@ public final class LoopExecutor: SerialExecutor, TaskExecutor {
     /// loop's handler (which never runs during a job) may enter an actor on this executor with
     /// `assumeIsolated` and skip a job hop.
     public var isLoopThread: Bool {
-        state.withLock { state in state.thread.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
+        let thread = threadID.load(ordering: .acquiring)
+        return thread != 0 && pthread_equal(pthread_t(thread), pthread_self()) != 0
+    }
+
+    /// Whether the calling code runs on the loop's thread outside any job of this executor: in a
+    /// socket handler, queued work or a timer of the loop. Nothing isolated to an actor on this
+    /// executor is running then, so such code may enter one synchronously (`assumeIsolated`)
+    /// without re-entering code already running.
+    public var isBetweenJobs: Bool {
+        isLoopThread && !runningJobs.load(ordering: .relaxed)
     }
 
     public func isIsolatingCurrentContext() -> Bool? { isLoopThread }
@@ -72,6 +82,8 @@ public final class LoopExecutor: SerialExecutor, TaskExecutor {
 
     /// Called by the loop's thread: runs `jobs` isolated to this executor.
     func run(_ jobs: [UnownedJob]) {
+        runningJobs.store(true, ordering: .relaxed)
+        defer { runningJobs.store(false, ordering: .relaxed) }
         for job in jobs {
             job.runSynchronously(isolatedTo: asUnownedSerialExecutor(), taskExecutor: asUnownedTaskExecutor())
         }

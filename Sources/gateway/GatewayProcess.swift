@@ -23,6 +23,7 @@ final class GatewayProcess: Service {
 
     let health: HealthState
     private let context: Context
+    private let loop: SocketLoop
     private let server: RemoteServer
     private let upstreams: [Peer]
     private let service: GatewayService
@@ -37,6 +38,9 @@ final class GatewayProcess: Service {
         self.logger = logger
         health = HealthState(service: "gateway", version: O.interface.version)
         context = try Context()
+        // The process's one event loop: the server's ROUTER, the DEALERs to the three services, the
+        // flows' actor and every timer run on its thread.
+        loop = try SocketLoop(name: "gateway")
         let deadline = configuration[O.deadline]
         let wiring: [(String, Option<Endpoint>, Option<CurveSetting>, Option<String?>, String)] = [
             ("auth-service", O.authEndpoint, O.authCurve, O.authPublicKey, "auth.pub"),
@@ -61,7 +65,7 @@ final class GatewayProcess: Service {
             // RemoteClient spreads its calls over its connections in turn.
             let connections = name == "validation-service" ? configuration[O.validationConnections] : 1
             let client = try RemoteClient(
-                context: context,
+                context: context, loop: loop,
                 configuration: .init(
                     endpoints: Array(repeating: endpoint, count: connections), deadline: deadline, name: name,
                     curve: curve))
@@ -75,7 +79,7 @@ final class GatewayProcess: Service {
             validation: RemoteValidationServiceClient(
                 client: validation.client, channelDeadline: Self.validationChannelDeadline,
                 liveness: validation.liveness),
-            heroes: RemoteHeroCatalogClient(client: heroes.client, deadline: deadline))
+            heroes: RemoteHeroCatalogClient(client: heroes.client, deadline: deadline), loop: loop)
 
         let curve =
             configuration[O.curve] == .on
@@ -94,7 +98,7 @@ final class GatewayProcess: Service {
             return groups
         }
         self.server = try RemoteServer(
-            context: context,
+            context: context, loop: loop,
             configuration: .init(
                 endpoints: [configuration[O.endpoint].description],
                 maxStreamsPerClient: configuration[O.maximumChannelsPerClient],
@@ -139,6 +143,7 @@ final class GatewayProcess: Service {
         await server.drain()
         await server.stop()
         for upstream in upstreams { await upstream.client.stop() }
+        await loop.stop()
         context.terminate()
         logger.notice("stopped")
         stopped.release()

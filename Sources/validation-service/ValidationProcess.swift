@@ -17,6 +17,7 @@ final class ValidationProcess: Service {
     private let service: ValidationService
     private let logger: Logger
     /// Reloads the CURVE allow-list (nil without one).
+    private let loop: SocketLoop
     private let allowListReload: AllowListReloader?
     private let stopped = StopLatch()
     private let probe: Task<Void, Never>
@@ -26,6 +27,9 @@ final class ValidationProcess: Service {
         self.logger = logger
         health = HealthState(service: "validation", version: O.interface.version)
         context = try Context()
+        // The process's one event loop: the server's ROUTER, the client's DEALER to auth-service, the
+        // graphs' actor and every timer run on its thread.
+        loop = try SocketLoop(name: "validation")
 
         let authEndpoint = configuration[O.authEndpoint].description
         var authCurve: RemoteClient.Curve?
@@ -37,7 +41,7 @@ final class ValidationProcess: Service {
         }
         let deadline = configuration[O.authDeadline]
         auth = try RemoteClient(
-            context: context,
+            context: context, loop: loop,
             configuration: .init(
                 endpoints: [authEndpoint], deadline: deadline, name: "auth-client", curve: authCurve))
         let rules = ValidationRules(
@@ -52,7 +56,7 @@ final class ValidationProcess: Service {
         let lookupTimeout = RxTimeInterval.milliseconds(Self.milliseconds(deadline) + 500)
         service = ValidationService(
             rules: rules, directory: RemoteUsernameDirectory(client: auth, deadline: deadline),
-            lookupTimeout: lookupTimeout)
+            lookupTimeout: lookupTimeout, loop: loop)
 
         let curve = configuration[O.curve] == .on ? try state.serverCurve() : nil
         allowListReload = AllowListReloader.forServer(curve, state: state, logger: logger)
@@ -70,7 +74,7 @@ final class ValidationProcess: Service {
             return groups
         }
         self.server = try RemoteServer(
-            context: context,
+            context: context, loop: loop,
             configuration: .init(
                 endpoints: [configuration[O.endpoint].description],
                 maxStreamsPerClient: configuration[O.maximumStreamsPerClient],
@@ -111,6 +115,7 @@ final class ValidationProcess: Service {
         await server.drain()
         await server.stop()
         await auth.stop()
+        await loop.stop()
         context.terminate()
         logger.notice("stopped")
         stopped.release()

@@ -17,6 +17,12 @@ import Synchronization
 ///   scheduled from inside inline work is queued instead (and drained without a hop), so recursive
 ///   scheduling never grows the stack.
 /// - **Fair.** A drain yields the actor after a bounded batch so other work on the actor can run.
+/// - **On an event loop, no hops at all.** When the actor's executor is an event loop's thread
+///   (``EventLoopThread``), work scheduled from that thread outside any actor's work runs at once, in
+///   a drain right there (the thread is the actor's executor, so it is isolated to the actor), and
+///   timers come from the loop's timer queue instead of Dispatch. Work scheduled from inside another
+///   actor's work on the loop is queued and drained later in the same turn of the loop, so an actor's
+///   code never re-enters itself.
 /// - The scheduler holds its actor weakly; once the actor is gone, queued work is dropped.
 ///
 /// Create one scheduler per actor and keep it: ordering is per scheduler.
@@ -30,6 +36,8 @@ public final class ActorScheduler<A: Actor>: SchedulerType {
     private let batchLimit: Int
     /// Where drain tasks start (nil: the cooperative pool).
     private let taskExecutor: (any TaskExecutor)?
+    /// The event loop whose thread is the actor's executor, if it is one.
+    private let loop: (any EventLoopThread)?
     /// How many drains (hops onto the actor) have run: the batching tests read it.
     let drainCount = Atomic<Int>(0)
 
@@ -50,11 +58,17 @@ public final class ActorScheduler<A: Actor>: SchedulerType {
     ///   - taskExecutor: where the drain tasks start. By default they start on the cooperative pool
     ///     and hop onto the actor; give the executor the actor itself runs on (a custom serial executor
     ///     that is also a `TaskExecutor`, such as a socket loop's) to keep its drains off the pool.
-    public init(_ actor: A, batchLimit: Int = 1024, taskExecutor: (any TaskExecutor)? = nil) {
+    ///   - loop: the event loop whose thread runs the actor's executor, if it is one: work scheduled
+    ///     on that thread runs without a task, and timers are the loop's.
+    public init(
+        _ actor: A, batchLimit: Int = 1024, taskExecutor: (any TaskExecutor)? = nil,
+        loop: (any EventLoopThread)? = nil
+    ) {
         self.actor = actor
         self.actorID = ObjectIdentifier(actor)
         self.batchLimit = max(1, batchLimit)
         self.taskExecutor = taskExecutor
+        self.loop = loop
     }
 
     public var now: RxTime { Date() }
@@ -108,6 +122,13 @@ public final class ActorScheduler<A: Actor>: SchedulerType {
         guard nanoseconds > 0 else { return schedule(state, action: action) }
         guard nanoseconds < Int.max else { return Disposables.create() }
         let item = WorkItem<A> { _ in action(state) }
+        if let loop {
+            let timer = loop.runLater(.nanoseconds(nanoseconds)) { [weak self] in
+                guard let self, !item.isDisposed else { return }
+                self.enqueue(item)
+            }
+            return Disposables.create(item, timer)
+        }
         DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { [weak self] in
             guard let self, !item.isDisposed else { return }
             self.enqueue(item)
@@ -150,7 +171,14 @@ public final class ActorScheduler<A: Actor>: SchedulerType {
             queue.isDraining = true
             return true
         }
-        if startDrain { scheduleDrain() }
+        guard startDrain else { return }
+        // On the loop's thread, outside this actor's work (and any other actor's, so that no
+        // actor's code re-enters itself): drain right here, the thread being the actor's executor.
+        if let loop, IsolationContext.current.value == nil, loop.inLoop, let actor {
+            actor.assumeIsolated { Self.drain($0, self) }
+            return
+        }
+        scheduleDrain()
     }
 
     private func scheduleDrain() {
@@ -205,6 +233,7 @@ public final class ActorScheduler<A: Actor>: SchedulerType {
 
 /// What the calling thread is running on: set while an actor scheduler drains, so that work
 /// scheduled from inside can run inline and `SharingScheduler.make()` finds the actor's scheduler.
+/// Drains of different actors on one event loop's thread nest; each restores the one outside it.
 final class IsolationContext {
     let actorID: ObjectIdentifier
     let scheduler: any SchedulerType

@@ -1,20 +1,23 @@
 /// Deadlines, soonest first: a binary min-heap of entries and when they come due.
 ///
-/// Servers and clients keep one queue for all their open streams and look at it on a periodic tick,
-/// which costs far less than a timer per request. Entries of streams that ended early stay until
-/// they come due (or until ``removeAll(where:)`` prunes them); the owner checks on popping that the
-/// stream is still open.
-struct DeadlineQueue<Entry> {
+/// A socket loop keeps its timers in one; servers and clients keep one for all their open streams
+/// and look at it on a periodic tick, which costs far less than a timer per request. Entries that
+/// ended early stay until they come due (or until ``removeAll(where:)`` prunes them); the owner
+/// checks on popping that the entry is still wanted.
+package struct DeadlineQueue<Entry> {
+    /// An empty queue.
+    package init() {}
+
     private var heap: [(due: ContinuousClock.Instant, entry: Entry)] = []
 
     /// The number of deadlines queued.
-    var count: Int { heap.count }
+    package var count: Int { heap.count }
 
     /// When the soonest deadline comes due.
-    var nextDue: ContinuousClock.Instant? { heap.first?.due }
+    package var nextDue: ContinuousClock.Instant? { heap.first?.due }
 
     /// Queues `entry`, due at `due`.
-    mutating func push(_ entry: Entry, due: ContinuousClock.Instant) {
+    package mutating func push(_ entry: Entry, due: ContinuousClock.Instant) {
         heap.append((due, entry))
         var child = heap.count - 1
         while child > 0 {
@@ -26,7 +29,7 @@ struct DeadlineQueue<Entry> {
     }
 
     /// Removes and returns the soonest entry if it is due at `now`.
-    mutating func popDue(now: ContinuousClock.Instant) -> Entry? {
+    package mutating func popDue(now: ContinuousClock.Instant) -> Entry? {
         guard let first = heap.first, first.due <= now else { return nil }
         heap.swapAt(0, heap.count - 1)
         heap.removeLast()
@@ -45,7 +48,7 @@ struct DeadlineQueue<Entry> {
     }
 
     /// Removes the entries `shouldRemove` selects (a sorted array is a valid heap).
-    mutating func removeAll(where shouldRemove: (Entry) -> Bool) {
+    package mutating func removeAll(where shouldRemove: (Entry) -> Bool) {
         heap.removeAll { shouldRemove($0.entry) }
         heap.sort { $0.due < $1.due }
     }
