@@ -414,8 +414,8 @@ public final class SocketLoop: Sendable {
         var droppedCount = 0
         var lastError: ZMQError?
         // The outgoing queue is taken by swapping it with this empty one under the mutex, and both
-        // keep their capacity: copying it out and emptying it in place allocated a new buffer every
-        // turn (the copy still shared the old one).
+        // keep their capacity: copying it out and emptying it in place would allocate a new buffer
+        // every turn (the copy still shares the old one).
         var taken: [(socket: Int, parts: [Message])] = []
         var work: [@Sendable () -> Void] = []
         var timers: [LoopTimer] = []
