@@ -1,6 +1,6 @@
 // `make bench-reactive`: the reactive core's four scenarios, built in release mode from a separate
-// module (like a user's code), printed side by side with RxSwift 6's figures measured on the same
-// kind of 2-core machine (see docs/BENCHMARKS.md for how those were obtained).
+// module (like a user's code), printed side by side with RxSwift 6's figures for the same kind of
+// 2-core machine (docs/BENCHMARKS.md, "Reactive core": RxSwift is not built here).
 //
 // Each scenario runs `rounds` times in this one process and reports the best round, so the ratios
 // printed come from one run.

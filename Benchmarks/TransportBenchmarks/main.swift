@@ -4,20 +4,19 @@
 //       runs it) and, for reference, as a plain blocking echo loop;
 //   (3) request/response through `RemoteStreams` with a five-string JSON payload.
 // Each with 1 and 64 requests in flight; round trips per second, p50 and p99 latency (send to
-// reply, monotonic clock) and each row's ratio to (1). The goal is (2) ≥ 0.9 of (1).
+// reply, monotonic clock) and each row's ratio to (1). The goals are in docs/BENCHMARKS.md.
 //
 // The contenders run in turn, `--rounds` times, so load from other processes hits them alike; the
 // table keeps each row's best round per in-flight setting. Every run prints a `RESULT` line first.
 //
-// A further contender (for example (3), RemoteStreams request/response) is one more entry in
-// `contenders`: a function `(Budget) throws -> [Measurement]` returning one measurement per
-// `Budget.inFlightSettings`, in that order (`Measurement(inFlight:latencies:elapsedNanoseconds:cpu:)`
-// computes the figures from raw latencies the same way as for (1) and (2); `awaitOnPool` runs an
-// async client from this synchronous top level).
+// A further contender is one more entry in `contenders`: a function `(Budget) throws ->
+// [Measurement]` returning one measurement per `Budget.inFlightSettings`, in that order
+// (`Measurement(inFlight:latencies:elapsedNanoseconds:cpu:)` computes the figures from raw latencies
+// the same way for every row; `awaitOnPool` runs an async client from this synchronous top level).
 //
 // Usage: TransportBenchmarks --raw PATH [--count1 N] [--count64 N] [--seconds S] [--rounds N]
 //                            [--only SERVER[,SERVER...]]
-// `--only socketloop` (or `blocking`) measures only the wrapper rows with that server after (1):
+// `--only socketloop` (or `blocking`, `remotestreams`) measures only that contender after (1):
 // handy under a profiler.
 
 import BenchmarkSupport

@@ -22,7 +22,7 @@ public struct AuthRules: Sendable, Hashable {
     /// Most UTF-8 bytes in a password.
     public var maximumPasswordBytes: Int
 
-    /// The rules, with the defaults of the issue.
+    /// The rules; the defaults are auth-service's (docs/services/auth.md).
     public init(
         minimumUsernameLength: Int = 6, maximumUsernameLength: Int = 64, maximumUsernameBytes: Int = 1_024,
         minimumPasswordLength: Int = 6, maximumPasswordBytes: Int = 1_024

@@ -172,7 +172,7 @@ public struct VerifyRequest: Codable, Sendable, Hashable {
 public struct VerifyResponse: Codable, Sendable, Hashable {
     /// The token's user.
     public var name: String
-    /// When the token expires, in seconds since 1970.
+    /// When the token expires: whole seconds since the Unix epoch (1970-01-01T00:00:00Z).
     public var expiresAt: Int64
 
     /// An answer.
@@ -221,7 +221,7 @@ public struct AccountEvent: Codable, Sendable, Hashable {
     public var username: String
     /// The end client, when known.
     public var client: String?
-    /// When, in milliseconds since 1970.
+    /// When: milliseconds since the Unix epoch (1970-01-01T00:00:00Z).
     public var at: Int64
 
     /// An event.

@@ -41,7 +41,7 @@ public final class RemoteServer: Sendable {
         /// reads on (``SocketLoop/Configuration/maxMessagesPerSocket``). Small turns keep the
         /// pipeline moving: the first answers are on their way while later requests are read, so
         /// the client, the server and libzmq's I/O thread work at once instead of taking turns
-        /// (docs/BENCHMARKS.md, "Row (3), evening").
+        /// (docs/BENCHMARKS.md, "Transport").
         public var maxMessagesPerTurn: Int
         /// What one client may have waiting in the server while it does not read its answers,
         /// beyond libzmq's own queue of 1,000 messages per connection. Past it, that client's queued

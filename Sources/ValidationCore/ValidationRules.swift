@@ -2,9 +2,12 @@ public import Contracts
 
 /// The field rules of docs/ARCHITECTURE.md §2, as pure functions of the text.
 ///
-/// Lengths are counted in user-perceived characters (grapheme clusters): "é" typed as `e` plus a
-/// combining accent is one character, and so is a family emoji. Every limit is a flag of
-/// `validation-service`; the messages that name a limit carry it as the parameter `n`.
+/// Username and password lengths are counted in user-perceived characters (grapheme clusters,
+/// `String.count`): "é" typed as `e` plus a combining accent is one character. Phone numbers count
+/// ASCII digits. A username to register refuses format characters, the zero-width joiner among
+/// them, so an emoji joined with it (a family emoji) is `username.invalid`, not one character.
+/// Every limit is a flag of `validation-service`; the messages that name a limit carry it as the
+/// parameter `n`.
 public struct ValidationRules: Sendable, Hashable {
     /// Fewest characters of a username to register.
     public var minimumUsernameLength: Int

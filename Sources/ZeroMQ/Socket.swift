@@ -224,8 +224,8 @@ public final class Socket {
         switch try checkedCall("zmq_msg_recv", { zmq_msg_recv(message, handle, flags) }) {
         case .success(let size):
             // `Array(UnsafeRawBufferPointer)` copies through the standard library's specialised
-            // path; `[UInt8](unsafeUninitializedCapacity:)` looked up the array's generic metadata at
-            // run time on every call and cost about twice as much per part (make bench-transport).
+            // path; `[UInt8](unsafeUninitializedCapacity:)` looks up the array's generic metadata at
+            // run time on every call and costs about twice as much per part.
             let bytes = [UInt8](UnsafeRawBufferPointer(start: zmq_msg_data(message), count: Int(size)))
             let descriptor = zmq_msg_get(message, ZMQ_SRCFD)
             if descriptor >= 0 { source = descriptor }
