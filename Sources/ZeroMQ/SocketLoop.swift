@@ -1109,6 +1109,9 @@ struct TimerQueue {
     /// The number of live timers.
     var count: Int { timers.count }
 
+    /// The heap's entries, cancelled ones included.
+    var entries: Int { heap.count }
+
     /// When the soonest entry comes due (possibly a cancelled timer's: the loop then wakes for
     /// nothing once).
     var nextDue: ContinuousClock.Instant? { heap.nextDue }
