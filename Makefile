@@ -228,7 +228,7 @@ bench-gateway: deps
 	$(SWIFT) build -c release $(STRICT) --product gateway
 	$(SWIFT) build -c release $(STRICT) --product GatewayBenchmarks
 	$$($(SWIFT) build -c release --show-bin-path)/GatewayBenchmarks \
-	  --bin $$($(SWIFT) build -c release --show-bin-path) $(BENCH_GATEWAY_ARGS)
+	  --bin $$($(SWIFT) build -c release --show-bin-path) $(if $(BENCH_BASELINE),--baseline $(BENCH_BASELINE)) $(BENCH_GATEWAY_ARGS)
 
 # The local stack (deploy/local/stack.sh; deploy/README.md): every process's state directory and log
 # under STACK_DIR, CURVE between them with keys exchanged by `up`. BIN_DIR picks other executables

@@ -25,6 +25,11 @@
 //   --keep        keep the temp directory (state and logs) at the end
 //   --gateway-arg A  one more argument for the gateway (repeat it: --gateway-arg
 //                 --validation-connections --gateway-arg 1)
+//   --baseline DIR  A/B: the same four binaries of another build (the commit before a change) in DIR;
+//                 both stacks run, the keystroke rows are measured on each in turn, --rounds times
+//                 (default 3, the order alternating), and a table shows each row's best round of the
+//                 old and the new build side by side with the ratio new/old (the idle rows are the
+//                 new build's alone)
 
 import BenchmarkSupport
 import Contracts
@@ -47,6 +52,8 @@ struct Options {
     var gatewayArguments: [String] = []
     var cycles = 2
     var pace = 200.0
+    var baseline: String?
+    var rounds = 3
 
     /// Parses the arguments (without the program name).
     static func parse(_ arguments: [String]) throws -> Options {
@@ -88,6 +95,8 @@ struct Options {
             case "--gateway-arg": options.gatewayArguments.append(try value())
             case "--cycles": options.cycles = Int(try number(try value(), 1...100))
             case "--pace": options.pace = try number(try value(), 0...60_000)
+            case "--baseline": options.baseline = try value()
+            case "--rounds": options.rounds = Int(try number(try value(), 1...20))
             case let other: throw BenchmarkError(description: "unknown option \(other)")
             }
             index += 1
@@ -270,6 +279,180 @@ func resident(_ stack: StackUnderTest, settle: Duration = .seconds(1)) async thr
 /// `12,345 KiB`.
 func kib(_ value: Int) -> String { "\(grouped(Double(value))) KiB" }
 
+/// The keystroke rows (0), (1), (2), (2b) and (3) that `options.only` selects, measured on `stack`.
+func keystrokeRows(_ stack: StackUnderTest, context: Context, options: Options) async throws -> [String: Row] {
+    var rows: [String: Row] = [:]
+    if options.only.contains("reference") {
+        let control = RunControl()
+        let loop = ReferenceLoop(client: stack.validation.client, control: control, limit: options.keystrokes)
+        rows["reference"] = try await measure(
+            "validate.phone, straight to validation-service, 1 in flight", participants: 1, control: control,
+            stack: stack, options: options, start: { loop.start() }, samples: { loop.samples })
+    }
+
+    if options.only.contains("login1") {
+        let control = RunControl()
+        let client = try stack.endClient(context: context, name: "bench-login1")
+        let channels = try await openChannels(
+            1, script: .loginPhone, clients: [client], control: control, limit: options.keystrokes)
+        rows["login1"] = try await measure(
+            "flow.login phone keystroke, 1 channel", participants: 1, control: control, stack: stack,
+            options: options, start: { channels[0].start() }, samples: { channels[0].samples })
+        channels[0].close()
+        await client.stop()
+    }
+
+    if options.only.contains("loginN") {
+        let control = RunControl()
+        var clients: [RemoteClient] = []
+        for index in 0..<options.clients {
+            clients.append(try stack.endClient(context: context, name: "bench-login-\(index)"))
+        }
+        let channels = try await openChannels(
+            options.channels, script: .loginPhone, clients: clients, control: control,
+            limit: options.keystrokes)
+        rows["loginN"] = try await measure(
+            "flow.login phone keystroke, \(grouped(Double(options.channels))) channels",
+            participants: options.channels,
+            control: control, stack: stack, options: options,
+            start: { for channel in channels { channel.start() } },
+            samples: { channels.flatMap(\.samples) })
+        for channel in channels { channel.close() }
+        for client in clients { await client.stop() }
+    }
+
+    if options.only.contains("paced") {
+        let control = RunControl()
+        var clients: [RemoteClient] = []
+        for index in 0..<options.clients {
+            clients.append(try stack.endClient(context: context, name: "bench-paced-\(index)"))
+        }
+        let pace = UInt64(options.pace * 1e6)
+        var channels: [KeystrokeChannel] = []
+        for index in 0..<options.channels {
+            channels.append(
+                KeystrokeChannel(
+                    client: clients[index % clients.count], script: .loginPhone, control: control,
+                    limit: options.keystrokes, pace: pace))
+        }
+        let deadline = ContinuousClock.now + .seconds(120)
+        while control.opened.load(ordering: .relaxed) < options.channels && ContinuousClock.now < deadline {
+            if let failure = control.failureMessages.first { throw BenchmarkError(description: failure) }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        rows["paced"] = try await measure(
+            "flow.login phone keystroke, \(grouped(Double(options.channels))) channels, one keystroke per "
+                + "\(fixed(options.pace, 0)) ms each", participants: options.channels, control: control,
+            stack: stack, options: options, start: { for channel in channels { channel.start() } },
+            samples: { channels.flatMap(\.samples) })
+        for channel in channels { channel.close() }
+        for client in clients { await client.stop() }
+    }
+
+    if options.only.contains("register") {
+        let taken = "benchtaken"
+        let registered = try await stack.auth.client.request(
+            AuthMethod.register, RegisterRequest(username: taken, password: "benchmark password"),
+            as: RegisterResponse.self
+        ).value
+        print("  registered \(taken) for the username row: \(registered)")
+        let existsBefore = try await stack.auth.stats()
+        let control = RunControl()
+        let client = try stack.endClient(context: context, name: "bench-register")
+        let channels = try await openChannels(
+            1, script: .registerUsername(free: "benchfree", taken: taken), clients: [client],
+            control: control,
+            limit: options.keystrokes)
+        let row = try await measure(
+            "flow.register username keystroke (auth.exists behind it), 1 channel", participants: 1,
+            control: control, stack: stack, options: options, start: { channels[0].start() },
+            samples: { channels[0].samples })
+        let existsAfter = try await stack.auth.stats()
+        let typed = channels[0].keystrokes
+        channels[0].close()
+        await client.stop()
+        var deltas: [String] = []
+        for (group, counters) in existsAfter.sorted(by: { $0.key < $1.key }) {
+            for (name, value) in counters.sorted(by: { $0.key < $1.key }) where name.contains("exists") {
+                deltas.append("\(group).\(name)+\(value - (existsBefore[group]?[name] ?? 0))")
+            }
+        }
+        print("  auth-service counters over \(typed) username keystrokes: \(deltas.joined(separator: " "))")
+        rows["register"] = row
+    }
+    return rows
+}
+
+/// A/B: the keystroke rows on `stack` (this build) and on a stack of `baseline`'s binaries, in turn,
+/// `options.rounds` times; prints each side's best round of each row (lowest p50) and their ratio.
+/// Returns this build's rows.
+func compare(_ stack: StackUnderTest, with baseline: String, context: Context, options: Options) async throws
+    -> [String: Row]
+{
+    let old = try await StackUnderTest.start(bin: baseline, arguments: StackUnderTest.benchmarkArguments(options))
+    var best: [String: (old: Row?, new: Row?)] = [:]
+    func keep(_ rows: [String: Row], new: Bool) {
+        for (name, row) in rows {
+            var pair = best[name] ?? (nil, nil)
+            if new {
+                if pair.new.map({ row.p50 < $0.p50 }) ?? true { pair.new = row }
+            } else if pair.old.map({ row.p50 < $0.p50 }) ?? true {
+                pair.old = row
+            }
+            best[name] = pair
+        }
+    }
+    do {
+        for round in 1...options.rounds {
+            let newFirst = round % 2 == 1
+            for new in newFirst ? [true, false] : [false, true] {
+                print("  round \(round): the \(new ? "new" : "old") build")
+                keep(try await keystrokeRows(new ? stack : old, context: context, options: options), new: new)
+            }
+        }
+    } catch {
+        await old.stop(keep: true)
+        throw error
+    }
+    await old.stop(keep: false)
+    print("")
+    print("A/B, best of \(options.rounds) rounds each (old: \(baseline)):")
+    print("| row | build | events/s | p50 ms | p99 ms | CPU µs per event: gateway / validation / auth | context switches per event: gateway / validation |")
+    print("|---|---|---:|---:|---:|---:|---:|")
+    let labels = [
+        ("reference", "(0) validate.phone"), ("login1", "(1) flow.login, 1 channel"),
+        ("loginN", "(2) flow.login, \(grouped(Double(options.channels))) channels"),
+        ("paced", "(2b) paced"), ("register", "(3) flow.register username"),
+    ]
+    for (name, label) in labels {
+        guard let pair = best[name], let oldRow = pair.old, let newRow = pair.new else { continue }
+        for (build, row) in [("old", oldRow), ("new", newRow)] {
+            print(
+                "| \(label) | \(build) | \(grouped(row.rate)) | \(fixed(row.p50, 3)) | \(fixed(row.p99, 3)) | "
+                    + "\(fixed(row.gatewayCPU, 0)) / \(fixed(row.validationCPU, 0)) / \(fixed(row.authCPU, 0)) | "
+                    + "\(fixed(row.gatewaySwitches, 1)) / \(fixed(row.validationSwitches, 1)) |")
+        }
+        print(
+            "| \(label) | **new/old** | \(fixed(newRow.rate / max(oldRow.rate, 1e-9), 2))× | "
+                + "\(fixed(newRow.p50 / max(oldRow.p50, 1e-9), 2))× | \(fixed(newRow.p99 / max(oldRow.p99, 1e-9), 2))× | "
+                + "\(fixed(newRow.gatewayCPU / max(oldRow.gatewayCPU, 1e-9), 2))× / "
+                + "\(fixed(newRow.validationCPU / max(oldRow.validationCPU, 1e-9), 2))× / | "
+                + "\(fixed(newRow.gatewaySwitches / max(oldRow.gatewaySwitches, 1e-9), 2))× / "
+                + "\(fixed(newRow.validationSwitches / max(oldRow.validationSwitches, 1e-9), 2))× |")
+    }
+    for (build, pick) in [("old", { (pair: (old: Row?, new: Row?)) in pair.old }), ("new", { $0.new })] {
+        if let login = best["login1"].flatMap(pick), let reference = best["reference"].flatMap(pick),
+            reference.p50 > 0, reference.p99 > 0
+        {
+            print(
+                "| (1)/(0) | \(build) | | \(fixed(login.p50 / reference.p50, 2))× | "
+                    + "\(fixed(login.p99 / reference.p99, 2))× | | |")
+        }
+    }
+    print("")
+    return best.compactMapValues(\.new)
+}
+
 let options: Options
 do {
     options = try Options.parse(Array(CommandLine.arguments.dropFirst()))
@@ -287,15 +470,7 @@ print(
         + options.gatewayArguments.map { " --gateway-arg \($0)" }.joined())
 let stack: StackUnderTest
 do {
-    // auth.exists is rate-limited per caller (50/s, burst 100 by default); validation-service is one
-    // caller for every screen, so the username row runs with the limit out of the way, as bench-auth
-    // does for its exists row.
-    stack = try await StackUnderTest.start(
-        bin: options.bin,
-        arguments: [
-            "auth": ["--exists-per-second", "10000000", "--exists-burst", "10000000"],
-            "gateway": options.gatewayArguments,
-        ])
+    stack = try await StackUnderTest.start(bin: options.bin, arguments: StackUnderTest.benchmarkArguments(options))
 } catch {
     print("GatewayBenchmarks: the stack did not start: \(error)")
     exit(1)
@@ -407,103 +582,10 @@ do {
         for client in clients { await client.stop() }
     }
 
-    if options.only.contains("reference") {
-        let control = RunControl()
-        let loop = ReferenceLoop(client: stack.validation.client, control: control, limit: options.keystrokes)
-        rows["reference"] = try await measure(
-            "validate.phone, straight to validation-service, 1 in flight", participants: 1, control: control,
-            stack: stack, options: options, start: { loop.start() }, samples: { loop.samples })
-    }
-
-    if options.only.contains("login1") {
-        let control = RunControl()
-        let client = try stack.endClient(context: context, name: "bench-login1")
-        let channels = try await openChannels(
-            1, script: .loginPhone, clients: [client], control: control, limit: options.keystrokes)
-        rows["login1"] = try await measure(
-            "flow.login phone keystroke, 1 channel", participants: 1, control: control, stack: stack,
-            options: options, start: { channels[0].start() }, samples: { channels[0].samples })
-        channels[0].close()
-        await client.stop()
-    }
-
-    if options.only.contains("loginN") {
-        let control = RunControl()
-        var clients: [RemoteClient] = []
-        for index in 0..<options.clients {
-            clients.append(try stack.endClient(context: context, name: "bench-login-\(index)"))
-        }
-        let channels = try await openChannels(
-            options.channels, script: .loginPhone, clients: clients, control: control,
-            limit: options.keystrokes)
-        rows["loginN"] = try await measure(
-            "flow.login phone keystroke, \(grouped(Double(options.channels))) channels",
-            participants: options.channels,
-            control: control, stack: stack, options: options,
-            start: { for channel in channels { channel.start() } },
-            samples: { channels.flatMap(\.samples) })
-        for channel in channels { channel.close() }
-        for client in clients { await client.stop() }
-    }
-
-    if options.only.contains("paced") {
-        let control = RunControl()
-        var clients: [RemoteClient] = []
-        for index in 0..<options.clients {
-            clients.append(try stack.endClient(context: context, name: "bench-paced-\(index)"))
-        }
-        let pace = UInt64(options.pace * 1e6)
-        var channels: [KeystrokeChannel] = []
-        for index in 0..<options.channels {
-            channels.append(
-                KeystrokeChannel(
-                    client: clients[index % clients.count], script: .loginPhone, control: control,
-                    limit: options.keystrokes, pace: pace))
-        }
-        let deadline = ContinuousClock.now + .seconds(120)
-        while control.opened.load(ordering: .relaxed) < options.channels && ContinuousClock.now < deadline {
-            if let failure = control.failureMessages.first { throw BenchmarkError(description: failure) }
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        rows["paced"] = try await measure(
-            "flow.login phone keystroke, \(grouped(Double(options.channels))) channels, one keystroke per "
-                + "\(fixed(options.pace, 0)) ms each", participants: options.channels, control: control,
-            stack: stack, options: options, start: { for channel in channels { channel.start() } },
-            samples: { channels.flatMap(\.samples) })
-        for channel in channels { channel.close() }
-        for client in clients { await client.stop() }
-    }
-
-    if options.only.contains("register") {
-        let taken = "benchtaken"
-        let registered = try await stack.auth.client.request(
-            AuthMethod.register, RegisterRequest(username: taken, password: "benchmark password"),
-            as: RegisterResponse.self
-        ).value
-        print("  registered \(taken) for the username row: \(registered)")
-        let existsBefore = try await stack.auth.stats()
-        let control = RunControl()
-        let client = try stack.endClient(context: context, name: "bench-register")
-        let channels = try await openChannels(
-            1, script: .registerUsername(free: "benchfree", taken: taken), clients: [client],
-            control: control,
-            limit: options.keystrokes)
-        let row = try await measure(
-            "flow.register username keystroke (auth.exists behind it), 1 channel", participants: 1,
-            control: control, stack: stack, options: options, start: { channels[0].start() },
-            samples: { channels[0].samples })
-        let existsAfter = try await stack.auth.stats()
-        let typed = channels[0].keystrokes
-        channels[0].close()
-        await client.stop()
-        var deltas: [String] = []
-        for (group, counters) in existsAfter.sorted(by: { $0.key < $1.key }) {
-            for (name, value) in counters.sorted(by: { $0.key < $1.key }) where name.contains("exists") {
-                deltas.append("\(group).\(name)+\(value - (existsBefore[group]?[name] ?? 0))")
-            }
-        }
-        print("  auth-service counters over \(typed) username keystrokes: \(deltas.joined(separator: " "))")
-        rows["register"] = row
+    if let baseline = options.baseline {
+        rows = try await compare(stack, with: baseline, context: context, options: options)
+    } else {
+        rows = try await keystrokeRows(stack, context: context, options: options)
     }
 } catch {
     print("GatewayBenchmarks: \(error)")

@@ -14,6 +14,8 @@ import ZeroMQ
 final class AuthProcess: Service {
     let health: HealthState
     private let context: Context
+    /// The process's one event loop: the server's ROUTER and every timer run on its thread.
+    private let loop: SocketLoop
     private let server: RemoteServer
     private let store: SQLiteAccountStore
     private let pool: PasswordHashingPool
@@ -60,6 +62,7 @@ final class AuthProcess: Service {
         let curve = configuration[O.curve] == .on ? try state.serverCurve() : nil
         allowListReload = AllowListReloader.forServer(curve, state: state, logger: logger)
         context = try Context()
+        loop = try SocketLoop(name: "auth")
         var handlers = RemoteHandlers()
         service.register(into: &handlers)
         let health = self.health
@@ -74,7 +77,7 @@ final class AuthProcess: Service {
             return groups
         }
         self.server = try RemoteServer(
-            context: context,
+            context: context, loop: loop,
             configuration: .init(
                 endpoints: [configuration[O.endpoint].description],
                 maxStreamsPerClient: configuration[O.maximumStreamsPerClient],
@@ -120,6 +123,7 @@ final class AuthProcess: Service {
         await server.stop()
         await store.close()
         await pool.shutdown()
+        await loop.stop()
         context.terminate()
         logger.notice("stopped")
         stopped.release()

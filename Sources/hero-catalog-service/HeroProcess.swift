@@ -13,6 +13,9 @@ import ZeroMQ
 final class HeroProcess: Service {
     let health: HealthState
     private let context: Context
+    /// The process's one event loop: the server's ROUTER, the client's DEALER to auth-service and
+    /// every timer run on its thread.
+    private let loop: SocketLoop
     private let server: RemoteServer
     private let authClient: RemoteClient
     private let service: HeroCatalogService
@@ -35,6 +38,7 @@ final class HeroProcess: Service {
         catalogPath = configuration[O.catalog]
         health = HealthState(service: "heroes", version: O.interface.version)
         context = try Context()
+        loop = try SocketLoop(name: "heroes")
 
         var authCurve: RemoteClient.Curve?
         if configuration[O.authCurve] == .on {
@@ -61,7 +65,7 @@ final class HeroProcess: Service {
                 ])
         }
         authClient = try RemoteClient(
-            context: context,
+            context: context, loop: loop,
             configuration: .init(
                 endpoints: [configuration[O.authEndpoint].description],
                 deadline: configuration[O.authDeadline],
@@ -87,7 +91,7 @@ final class HeroProcess: Service {
             return groups
         }
         server = try RemoteServer(
-            context: context,
+            context: context, loop: loop,
             configuration: .init(
                 endpoints: [configuration[O.endpoint].description],
                 maxStreamsPerClient: configuration[O.maximumStreamsPerClient],
@@ -157,6 +161,7 @@ final class HeroProcess: Service {
         await server.drain()
         await server.stop()
         await authClient.stop()
+        await loop.stop()
         context.terminate()
         logger.notice("stopped")
         stopped.release()
