@@ -78,7 +78,8 @@ let package = Package(
         .systemLibrary(name: "CSodium", providers: [.apt(["libsodium-dev"])]),
         .target(name: "Sodium", dependencies: ["CSodium"], swiftSettings: common),
         .testTarget(name: "SodiumTests", dependencies: ["Sodium"], swiftSettings: common),
-        .target(name: "Contracts", swiftSettings: common),
+        // The wire types and the method descriptors: no server code, so clients link it freely.
+        .target(name: "Contracts", dependencies: ["RemoteProtocol"], swiftSettings: common),
         .target(
             name: "GatewayCore", dependencies: ["Contracts", "Reactive", "RemoteProtocol", "RemoteStreams"],
             swiftSettings: common),
@@ -118,7 +119,7 @@ let package = Package(
         .testTarget(
             name: "AuthCoreTests",
             dependencies: [
-                "AuthCore", "Sodium", "Contracts", "Reactive", "ReactiveTestKit", "RemoteProtocol",
+                "AuthCore", "Sodium", "Contracts", "Reactive", "ReactiveTestKit", "RemoteProtocol", "RemoteStreams",
             ],
             swiftSettings: common),
         .executableTarget(

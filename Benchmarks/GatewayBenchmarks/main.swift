@@ -477,8 +477,7 @@ do {
     if options.only.contains("register") {
         let taken = "benchtaken"
         let registered = try await stack.auth.client.request(
-            AuthMethod.register, RegisterRequest(username: taken, password: "benchmark password"),
-            as: RegisterResponse.self
+            Methods.Auth.register, RegisterRequest(username: taken, password: "benchmark password")
         ).value
         print("  registered \(taken) for the username row: \(registered)")
         let existsBefore = try await stack.auth.stats()

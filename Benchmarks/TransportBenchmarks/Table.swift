@@ -1,5 +1,6 @@
 import BenchmarkSupport
 
+
 /// The side-by-side table: one row per contender, for each in-flight setting its round trips per
 /// second, p50 and p99 (µs), the process's CPU time per round trip (µs, every thread) and its rate's
 /// ratio to the first row's, (1).
