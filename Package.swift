@@ -21,6 +21,7 @@ let package = Package(
         .library(name: "Sodium", targets: ["Sodium"]),
         .library(name: "AuthCore", targets: ["AuthCore"]),
         .library(name: "Contracts", targets: ["Contracts"]),
+        .library(name: "GatewayMessages", targets: ["GatewayMessages"]),
         .library(name: "GatewayCore", targets: ["GatewayCore"]),
         .library(name: "ServiceKit", targets: ["ServiceKit"]),
         .library(name: "HeroCatalogCore", targets: ["HeroCatalogCore"]),
@@ -80,14 +81,20 @@ let package = Package(
         .testTarget(name: "SodiumTests", dependencies: ["Sodium"], swiftSettings: common),
         // The wire types and the method descriptors: no server code, so clients link it freely.
         .target(name: "Contracts", dependencies: ["RemoteProtocol"], swiftSettings: common),
+        // The message catalogue and screen messages, shared by the gateway and its clients.
+        .target(name: "GatewayMessages", dependencies: ["Contracts"], swiftSettings: common),
+        .testTarget(
+            name: "GatewayMessagesTests", dependencies: ["GatewayMessages", "Contracts"],
+            swiftSettings: common),
         .target(
-            name: "GatewayCore", dependencies: ["Contracts", "Reactive", "RemoteProtocol", "RemoteStreams"],
+            name: "GatewayCore",
+            dependencies: ["Contracts", "GatewayMessages", "Reactive", "RemoteProtocol", "RemoteStreams"],
             swiftSettings: common),
         .testTarget(
             name: "GatewayCoreTests",
             dependencies: [
-                "GatewayCore", "Contracts", "Reactive", "ReactiveTestKit", "RemoteProtocol", "RemoteStreams",
-                "ZeroMQ",
+                "GatewayCore", "Contracts", "GatewayMessages", "Reactive", "ReactiveTestKit",
+                "RemoteProtocol", "RemoteStreams", "ZeroMQ",
             ],
             swiftSettings: common),
         .executableTarget(
@@ -173,7 +180,8 @@ let package = Package(
         .target(
             name: "GatewayClient",
             dependencies: [
-                "Contracts", "GatewayCore", "Reactive", "RemoteProtocol", "RemoteStreams", "ServiceKit", "ZeroMQ",
+                "Contracts", "GatewayMessages", "Reactive", "RemoteProtocol", "RemoteStreams", "ServiceKit",
+                "ZeroMQ",
             ],
             swiftSettings: common),
         .executableTarget(
@@ -186,13 +194,13 @@ let package = Package(
         .testTarget(
             name: "GatewayClientTests",
             dependencies: [
-                "GatewayClient", "Contracts", "Reactive", "ReactiveTestKit", "RemoteProtocol", "RemoteStreams",
-                "ZeroMQ", "TestSupport",
+                "GatewayClient", "Contracts", "GatewayMessages", "Reactive", "ReactiveTestKit",
+                "RemoteProtocol", "RemoteStreams", "ZeroMQ", "TestSupport",
             ],
             swiftSettings: common),
         .systemLibrary(name: "CNcursesw", providers: [.apt(["libncurses-dev"])]),
         .target(
-            name: "TerminalUI", dependencies: ["CNcursesw", "Contracts", "GatewayCore", "Reactive"],
+            name: "TerminalUI", dependencies: ["CNcursesw", "Contracts", "GatewayMessages", "Reactive"],
             swiftSettings: common),
         .testTarget(
             name: "TerminalUITests", dependencies: ["TerminalUI", "Contracts", "Reactive"], swiftSettings: common),

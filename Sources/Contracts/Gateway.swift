@@ -452,3 +452,50 @@ public struct HeroesCommandResult: Codable, Sendable, Hashable {
         self.heroes = heroes
     }
 }
+
+/// What `flow.numbers` sends as `sum` for its texts: their sum, or `numbers.overflow`. The rule is
+/// the flow's contract, so a client can tell the gateway's answer for the texts it sent.
+///
+/// - Each text is read as a decimal integer (an optional sign, ASCII digits; surrounding spaces and
+///   tabs are ignored). Unreadable text, including an empty field, counts as 0.
+/// - A number that does not fit in `Int`, or a sum that does not, is ``overflow``.
+public enum NumbersSum: Sendable, Hashable, CustomStringConvertible {
+    /// The sum.
+    case value(Int)
+    /// A number or the sum is out of `Int`'s range.
+    case overflow
+
+    /// `numbers.overflow`: the numbers or their sum are too large.
+    public static let overflowCode: MessageCode = .numbersOverflow
+
+    /// The sum of `texts`, each read with ``parse(_:)``.
+    public static func of(_ texts: [String]) -> NumbersSum {
+        var total = 0
+        for text in texts {
+            guard case .value(let value) = parse(text) else { return .overflow }
+            let (next, overflowed) = total.addingReportingOverflow(value)
+            if overflowed { return .overflow }
+            total = next
+        }
+        return .value(total)
+    }
+
+    /// `text` as an integer: 0 when unreadable, ``overflow`` when it is a well-formed integer out of
+    /// `Int`'s range.
+    public static func parse(_ text: String) -> NumbersSum {
+        let trimmed = text.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }
+        let digits = String(trimmed.reversed())
+        if let value = Int(digits) { return .value(value) }
+        let unsigned = digits.first == "-" || digits.first == "+" ? digits.dropFirst() : Substring(digits)
+        let wellFormed = !unsigned.isEmpty && unsigned.allSatisfy { $0.isASCII && $0.isNumber }
+        return wellFormed ? .overflow : .value(0)
+    }
+
+    /// The number, or `numbers.overflow`.
+    public var description: String {
+        switch self {
+        case .value(let value): String(value)
+        case .overflow: Self.overflowCode.rawValue
+        }
+    }
+}

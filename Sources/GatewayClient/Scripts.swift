@@ -1,6 +1,6 @@
 public import Contracts
 import Foundation
-import GatewayCore
+import GatewayMessages
 
 /// The latest value of every output of a flow, by name.
 struct LatestOutputs: Sendable, Hashable {
@@ -327,19 +327,19 @@ public struct HeroesScript: FlowScript {
 /// `gateway-cli numbers`: adds three numbers (`flow.numbers`).
 ///
 /// Sends `a`, `b` and `c` and waits until `sum` reflects all three: the sum the gateway computes
-/// for these texts (`NumbersViewModel.sum`, the gateway's own rule, used only to recognise the
-/// answer). Succeeds with the number; an overflow is refused with its message.
+/// for these texts (``NumbersSum``, the flow's rule, used only to recognise the answer). Succeeds
+/// with the number; an overflow is refused with its message.
 public struct NumbersScript: FlowScript {
     public let flow = Methods.Flow.numbers
     public let parameters: FlowParameters
     private let texts: [String]
-    private let expected: NumbersViewModel.Sum
+    private let expected: NumbersSum
     private var done = false
 
     /// Adds `a`, `b` and `c` (texts: unreadable ones count as 0).
     public init(a: String, b: String, c: String, locale: MessageLocale) {
         texts = [a, b, c]
-        expected = NumbersViewModel.sum(texts)
+        expected = NumbersSum.of(texts)
         parameters = FlowParameters(locale: locale)
     }
 
@@ -355,7 +355,7 @@ public struct NumbersScript: FlowScript {
             done = true
             return [.finish(ScriptResult(.succeeded, message: String(value)))]
         case .overflow:
-            guard output.number == nil, output.code == NumbersViewModel.overflow else { return [] }
+            guard output.number == nil, output.code == NumbersSum.overflowCode else { return [] }
             done = true
             return [.finish(ScriptResult(.refused, message: output.message ?? ""))]
         }

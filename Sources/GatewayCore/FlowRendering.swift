@@ -1,4 +1,5 @@
 public import Contracts
+public import GatewayMessages
 
 /// Turns view-model values into ``FlowOutput`` events rendered in one locale (the table in
 /// ``FlowOutput``'s documentation and docs/gateway/protocol.md).
@@ -75,12 +76,12 @@ public struct FlowRenderer: Sendable {
     }
 
     /// The sum: `number`, or `code` and `message` (`numbers.overflow`).
-    public func sum(_ sum: NumbersViewModel.Sum) -> FlowOutput {
+    public func sum(_ sum: NumbersSum) -> FlowOutput {
         switch sum {
         case .value(let number): FlowOutput(.sum, number: number)
         case .overflow:
             FlowOutput(
-                .sum, code: NumbersViewModel.overflow, message: text(ScreenMessage(NumbersViewModel.overflow)))
+                .sum, code: NumbersSum.overflowCode, message: text(ScreenMessage(NumbersSum.overflowCode)))
         }
     }
 

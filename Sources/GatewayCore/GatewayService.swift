@@ -1,5 +1,6 @@
 public import Contracts
 public import Dispatch
+public import GatewayMessages
 public import Reactive
 public import RemoteProtocol
 public import RemoteStreams

@@ -1,5 +1,6 @@
 public import Contracts
 public import Dispatch
+public import GatewayMessages
 public import Reactive
 
 /// The register screen (DESIGN §2.2): three fields validated live over `validate.fields`

@@ -1,5 +1,5 @@
 public import Contracts
-internal import GatewayCore
+internal import GatewayMessages
 
 /// A key press, decoded from the terminal (see `Terminal`), independent of ncurses.
 public enum Key: Sendable, Hashable {

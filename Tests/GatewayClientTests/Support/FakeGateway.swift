@@ -1,5 +1,5 @@
 import Contracts
-import GatewayCore
+import GatewayMessages
 import Reactive
 import RemoteProtocol
 import RemoteStreams
@@ -138,7 +138,7 @@ private struct FlowState {
         case (Methods.Flow.signin, _): return signinFields()
         case (Methods.Flow.heroes, .searchText?): return search()
         case (Methods.Flow.numbers, _):
-            switch NumbersViewModel.sum([texts[.a] ?? "", texts[.b] ?? "", texts[.c] ?? ""]) {
+            switch NumbersSum.of([texts[.a] ?? "", texts[.b] ?? "", texts[.c] ?? ""]) {
             case .value(let sum): return changed(FlowOutput(.sum, number: sum))
             case .overflow:
                 return changed(
