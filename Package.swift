@@ -38,12 +38,17 @@ let package = Package(
             path: "Benchmarks/ReactiveBenchmarks",
             swiftSettings: common
         ),
+        // The monotonic clock and the number formats the load generator and the benchmarks share.
+        .target(name: "Measuring", swiftSettings: common),
         .target(
-            name: "BenchmarkSupport", dependencies: ["Contracts", "Reactive", "RemoteStreams", "ZeroMQ"],
+            name: "BenchmarkSupport",
+            dependencies: ["Contracts", "Measuring", "Reactive", "RemoteStreams", "ZeroMQ"],
             path: "Benchmarks/BenchmarkSupport", swiftSettings: common),
         .executableTarget(
             name: "TransportBenchmarks",
-            dependencies: ["ZeroMQ", "Reactive", "RemoteProtocol", "RemoteStreams", "BenchmarkSupport"],
+            dependencies: [
+                "ZeroMQ", "Reactive", "RemoteProtocol", "RemoteStreams", "BenchmarkSupport", "Measuring",
+            ],
             path: "Benchmarks/TransportBenchmarks",
             exclude: ["raw"],
             swiftSettings: common
@@ -56,7 +61,9 @@ let package = Package(
         ),
         .executableTarget(
             name: "AuthBenchmarks",
-            dependencies: ["Sodium", "Contracts", "Reactive", "RemoteStreams", "ZeroMQ", "BenchmarkSupport"],
+            dependencies: [
+                "Sodium", "Contracts", "Reactive", "RemoteStreams", "ZeroMQ", "BenchmarkSupport", "Measuring",
+            ],
             path: "Benchmarks/AuthBenchmarks",
             swiftSettings: common
         ),
@@ -159,14 +166,13 @@ let package = Package(
         .target(
             name: "LoadTestCore",
             dependencies: [
-                "BenchmarkSupport", "Contracts", "Reactive", "RemoteProtocol", "RemoteStreams", "ZeroMQ",
+                "Contracts", "Measuring", "Reactive", "RemoteProtocol", "RemoteStreams", "ZeroMQ",
             ],
             swiftSettings: common),
         .executableTarget(
             name: "auth-loadtest",
             dependencies: [
-                "LoadTestCore", "BenchmarkSupport", "Contracts", "Reactive", "RemoteStreams", "ServiceKit",
-                "ZeroMQ",
+                "LoadTestCore", "Contracts", "Reactive", "RemoteStreams", "ServiceKit", "ZeroMQ",
             ],
             swiftSettings: common),
         .testTarget(
@@ -213,14 +219,17 @@ let package = Package(
         // make bench-abuse: what a client that does not read costs everyone else.
         .executableTarget(
             name: "AbuseBenchmarks",
-            dependencies: ["BenchmarkSupport", "Contracts", "RemoteProtocol", "RemoteStreams", "ZeroMQ"],
+            dependencies: [
+                "BenchmarkSupport", "Contracts", "Measuring", "RemoteProtocol", "RemoteStreams", "ZeroMQ",
+            ],
             path: "Benchmarks/AbuseBenchmarks",
             swiftSettings: common),
         // make bench-gateway: keystroke to output through the whole stack, and memory per channel.
         .executableTarget(
             name: "GatewayBenchmarks",
             dependencies: [
-                "BenchmarkSupport", "Contracts", "Reactive", "RemoteStreams", "ServiceKit", "ZeroMQ",
+                "BenchmarkSupport", "Contracts", "Measuring", "Reactive", "RemoteStreams", "ServiceKit",
+                "ZeroMQ",
             ],
             path: "Benchmarks/GatewayBenchmarks",
             swiftSettings: common),

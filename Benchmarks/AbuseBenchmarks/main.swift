@@ -12,6 +12,7 @@ import BenchmarkSupport
 import Contracts
 import Dispatch
 import Foundation
+import Measuring
 import RemoteProtocol
 import RemoteStreams
 import ZeroMQ

@@ -3,6 +3,7 @@
 
 import BenchmarkSupport
 import Contracts
+import Measuring
 import Reactive
 import RemoteStreams
 import Synchronization

@@ -21,6 +21,7 @@
 import BenchmarkSupport
 import Contracts
 import Foundation
+import Measuring
 import Reactive
 import Sodium
 

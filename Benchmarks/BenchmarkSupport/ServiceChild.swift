@@ -5,6 +5,7 @@
 
 import Contracts
 import Foundation
+import Measuring
 import Reactive
 public import RemoteStreams
 import Synchronization

@@ -4,9 +4,9 @@
 // RemoteClient delivers), so no thread or actor hop of the benchmark's own is measured. The texts
 // alternate between a valid and an invalid one, so every keystroke changes the output.
 
-import BenchmarkSupport
 import Contracts
 import Dispatch
+import Measuring
 import Reactive
 import RemoteStreams
 import Synchronization

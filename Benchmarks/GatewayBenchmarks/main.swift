@@ -29,6 +29,7 @@
 import BenchmarkSupport
 import Contracts
 import Foundation
+import Measuring
 import Reactive
 import RemoteStreams
 import ZeroMQ

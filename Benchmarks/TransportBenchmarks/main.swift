@@ -20,8 +20,8 @@
 // `--only socketloop` (or `blocking`) measures only the wrapper rows with that server after (1):
 // handy under a profiler.
 
-import BenchmarkSupport
 import Foundation
+import Measuring
 
 /// One row group of the table: a label and the function that measures it.
 struct Contender {
