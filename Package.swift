@@ -62,7 +62,7 @@ let package = Package(
         .executableTarget(
             name: "AuthBenchmarks",
             dependencies: [
-                "Sodium", "Contracts", "Reactive", "RemoteStreams", "ZeroMQ", "BenchmarkSupport", "Measuring",
+                "Sodium", "Contracts", "Reactive", "RemoteStreams", "BenchmarkSupport", "Measuring",
             ],
             path: "Benchmarks/AuthBenchmarks",
             swiftSettings: common
@@ -121,9 +121,7 @@ let package = Package(
             swiftSettings: common),
         .executableTarget(
             name: "CatalogBenchmarks",
-            dependencies: [
-                "HeroCatalogCore", "Contracts", "Reactive", "RemoteStreams", "ZeroMQ", "BenchmarkSupport",
-            ],
+            dependencies: ["HeroCatalogCore", "Contracts", "Reactive", "RemoteStreams", "BenchmarkSupport"],
             path: "Benchmarks/CatalogBenchmarks",
             swiftSettings: common),
         .target(
@@ -133,7 +131,7 @@ let package = Package(
         .testTarget(
             name: "AuthCoreTests",
             dependencies: [
-                "AuthCore", "Sodium", "Contracts", "Reactive", "ReactiveTestKit", "RemoteProtocol", "RemoteStreams",
+                "AuthCore", "Sodium", "SQLite", "Contracts", "Reactive", "RemoteProtocol", "RemoteStreams",
             ],
             swiftSettings: common),
         .executableTarget(
@@ -171,13 +169,11 @@ let package = Package(
             swiftSettings: common),
         .executableTarget(
             name: "auth-loadtest",
-            dependencies: [
-                "LoadTestCore", "Contracts", "Reactive", "RemoteStreams", "ServiceKit", "ZeroMQ",
-            ],
+            dependencies: ["LoadTestCore", "Contracts", "RemoteStreams", "ServiceKit", "ZeroMQ"],
             swiftSettings: common),
         .testTarget(
             name: "LoadTestCoreTests",
-            dependencies: ["LoadTestCore", "Contracts", "Reactive", "RemoteStreams", "ZeroMQ"],
+            dependencies: ["LoadTestCore", "Contracts", "RemoteStreams", "ZeroMQ"],
             swiftSettings: common),
         // deploy/: manifests, unit files, the Dockerfile and the local stack script, checked offline.
         // What the test targets that start real programs share.
@@ -192,10 +188,7 @@ let package = Package(
             swiftSettings: common),
         .executableTarget(
             name: "gateway-cli",
-            dependencies: [
-                "GatewayClient", "TerminalUI", "Contracts", "Reactive", "RemoteProtocol", "RemoteStreams", "ServiceKit",
-                "ZeroMQ",
-            ],
+            dependencies: ["GatewayClient", "TerminalUI", "Contracts", "Reactive", "RemoteProtocol"],
             swiftSettings: common),
         .testTarget(
             name: "GatewayClientTests",
