@@ -21,6 +21,7 @@ let package = Package(
         .library(name: "Sodium", targets: ["Sodium"]),
         .library(name: "AuthCore", targets: ["AuthCore"]),
         .library(name: "Contracts", targets: ["Contracts"]),
+        .library(name: "GatewayMessages", targets: ["GatewayMessages"]),
         .library(name: "GatewayCore", targets: ["GatewayCore"]),
         .library(name: "ServiceKit", targets: ["ServiceKit"]),
         .library(name: "HeroCatalogCore", targets: ["HeroCatalogCore"]),
@@ -37,12 +38,17 @@ let package = Package(
             path: "Benchmarks/ReactiveBenchmarks",
             swiftSettings: common
         ),
+        // The monotonic clock and the number formats the load generator and the benchmarks share.
+        .target(name: "Measuring", swiftSettings: common),
         .target(
-            name: "BenchmarkSupport", dependencies: ["Contracts", "Reactive", "RemoteStreams", "ZeroMQ"],
+            name: "BenchmarkSupport",
+            dependencies: ["Contracts", "Measuring", "Reactive", "RemoteStreams", "ZeroMQ"],
             path: "Benchmarks/BenchmarkSupport", swiftSettings: common),
         .executableTarget(
             name: "TransportBenchmarks",
-            dependencies: ["ZeroMQ", "Reactive", "RemoteProtocol", "RemoteStreams", "BenchmarkSupport"],
+            dependencies: [
+                "ZeroMQ", "Reactive", "RemoteProtocol", "RemoteStreams", "BenchmarkSupport", "Measuring",
+            ],
             path: "Benchmarks/TransportBenchmarks",
             exclude: ["raw"],
             swiftSettings: common
@@ -55,7 +61,9 @@ let package = Package(
         ),
         .executableTarget(
             name: "AuthBenchmarks",
-            dependencies: ["Sodium", "Contracts", "Reactive", "RemoteStreams", "ZeroMQ", "BenchmarkSupport"],
+            dependencies: [
+                "Sodium", "Contracts", "Reactive", "RemoteStreams", "BenchmarkSupport", "Measuring",
+            ],
             path: "Benchmarks/AuthBenchmarks",
             swiftSettings: common
         ),
@@ -78,15 +86,22 @@ let package = Package(
         .systemLibrary(name: "CSodium", providers: [.apt(["libsodium-dev"])]),
         .target(name: "Sodium", dependencies: ["CSodium"], swiftSettings: common),
         .testTarget(name: "SodiumTests", dependencies: ["Sodium"], swiftSettings: common),
-        .target(name: "Contracts", swiftSettings: common),
+        // The wire types and the method descriptors: no server code, so clients link it freely.
+        .target(name: "Contracts", dependencies: ["RemoteProtocol"], swiftSettings: common),
+        // The message catalogue and screen messages, shared by the gateway and its clients.
+        .target(name: "GatewayMessages", dependencies: ["Contracts"], swiftSettings: common),
+        .testTarget(
+            name: "GatewayMessagesTests", dependencies: ["GatewayMessages", "Contracts"],
+            swiftSettings: common),
         .target(
-            name: "GatewayCore", dependencies: ["Contracts", "Reactive", "RemoteProtocol", "RemoteStreams", "ZeroMQ"],
+            name: "GatewayCore",
+            dependencies: ["Contracts", "GatewayMessages", "Reactive", "RemoteProtocol", "RemoteStreams", "ZeroMQ"],
             swiftSettings: common),
         .testTarget(
             name: "GatewayCoreTests",
             dependencies: [
-                "GatewayCore", "Contracts", "Reactive", "ReactiveTestKit", "RemoteProtocol", "RemoteStreams",
-                "ZeroMQ",
+                "GatewayCore", "Contracts", "GatewayMessages", "Reactive", "ReactiveTestKit",
+                "RemoteProtocol", "RemoteStreams", "ZeroMQ",
             ],
             swiftSettings: common),
         .executableTarget(
@@ -106,9 +121,7 @@ let package = Package(
             swiftSettings: common),
         .executableTarget(
             name: "CatalogBenchmarks",
-            dependencies: [
-                "HeroCatalogCore", "Contracts", "Reactive", "RemoteStreams", "ZeroMQ", "BenchmarkSupport",
-            ],
+            dependencies: ["HeroCatalogCore", "Contracts", "Reactive", "RemoteStreams", "BenchmarkSupport"],
             path: "Benchmarks/CatalogBenchmarks",
             swiftSettings: common),
         .target(
@@ -118,7 +131,7 @@ let package = Package(
         .testTarget(
             name: "AuthCoreTests",
             dependencies: [
-                "AuthCore", "Sodium", "Contracts", "Reactive", "ReactiveTestKit", "RemoteProtocol",
+                "AuthCore", "Sodium", "SQLite", "Contracts", "Reactive", "RemoteProtocol", "RemoteStreams",
             ],
             swiftSettings: common),
         .executableTarget(
@@ -133,7 +146,8 @@ let package = Package(
             swiftSettings: common),
         .testTarget(name: "ServiceKitTests", dependencies: ["ServiceKit", "ZeroMQ"], swiftSettings: common),
         .target(
-            name: "ValidationCore", dependencies: ["Contracts", "Reactive", "RemoteProtocol", "RemoteStreams", "ZeroMQ"],
+            name: "ValidationCore",
+            dependencies: ["Contracts", "Reactive", "RemoteProtocol", "RemoteStreams", "ZeroMQ"],
             swiftSettings: common),
         .testTarget(
             name: "ValidationCoreTests",
@@ -151,19 +165,16 @@ let package = Package(
         .target(
             name: "LoadTestCore",
             dependencies: [
-                "BenchmarkSupport", "Contracts", "Reactive", "RemoteProtocol", "RemoteStreams", "ZeroMQ",
+                "Contracts", "Measuring", "Reactive", "RemoteProtocol", "RemoteStreams", "ZeroMQ",
             ],
             swiftSettings: common),
         .executableTarget(
             name: "auth-loadtest",
-            dependencies: [
-                "LoadTestCore", "BenchmarkSupport", "Contracts", "Reactive", "RemoteStreams", "ServiceKit",
-                "ZeroMQ",
-            ],
+            dependencies: ["LoadTestCore", "Contracts", "RemoteStreams", "ServiceKit", "ZeroMQ"],
             swiftSettings: common),
         .testTarget(
             name: "LoadTestCoreTests",
-            dependencies: ["LoadTestCore", "Contracts", "Reactive", "RemoteStreams", "ZeroMQ"],
+            dependencies: ["LoadTestCore", "Contracts", "RemoteStreams", "ZeroMQ"],
             swiftSettings: common),
         // deploy/: manifests, unit files, the Dockerfile and the local stack script, checked offline.
         // What the test targets that start real programs share.
@@ -172,26 +183,24 @@ let package = Package(
         .target(
             name: "GatewayClient",
             dependencies: [
-                "Contracts", "GatewayCore", "Reactive", "RemoteProtocol", "RemoteStreams", "ServiceKit", "ZeroMQ",
+                "Contracts", "GatewayMessages", "Reactive", "RemoteProtocol", "RemoteStreams", "ServiceKit",
+                "ZeroMQ",
             ],
             swiftSettings: common),
         .executableTarget(
             name: "gateway-cli",
-            dependencies: [
-                "GatewayClient", "TerminalUI", "Contracts", "Reactive", "RemoteProtocol", "RemoteStreams", "ServiceKit",
-                "ZeroMQ",
-            ],
+            dependencies: ["GatewayClient", "TerminalUI", "Contracts", "Reactive", "RemoteProtocol"],
             swiftSettings: common),
         .testTarget(
             name: "GatewayClientTests",
             dependencies: [
-                "GatewayClient", "Contracts", "Reactive", "ReactiveTestKit", "RemoteProtocol", "RemoteStreams",
-                "ZeroMQ", "TestSupport",
+                "GatewayClient", "Contracts", "GatewayMessages", "Reactive", "ReactiveTestKit",
+                "RemoteProtocol", "RemoteStreams", "ZeroMQ", "TestSupport",
             ],
             swiftSettings: common),
         .systemLibrary(name: "CNcursesw", providers: [.apt(["libncurses-dev"])]),
         .target(
-            name: "TerminalUI", dependencies: ["CNcursesw", "Contracts", "GatewayCore", "Reactive"],
+            name: "TerminalUI", dependencies: ["CNcursesw", "Contracts", "GatewayMessages", "Reactive"],
             swiftSettings: common),
         .testTarget(
             name: "TerminalUITests", dependencies: ["TerminalUI", "Contracts", "Reactive"], swiftSettings: common),
@@ -204,14 +213,17 @@ let package = Package(
         // make bench-abuse: what a client that does not read costs everyone else.
         .executableTarget(
             name: "AbuseBenchmarks",
-            dependencies: ["BenchmarkSupport", "Contracts", "RemoteProtocol", "RemoteStreams", "ZeroMQ"],
+            dependencies: [
+                "BenchmarkSupport", "Contracts", "Measuring", "RemoteProtocol", "RemoteStreams", "ZeroMQ",
+            ],
             path: "Benchmarks/AbuseBenchmarks",
             swiftSettings: common),
         // make bench-gateway: keystroke to output through the whole stack, and memory per channel.
         .executableTarget(
             name: "GatewayBenchmarks",
             dependencies: [
-                "BenchmarkSupport", "Contracts", "Reactive", "RemoteStreams", "ServiceKit", "ZeroMQ",
+                "BenchmarkSupport", "Contracts", "Measuring", "Reactive", "RemoteStreams", "ServiceKit",
+                "ZeroMQ",
             ],
             path: "Benchmarks/GatewayBenchmarks",
             swiftSettings: common),

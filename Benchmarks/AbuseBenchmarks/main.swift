@@ -12,6 +12,7 @@ import BenchmarkSupport
 import Contracts
 import Dispatch
 import Foundation
+import Measuring
 import RemoteProtocol
 import RemoteStreams
 import ZeroMQ
@@ -67,9 +68,7 @@ struct Latencies {
         for _ in 0..<calls {
             let start = monotonicNanoseconds()
             do {
-                _ = try await client.request(
-                    SystemMethod.health, BenchmarkSupport.NoParameters(), as: HealthReport.self, deadline: .seconds(1)
-                ).value
+                _ = try await client.request(Methods.System.health, deadline: .seconds(1)).value
                 result.sorted.append(Double(monotonicNanoseconds() - start) / 1_000)
             } catch {
                 result.failures += 1
@@ -165,7 +164,7 @@ func measure(service: ServiceChild, options: Options, streamMethod: String?) asy
     let before = try service.residentKiB()
     let codec = FrameCodec()
     let flood = try (1...options.flood).map { id in
-        codec.encode(try Frame.request(stream: UInt64(id), method: SystemMethod.health))
+        codec.encode(try Frame.request(stream: UInt64(id), method: Methods.System.health.name))
     }
     let silent = SilentDealer(context: try Context(), endpoint: service.endpoint, messages: flood)
     await silent.waitUntilSent()
@@ -212,7 +211,7 @@ do {
             "--state-dir", directory + "/auth", "--endpoint", authEndpoint, "--curve", "off", "--hash-cost", "test",
             "--log-level", "notice",
         ], endpoint: authEndpoint, logPath: directory + "/auth.log")
-    rows.append(try await measure(service: auth, options: options, streamMethod: AuthMethod.events))
+    rows.append(try await measure(service: auth, options: options, streamMethod: Methods.Auth.events.name))
     let validationEndpoint = "tcp://127.0.0.1:\(try freeLoopbackPort())"
     let validation = try await ServiceChild(
         name: "validation-service", executable: options.bin + "/validation-service",

@@ -1,5 +1,5 @@
-import BenchmarkSupport
 import Glibc
+import Measuring
 
 /// The figures of one measured run.
 struct Figures: Sendable {

@@ -3,6 +3,7 @@
 
 import BenchmarkSupport
 import Foundation
+import Measuring
 import Sodium
 import Synchronization
 

@@ -3,6 +3,7 @@
 
 import BenchmarkSupport
 import Contracts
+import Measuring
 import Reactive
 import RemoteStreams
 import Synchronization
@@ -140,9 +141,8 @@ func register(
     let client = service.client
     let figures = try await loadRun(inFlight: inFlight, limit: users, seconds: 600) { index in
         client.request(
-            AuthMethod.register,
-            RegisterRequest(username: userName(prefix, index), password: password(index)),
-            as: RegisterResponse.self
+            Methods.Auth.register,
+            RegisterRequest(username: userName(prefix, index), password: password(index))
         ).map { $0.statusCode == 201 }
     }
     guard figures.count == users else {

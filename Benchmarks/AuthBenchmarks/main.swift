@@ -21,6 +21,7 @@
 import BenchmarkSupport
 import Contracts
 import Foundation
+import Measuring
 import Reactive
 import Sodium
 
@@ -128,9 +129,8 @@ func rawAndLoginRows(raw: Bool, login: Bool) async throws -> [Row] {
         let call: @Sendable (Int) -> Single<Bool> = { index in
             let user = index % users
             return client.request(
-                AuthMethod.login,
-                LoginRequest(username: userName("benchlogin", user), password: password(user)),
-                as: LoginResponse.self
+                Methods.Auth.login,
+                LoginRequest(username: userName("benchlogin", user), password: password(user))
             ).map { $0.statusCode == 200 && $0.user != nil }
         }
         var bestRaw: Figures?
@@ -183,8 +183,7 @@ func existsRow() async throws -> Row {
         let exists: @Sendable (Int) -> Single<Bool> = { index in
             let user = index % (2 * known)
             return client.request(
-                AuthMethod.exists, ExistsRequest(username: userName("benchexist", user)),
-                as: ExistsResponse.self
+                Methods.Auth.exists, ExistsRequest(username: userName("benchexist", user))
             ).map { $0.exists == (user < known) }
         }
         _ = try await loadRun(inFlight: manyInFlight, limit: 10_000_000, seconds: warmUp, call: exists)
@@ -208,9 +207,8 @@ func registerRow() async throws -> Row {
         let registration: @Sendable (String) -> @Sendable (Int) -> Single<Bool> = { prefix in
             { index in
                 client.request(
-                    AuthMethod.register,
-                    RegisterRequest(username: userName(prefix, index), password: "bench-password"),
-                    as: RegisterResponse.self
+                    Methods.Auth.register,
+                    RegisterRequest(username: userName(prefix, index), password: "bench-password")
                 ).map { $0.statusCode == 201 }
             }
         }

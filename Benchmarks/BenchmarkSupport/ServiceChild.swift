@@ -5,6 +5,7 @@
 
 import Contracts
 import Foundation
+import Measuring
 import Reactive
 public import RemoteStreams
 import Synchronization
@@ -17,12 +18,6 @@ public struct BenchmarkError: Error, CustomStringConvertible {
 
     /// An error saying `description`.
     public init(description: String) { self.description = description }
-}
-
-/// Parameters of `sys.*` calls.
-public struct NoParameters: Codable, Sendable {
-    /// The empty parameters.
-    public init() {}
 }
 
 /// One slot of the table of running children the signal handler stops.
@@ -130,7 +125,7 @@ public final class ServiceChild {
             }
             do {
                 let health = try await client.request(
-                    SystemMethod.health, NoParameters(), as: HealthReport.self, deadline: .milliseconds(500)
+                    Methods.System.health, deadline: .milliseconds(500)
                 ).value
                 if health.status == .ready || (acceptDegraded && health.ready) { return }
                 last = "status \(health.status.rawValue) \(health.reasons.joined(separator: "; "))"
@@ -144,7 +139,7 @@ public final class ServiceChild {
 
     /// The service's `sys.stats` counters.
     public func stats() async throws -> [String: [String: Int]] {
-        try await client.request(SystemMethod.stats, NoParameters(), as: StatsReport.self).value.counters
+        try await client.request(Methods.System.stats).value.counters
     }
 
     /// The child's CPU time so far.

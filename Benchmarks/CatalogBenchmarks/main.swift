@@ -167,10 +167,10 @@ if options.wireQueries > 0 {
     )
     do {
         let _: RegisterResponse = try await auth.client.request(
-            AuthMethod.register, RegisterRequest(username: "benchmark", password: "benchmark password")
+            Methods.Auth.register, RegisterRequest(username: "benchmark", password: "benchmark password")
         ).value
         let login: LoginResponse = try await auth.client.request(
-            AuthMethod.login, LoginRequest(username: "benchmark", password: "benchmark password")
+            Methods.Auth.login, LoginRequest(username: "benchmark", password: "benchmark password")
         ).value
         guard let token = login.user?.userToken else {
             throw BenchmarkError(description: "login failed: \(login)")
@@ -183,7 +183,7 @@ if options.wireQueries > 0 {
             for query in queries {
                 let begin = ContinuousClock.now
                 let answer: HeroSearchResponse = try await service.client.request(
-                    HeroMethod.search, HeroSearchRequest(query: query, token: token)
+                    Methods.Heroes.search, HeroSearchRequest(query: query, token: token)
                 ).value
                 samples.append(ContinuousClock.now - begin)
                 precondition(answer.total >= 1)

@@ -4,9 +4,9 @@
 // RemoteClient delivers), so no thread or actor hop of the benchmark's own is measured. The texts
 // alternate between a valid and an invalid one, so every keystroke changes the output.
 
-import BenchmarkSupport
 import Contracts
 import Dispatch
+import Measuring
 import Reactive
 import RemoteStreams
 import Synchronization
@@ -14,28 +14,29 @@ import Synchronization
 /// What a keystroke run types, and what it waits for.
 struct KeystrokeScript: Sendable {
     /// The flow (`flow.login`, `flow.register`).
-    let method: String
-    /// The field typed in and the output waited for (`phone`, `username`).
-    let field: String
+    let method: FlowMethod
+    /// The field typed in (`phone`, `username`).
+    let field: FlowInput.Name
+    /// The field's result output waited for (`phone`, `username`).
+    let result: FlowOutput.Name
     /// The texts typed, alternately: keystroke `n` types `texts[n % 2]`.
     let texts: [String]
     /// The state of the field's output each text ends in (`validating` outputs are skipped).
     let expected: [ValidationResult.State]
     /// The last output a flow sends at open: once it arrives the screen is drawn.
-    let lastInitialOutput: String
+    let lastInitialOutput: FlowOutput.Name
 
     /// The phone on the login screen: 11 digits (ok), then 10 (failed `phone.short`).
     static let loginPhone = KeystrokeScript(
-        method: GatewayMethod.login, field: "phone", texts: ["13800138000", "1380013800"],
-        expected: [.ok, .failed], lastInitialOutput: "tip")
+        method: Methods.Flow.login, field: .phone, result: .phone, texts: ["13800138000", "1380013800"],
+        expected: [.ok, .failed], lastInitialOutput: .tip)
 
     /// The username on the register screen: a free name (ok `username.available`), then a taken one
     /// (failed `username.exists`); both are looked up in auth-service through validation-service.
     static func registerUsername(free: String, taken: String) -> KeystrokeScript {
         KeystrokeScript(
-            method: GatewayMethod.register, field: "username", texts: [free, taken],
-            expected: [.ok, .failed],
-            lastInitialOutput: "registering")
+            method: Methods.Flow.register, field: .username, result: .username, texts: [free, taken],
+            expected: [.ok, .failed], lastInitialOutput: .registering)
     }
 }
 
@@ -93,7 +94,7 @@ final class KeystrokeChannel: Sendable {
         self.pace = pace
         subscription.setDisposable(
             client.channel(
-                script.method, FlowParameters(locale: .en), input: inputs.asObservable(), as: FlowOutput.self,
+                script.method, FlowParameters(locale: .en), input: inputs.asObservable(),
                 deadline: .seconds(3_600)
             ).subscribe { [self] event in
                 receive(event)
@@ -179,11 +180,11 @@ final class KeystrokeChannel: Sendable {
 
     private func step(_ state: inout State, _ output: FlowOutput, at now: UInt64) -> Action {
         if !state.opened {
-            guard output.output == script.lastInitialOutput else { return .none }
+            guard output.outputName == script.lastInitialOutput else { return .none }
             state.opened = true
             return .opened
         }
-        guard state.inFlight, !state.done, output.output == script.field, let result = output.state,
+        guard state.inFlight, !state.done, output.outputName == script.result, let result = output.state,
             result != .validating
         else { return .none }
         let expected = script.expected[state.step % 2]
@@ -240,7 +241,7 @@ final class ReferenceLoop: Sendable {
     private func send(step: Int) {
         state.withLock { $0.sentAt = monotonicNanoseconds() }
         _ = client.request(
-            ValidationMethod.phone, PhoneValidationRequest(text: texts[step % 2]), as: ValidationResult.self,
+            Methods.Validation.phone, PhoneValidationRequest(text: texts[step % 2]),
             deadline: .seconds(10)
         ).subscribe { [self] event in
             let now = monotonicNanoseconds()

@@ -34,6 +34,7 @@
 import BenchmarkSupport
 import Contracts
 import Foundation
+import Measuring
 import Reactive
 import RemoteStreams
 import ZeroMQ
@@ -307,8 +308,7 @@ func keystrokeRows(_ stack: StackUnderTest, context: Context, options: Options) 
     if options.only.contains("register") {
         let taken = "benchtaken"
         let registered = try await stack.auth.client.request(
-            AuthMethod.register, RegisterRequest(username: taken, password: "benchmark password"),
-            as: RegisterResponse.self
+            Methods.Auth.register, RegisterRequest(username: taken, password: "benchmark password")
         ).value
         print("  registered \(taken) for the username row: \(registered)")
         let existsBefore = try await stack.auth.stats()

@@ -1,5 +1,6 @@
 import BenchmarkSupport
 import Glibc
+import Measuring
 
 /// What bounds one measured run: at most `roundTrips` round trips and at most `seconds` seconds.
 struct Budget: Sendable {

@@ -19,6 +19,9 @@ struct FiveStrings: Codable, Sendable {
     var client: String
 }
 
+/// The method row (3) calls: its payload back.
+let benchEcho = RequestMethod<FiveStrings, FiveStrings>("bench.echo")
+
 let benchmarkPayload = FiveStrings(
     username: "ada.lovelace", password: "correct horse", phone: "13800138000", locale: "zh-Hans",
     client: "bench")
@@ -27,7 +30,7 @@ let benchmarkPayload = FiveStrings(
 func remoteStreamsRequests(budget: Budget) throws -> [Measurement] {
     let context = try Context()
     var handlers = RemoteHandlers()
-    handlers.request("bench.echo") { (payload: FiveStrings) in Single.just(payload) }
+    handlers.handle(benchEcho) { payload in Single.just(payload) }
     let server = try RemoteServer(
         context: context, configuration: .init(endpoints: ["tcp://127.0.0.1:*"]), handlers: handlers)
     let client = try RemoteClient(
@@ -91,7 +94,7 @@ private final class RequestPump: Sendable {
         }
         guard go else { return }
         let sent = DispatchTime.now().uptimeNanoseconds
-        _ = client.request("bench.echo", benchmarkPayload, as: FiveStrings.self).subscribe(
+        _ = client.request(benchEcho, benchmarkPayload).subscribe(
             onSuccess: { [self] _ in complete(latency: DispatchTime.now().uptimeNanoseconds - sent) },
             onFailure: { error in fatalError("bench.echo failed: \(error)") })
     }

@@ -1,4 +1,4 @@
-import BenchmarkSupport
+import Measuring
 
 /// The side-by-side table: one row per contender, for each in-flight setting its round trips per
 /// second, p50 and p99 (µs), the process's CPU time per round trip (µs, every thread) and its rate's

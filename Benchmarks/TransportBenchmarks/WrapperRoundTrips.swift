@@ -1,5 +1,6 @@
 import BenchmarkSupport
 import Dispatch
+import Measuring
 import Synchronization
 import ZeroMQ
 

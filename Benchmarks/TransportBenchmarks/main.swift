@@ -19,8 +19,8 @@
 // `--only socketloop` (or `blocking`, `remotestreams`) measures only that contender after (1):
 // handy under a profiler.
 
-import BenchmarkSupport
 import Foundation
+import Measuring
 
 /// One row group of the table: a label and the function that measures it.
 struct Contender {

@@ -142,18 +142,18 @@ public final class AuthService: Sendable {
 
     /// Registers the `auth.*` methods.
     public func register(into handlers: inout RemoteHandlers) {
-        handlers.request(AuthMethod.register) { [self] (request: RegisterRequest, call: CallContext) in
+        handlers.handle(Methods.Auth.register) { [self] (request: RegisterRequest, call: CallContext) in
             register(request, client: request.client ?? call.peer)
         }
-        handlers.request(AuthMethod.login) { [self] (request: LoginRequest, call: CallContext) in
+        handlers.handle(Methods.Auth.login) { [self] (request: LoginRequest, call: CallContext) in
             login(request, client: request.client ?? call.peer)
         }
-        handlers.request(AuthMethod.exists) { [self] (request: ExistsRequest, call: CallContext) in
+        handlers.handle(Methods.Auth.exists) { [self] (request: ExistsRequest, call: CallContext) in
             exists(request, client: request.client ?? call.peer)
         }
-        handlers.request(AuthMethod.verify) { [self] (request: VerifyRequest) in verify(request) }
-        handlers.request(AuthMethod.logout) { [self] (request: LogoutRequest) in logout(request) }
-        handlers.stream(AuthMethod.events) { [self] (_: NoParameters) in events }
+        handlers.handle(Methods.Auth.verify) { [self] (request: VerifyRequest) in verify(request) }
+        handlers.handle(Methods.Auth.logout) { [self] (request: LogoutRequest) in logout(request) }
+        handlers.handle(Methods.Auth.events) { [self] (_: NoParameters) in events }
     }
 
     // MARK: Methods

@@ -1,21 +1,28 @@
-/// The auth service's methods and their bodies (docs/services/auth.md), shared by the service, the
-/// gateway, the validation service and the load generator.
-///
-/// Field names on the wire are snake_case, as in the original demos (`status_code`, `user_token`).
-/// Messages are codes (``MessageCode``) the gateway renders in the client's locale.
-public enum AuthMethod {
-    /// `auth.register` ``RegisterRequest`` → ``RegisterResponse``.
-    public static let register = "auth.register"
-    /// `auth.login` ``LoginRequest`` → ``LoginResponse``.
-    public static let login = "auth.login"
-    /// `auth.exists` ``ExistsRequest`` → ``ExistsResponse``.
-    public static let exists = "auth.exists"
-    /// `auth.verify` ``VerifyRequest`` → ``VerifyResponse``, or `ERROR unauthenticated`.
-    public static let verify = "auth.verify"
-    /// `auth.logout` ``LogoutRequest`` → ``LogoutResponse``.
-    public static let logout = "auth.logout"
-    /// `auth.events` (stream) `{}` → ``AccountEvent``*.
-    public static let events = "auth.events"
+public import RemoteProtocol
+
+extension Methods {
+    /// The auth service's methods (docs/services/auth.md), called by the gateway, the validation
+    /// service, the hero catalog and the load generator.
+    ///
+    /// Field names on the wire are snake_case, as in the original demos (`status_code`,
+    /// `user_token`). Messages are codes (``MessageCode``) the gateway renders in the client's locale.
+    public enum Auth {
+        /// `auth.register` ``RegisterRequest`` → ``RegisterResponse``.
+        public static let register = RequestMethod<RegisterRequest, RegisterResponse>("auth.register")
+        /// `auth.login` ``LoginRequest`` → ``LoginResponse``.
+        public static let login = RequestMethod<LoginRequest, LoginResponse>("auth.login")
+        /// `auth.exists` ``ExistsRequest`` → ``ExistsResponse``.
+        public static let exists = RequestMethod<ExistsRequest, ExistsResponse>("auth.exists")
+        /// `auth.verify` ``VerifyRequest`` → ``VerifyResponse``, or `ERROR unauthenticated`.
+        public static let verify = RequestMethod<VerifyRequest, VerifyResponse>("auth.verify")
+        /// `auth.logout` ``LogoutRequest`` → ``LogoutResponse``.
+        public static let logout = RequestMethod<LogoutRequest, LogoutResponse>("auth.logout")
+        /// `auth.events` (stream) `{}` → ``AccountEvent``*.
+        public static let events = StreamMethod<NoParameters, AccountEvent>("auth.events")
+
+        /// Every method auth-service answers besides ``System``'s.
+        public static let all: [any RemoteMethod] = [register, login, exists, verify, logout, events]
+    }
 }
 
 /// `auth.register`'s parameters.

@@ -1,38 +1,50 @@
-/// The gateway's methods and their bodies (docs/gateway/protocol.md), shared by the gateway,
-/// `gateway-cli` and the tests.
-///
-/// A client opens one channel per screen (`flow.*`, parameters ``FlowParameters``), streams
-/// ``FlowInput`` events in (a field's whole text after each keystroke, or a tap) and receives
-/// ``FlowOutput`` events out, already rendered in the channel's locale. Scripts that want one answer
-/// use the request/response commands instead.
-public enum GatewayMethod {
-    /// `flow.login` (channel): inputs `phone`, `password`, `loginTap`; outputs `phone`, `password`
-    /// (field results), `loginEnabled`, `loggingIn`, `tip`.
-    public static let login = "flow.login"
-    /// `flow.register` (channel): inputs `username`, `password`, `repeatPassword`, `registerTap`;
-    /// outputs `username`, `password`, `repeatPassword`, `passwordEnabled`, `repeatEnabled`,
-    /// `registerEnabled`, `registering`, `alert`.
-    public static let register = "flow.register"
-    /// `flow.signin` (channel): inputs `username`, `password`, `loginTap`; outputs `username`,
-    /// `loginEnabled`, `loggingIn`, `alert`, `session`.
-    public static let signin = "flow.signin"
-    /// `flow.heroes` (channel, needs ``FlowParameters/token``): input `searchText` (and `page`);
-    /// outputs `heroes`, `total`, `searching`, `error`.
-    public static let heroes = "flow.heroes"
-    /// `flow.numbers` (channel): inputs `a`, `b`, `c`; output `sum`.
-    public static let numbers = "flow.numbers"
+public import RemoteProtocol
 
-    /// Every flow channel, in the order a screen list shows them.
-    public static let flows = [login, register, signin, heroes, numbers]
+extension Methods {
+    /// The gateway's flows (docs/gateway/protocol.md): one channel per screen.
+    ///
+    /// A client opens a flow with ``FlowParameters``, streams ``FlowInput`` events in (a field's
+    /// whole text after each keystroke, or a tap) and receives ``FlowOutput`` events out, already
+    /// rendered in the channel's locale. The names each flow takes and sends are
+    /// ``FlowInput/Name`` and ``FlowOutput/Name``.
+    public enum Flow {
+        /// `flow.login`: inputs `phone`, `password`, `loginTap`; outputs `phone`, `password` (field
+        /// results), `loginEnabled`, `loggingIn`, `tip`.
+        public static let login = FlowMethod("flow.login")
+        /// `flow.register`: inputs `username`, `password`, `repeatPassword`, `registerTap`; outputs
+        /// `username`, `password`, `repeatPassword`, `passwordEnabled`, `repeatEnabled`,
+        /// `registerEnabled`, `registering`, `alert`.
+        public static let register = FlowMethod("flow.register")
+        /// `flow.signin`: inputs `username`, `password`, `loginTap`; outputs `username`,
+        /// `loginEnabled`, `loggingIn`, `alert`, `session`.
+        public static let signin = FlowMethod("flow.signin")
+        /// `flow.heroes` (needs ``FlowParameters/token``): inputs `searchText`, `page`; outputs
+        /// `heroes`, `total`, `error`, `searching`.
+        public static let heroes = FlowMethod("flow.heroes")
+        /// `flow.numbers`: inputs `a`, `b`, `c`; output `sum`.
+        public static let numbers = FlowMethod("flow.numbers")
 
-    /// `login` (request) ``LoginCommand`` → ``CommandResult``.
-    public static let loginCommand = "login"
-    /// `register` (request) ``RegisterCommand`` → ``CommandResult``.
-    public static let registerCommand = "register"
-    /// `signin` (request) ``SigninCommand`` → ``CommandResult``.
-    public static let signinCommand = "signin"
-    /// `heroes.search` (request) ``HeroesCommand`` → ``HeroesCommandResult``.
-    public static let heroesSearch = "heroes.search"
+        /// Every flow, in the order a screen list shows them.
+        public static let all = [login, register, signin, heroes, numbers]
+
+        /// Heroes per page on `flow.heroes` (page `n` starts at match `n × heroesPageSize`).
+        public static let heroesPageSize = 50
+    }
+
+    /// The gateway's commands: the flows as single requests, for scripts that want one answer.
+    public enum Command {
+        /// `login` ``LoginCommand`` → ``CommandResult``.
+        public static let login = RequestMethod<LoginCommand, CommandResult>("login")
+        /// `register` ``RegisterCommand`` → ``CommandResult``.
+        public static let register = RequestMethod<RegisterCommand, CommandResult>("register")
+        /// `signin` ``SigninCommand`` → ``CommandResult``.
+        public static let signin = RequestMethod<SigninCommand, CommandResult>("signin")
+        /// `heroes.search` ``HeroesCommand`` → ``HeroesCommandResult``.
+        public static let heroesSearch = RequestMethod<HeroesCommand, HeroesCommandResult>("heroes.search")
+
+        /// Every command.
+        public static let all: [any RemoteMethod] = [login, register, signin, heroesSearch]
+    }
 }
 
 /// A language the gateway renders messages in (docs/ARCHITECTURE.md §6).
@@ -77,22 +89,54 @@ public struct FlowParameters: Codable, Sendable, Hashable {
 ///
 /// `{"input":"phone","text":"1380013"}`, `{"input":"loginTap"}`.
 public struct FlowInput: Codable, Sendable, Hashable, CustomStringConvertible {
-    /// The input's name, e.g. `phone`, `password`, `loginTap` (see ``GatewayMethod``).
+    /// The inputs the flows take (docs/gateway/protocol.md, the flows' tables); the raw values are
+    /// the names on the wire.
+    public enum Name: String, Codable, Sendable, Hashable, CaseIterable {
+        /// A phone number (`flow.login`).
+        case phone
+        /// A username (`flow.register`, `flow.signin`).
+        case username
+        /// A password (`flow.login`, `flow.register`, `flow.signin`).
+        case password
+        /// The password typed again (`flow.register`).
+        case repeatPassword
+        /// The search box (`flow.heroes`).
+        case searchText
+        /// The page to show, a number as text (`flow.heroes`).
+        case page
+        /// The numbers to add (`flow.numbers`).
+        case a, b, c
+        /// The login button (`flow.login`, `flow.signin`): a tap.
+        case loginTap
+        /// The register button (`flow.register`): a tap.
+        case registerTap
+
+        /// Whether this input is a tap (it carries no text) rather than a field.
+        public var isTap: Bool { self == .loginTap || self == .registerTap }
+    }
+
+    /// The input's name on the wire. Any string decodes, so the gateway can answer a name it does
+    /// not know with `bad_request` naming it; ``inputName`` is the typed view.
     public var input: String
     /// The field's text; absent for a tap.
     public var text: String?
 
-    /// An input event.
+    /// An input event named `input` on the wire; ``text(_:_:)`` and ``tap(_:)`` make the known ones.
     public init(input: String, text: String? = nil) {
         self.input = input
         self.text = text
     }
 
+    /// The input's name, nil for a name no flow takes.
+    public var inputName: Name? { Name(rawValue: input) }
+
     /// A field's text after a keystroke.
-    public static func text(_ input: String, _ text: String) -> FlowInput { FlowInput(input: input, text: text) }
+    public static func text(_ input: Name, _ text: String) -> FlowInput {
+        FlowInput(input: input.rawValue, text: text)
+    }
 
     /// A tap on the button `input`.
-    public static func tap(_ input: String) -> FlowInput { FlowInput(input: input) }
+    public static func tap(_ input: Name) -> FlowInput { FlowInput(input: input.rawValue) }
 
     public var description: String { text.map { "\(input)=\($0)" } ?? input }
 }
@@ -128,7 +172,59 @@ public struct FlowHero: Codable, Sendable, Hashable {
 /// | a count | `number` | `{"output":"total","number":151}` |
 /// | a sum | `number`, or `code` and `message` on overflow | `{"output":"sum","number":6}` |
 public struct FlowOutput: Codable, Sendable, Hashable, CustomStringConvertible {
-    /// Which output changed, e.g. `tip`.
+    /// The outputs the flows send (docs/gateway/protocol.md, the flows' tables); the raw values
+    /// are the names on the wire.
+    public enum Name: String, Codable, Sendable, Hashable, CaseIterable {
+        /// The phone's field result (`flow.login`).
+        case phone
+        /// The username's field result (`flow.register`, `flow.signin`).
+        case username
+        /// The password's field result (`flow.login`, `flow.register`).
+        case password
+        /// The repeated password's field result (`flow.register`).
+        case repeatPassword
+        /// A flag: the login button is enabled (`flow.login`, `flow.signin`).
+        case loginEnabled
+        /// A flag: a login is in flight (`flow.login`, `flow.signin`).
+        case loggingIn
+        /// Login's tip line (`flow.login`).
+        case tip
+        /// A flag: the password field is enabled (`flow.register`).
+        case passwordEnabled
+        /// A flag: the repeat field is enabled (`flow.register`).
+        case repeatEnabled
+        /// A flag: the register button is enabled (`flow.register`).
+        case registerEnabled
+        /// A flag: a registration is in flight (`flow.register`).
+        case registering
+        /// A one-shot alert (`flow.register`, `flow.signin`).
+        case alert
+        /// A one-shot session after a sign-in (`flow.signin`).
+        case session
+        /// A page of heroes (`flow.heroes`).
+        case heroes
+        /// How many heroes match (`flow.heroes`).
+        case total
+        /// The heroes' error line (`flow.heroes`).
+        case error
+        /// A flag: a search is in flight (`flow.heroes`).
+        case searching
+        /// The sum (`flow.numbers`).
+        case sum
+    }
+
+    /// What an ``alert`` reports.
+    public enum AlertKind: String, Codable, Sendable, Hashable, CaseIterable {
+        /// It worked.
+        case success
+        /// The service refused.
+        case failure
+        /// The call did not complete.
+        case error
+    }
+
+    /// Which output changed, as named on the wire. Any string decodes, so a client ignores an
+    /// output a newer gateway sends; ``outputName`` is the typed view.
     public var output: String
     /// A flag's value.
     public var value: Bool?
@@ -138,7 +234,8 @@ public struct FlowOutput: Codable, Sendable, Hashable, CustomStringConvertible {
     public var code: MessageCode?
     /// The rendered message.
     public var message: String?
-    /// An alert's kind: `success`, `failure` or `error`.
+    /// An alert's kind on the wire: `success`, `failure` or `error` (``alertKind`` is the typed
+    /// view).
     public var kind: String?
     /// A session's user name.
     public var name: String?
@@ -151,7 +248,7 @@ public struct FlowOutput: Codable, Sendable, Hashable, CustomStringConvertible {
     /// A count or a sum.
     public var number: Int?
 
-    /// An output event; set the members its kind uses.
+    /// An output event named `output` on the wire; set the members its kind uses.
     public init(
         output: String, value: Bool? = nil, state: ValidationResult.State? = nil, code: MessageCode? = nil,
         message: String? = nil, kind: String? = nil, name: String? = nil, token: String? = nil,
@@ -169,6 +266,24 @@ public struct FlowOutput: Codable, Sendable, Hashable, CustomStringConvertible {
         self.heroes = heroes
         self.number = number
     }
+
+    /// The output `output`; set the members its kind uses.
+    public init(
+        _ output: Name, value: Bool? = nil, state: ValidationResult.State? = nil, code: MessageCode? = nil,
+        message: String? = nil, kind: AlertKind? = nil, name: String? = nil, token: String? = nil,
+        deviceToken: String? = nil, heroes: [FlowHero]? = nil, number: Int? = nil
+    ) {
+        self.init(
+            output: output.rawValue, value: value, state: state, code: code, message: message,
+            kind: kind?.rawValue, name: name, token: token, deviceToken: deviceToken, heroes: heroes,
+            number: number)
+    }
+
+    /// Which output changed, nil for a name this build does not know.
+    public var outputName: Name? { Name(rawValue: output) }
+
+    /// An alert's kind, nil when absent or unknown.
+    public var alertKind: AlertKind? { kind.flatMap(AlertKind.init(rawValue:)) }
 
     enum CodingKeys: String, CodingKey {
         case output, value, state, code, message, kind, name, token, deviceToken = "device_token", heroes
@@ -335,5 +450,52 @@ public struct HeroesCommandResult: Codable, Sendable, Hashable {
     public init(total: Int, heroes: [FlowHero]) {
         self.total = total
         self.heroes = heroes
+    }
+}
+
+/// What `flow.numbers` sends as `sum` for its texts: their sum, or `numbers.overflow`. The rule is
+/// the flow's contract, so a client can tell the gateway's answer for the texts it sent.
+///
+/// - Each text is read as a decimal integer (an optional sign, ASCII digits; surrounding spaces and
+///   tabs are ignored). Unreadable text, including an empty field, counts as 0.
+/// - A number that does not fit in `Int`, or a sum that does not, is ``overflow``.
+public enum NumbersSum: Sendable, Hashable, CustomStringConvertible {
+    /// The sum.
+    case value(Int)
+    /// A number or the sum is out of `Int`'s range.
+    case overflow
+
+    /// `numbers.overflow`: the numbers or their sum are too large.
+    public static let overflowCode: MessageCode = .numbersOverflow
+
+    /// The sum of `texts`, each read with ``parse(_:)``.
+    public static func of(_ texts: [String]) -> NumbersSum {
+        var total = 0
+        for text in texts {
+            guard case .value(let value) = parse(text) else { return .overflow }
+            let (next, overflowed) = total.addingReportingOverflow(value)
+            if overflowed { return .overflow }
+            total = next
+        }
+        return .value(total)
+    }
+
+    /// `text` as an integer: 0 when unreadable, ``overflow`` when it is a well-formed integer out of
+    /// `Int`'s range.
+    public static func parse(_ text: String) -> NumbersSum {
+        let trimmed = text.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }
+        let digits = String(trimmed.reversed())
+        if let value = Int(digits) { return .value(value) }
+        let unsigned = digits.first == "-" || digits.first == "+" ? digits.dropFirst() : Substring(digits)
+        let wellFormed = !unsigned.isEmpty && unsigned.allSatisfy { $0.isASCII && $0.isNumber }
+        return wellFormed ? .overflow : .value(0)
+    }
+
+    /// The number, or `numbers.overflow`.
+    public var description: String {
+        switch self {
+        case .value(let value): String(value)
+        case .overflow: Self.overflowCode.rawValue
+        }
     }
 }

@@ -1,16 +1,22 @@
-/// The hero catalog service's methods and their bodies (docs/services/hero-catalog.md), shared by the
-/// service, the gateway and the tests.
-///
-/// Every method needs a session token from `auth.login`; without a valid one it fails with
-/// `ERROR unauthenticated`, and with `ERROR unavailable` while auth-service cannot be reached.
-public enum HeroMethod {
-    /// `heroes.search` ``HeroSearchRequest`` → ``HeroSearchResponse``.
-    public static let search = "heroes.search"
-    /// `heroes.get` ``HeroGetRequest`` → ``Hero``, or `ERROR not_found`.
-    public static let get = "heroes.get"
-    /// `heroes.watch` (stream) ``HeroWatchRequest`` → ``HeroSearchResponse``*: the current results,
-    /// then again after every catalog reload.
-    public static let watch = "heroes.watch"
+public import RemoteProtocol
+
+extension Methods {
+    /// The hero catalog service's methods (docs/services/hero-catalog.md), called by the gateway.
+    ///
+    /// Every method needs a session token from `auth.login`; without a valid one it fails with
+    /// `ERROR unauthenticated`, and with `ERROR unavailable` while auth-service cannot be reached.
+    public enum Heroes {
+        /// `heroes.search` ``HeroSearchRequest`` → ``HeroSearchResponse``.
+        public static let search = RequestMethod<HeroSearchRequest, HeroSearchResponse>("heroes.search")
+        /// `heroes.get` ``HeroGetRequest`` → ``Hero``, or `ERROR not_found`.
+        public static let get = RequestMethod<HeroGetRequest, Hero>("heroes.get")
+        /// `heroes.watch` (stream) ``HeroWatchRequest`` → ``HeroSearchResponse``*: the current
+        /// results, then again after every catalog reload.
+        public static let watch = StreamMethod<HeroWatchRequest, HeroSearchResponse>("heroes.watch")
+
+        /// Every method hero-catalog-service answers besides ``System``'s.
+        public static let all: [any RemoteMethod] = [search, get, watch]
+    }
 }
 
 /// One hero of the catalog.

@@ -1,9 +1,17 @@
-/// The methods every service answers (docs/services/operations.md).
-public enum SystemMethod {
-    /// `sys.health` `{}` → ``HealthReport``.
-    public static let health = "sys.health"
-    /// `sys.stats` `{}` → ``StatsReport``.
-    public static let stats = "sys.stats"
+public import RemoteProtocol
+
+extension Methods {
+    /// The methods every service answers (docs/services/servicekit.md, "Health, stats and the
+    /// service shape").
+    public enum System {
+        /// `sys.health` `{}` → ``HealthReport``.
+        public static let health = RequestMethod<NoParameters, HealthReport>("sys.health")
+        /// `sys.stats` `{}` → ``StatsReport``.
+        public static let stats = RequestMethod<NoParameters, StatsReport>("sys.stats")
+
+        /// Both.
+        public static let all: [any RemoteMethod] = [health, stats]
+    }
 }
 
 /// Whether a service is ready, and if not, why.

@@ -1,20 +1,30 @@
-/// The validation service's methods and their bodies (docs/services/validation.md), shared by the
-/// service and the gateway.
-///
-/// Every answer is a ``ValidationResult``: a state and a message code with its parameters, never
-/// rendered text. Field names on the wire are snake_case.
-public enum ValidationMethod {
-    /// `validate.phone` ``PhoneValidationRequest`` → ``ValidationResult``.
-    public static let phone = "validate.phone"
-    /// `validate.password` ``PasswordValidationRequest`` → ``ValidationResult``.
-    public static let password = "validate.password"
-    /// `validate.username` ``UsernameValidationRequest`` → ``ValidationResult`` (asks auth-service).
-    public static let username = "validate.username"
-    /// `validate.repeat` ``RepeatValidationRequest`` → ``ValidationResult``.
-    public static let `repeat` = "validate.repeat"
-    /// `validate.fields` (channel): OPEN ``FieldsParameters``, input ``FieldEdit``*, output
-    /// ``FieldResult``*.
-    public static let fields = "validate.fields"
+public import RemoteProtocol
+
+extension Methods {
+    /// The validation service's methods (docs/services/validation.md), called by the gateway.
+    ///
+    /// Every answer is a ``ValidationResult``: a state and a message code with its parameters, never
+    /// rendered text. Field names on the wire are snake_case.
+    public enum Validation {
+        /// `validate.phone` ``PhoneValidationRequest`` → ``ValidationResult``.
+        public static let phone = RequestMethod<PhoneValidationRequest, ValidationResult>("validate.phone")
+        /// `validate.password` ``PasswordValidationRequest`` → ``ValidationResult``.
+        public static let password = RequestMethod<PasswordValidationRequest, ValidationResult>(
+            "validate.password")
+        /// `validate.username` ``UsernameValidationRequest`` → ``ValidationResult`` (asks
+        /// auth-service).
+        public static let username = RequestMethod<UsernameValidationRequest, ValidationResult>(
+            "validate.username")
+        /// `validate.repeat` ``RepeatValidationRequest`` → ``ValidationResult``.
+        public static let `repeat` = RequestMethod<RepeatValidationRequest, ValidationResult>(
+            "validate.repeat")
+        /// `validate.fields` (channel): opened with ``FieldsParameters``, ``FieldEdit``s in,
+        /// ``FieldResult``s out.
+        public static let fields = ChannelMethod<FieldsParameters, FieldEdit, FieldResult>("validate.fields")
+
+        /// Every method validation-service answers besides ``System``'s.
+        public static let all: [any RemoteMethod] = [phone, password, username, `repeat`, fields]
+    }
 }
 
 /// The verdict on one field's text.

@@ -1,5 +1,5 @@
 public import Contracts
-import GatewayCore
+import GatewayMessages
 
 /// Bad usage of `gateway-cli`: what is wrong, for standard error, and the subcommand whose help
 /// to point at. Exit code 64.

@@ -51,14 +51,14 @@ public struct DeviceTokenStore: Sendable {
     /// `tip`, sign-in's `session`) is kept. Other flows pass through.
     public func remembering(_ open: @escaping OpenFlow) -> OpenFlow {
         { [self] flow, parameters, inputs in
-            guard flow == GatewayMethod.login || flow == GatewayMethod.signin else {
+            guard flow == Methods.Flow.login || flow == Methods.Flow.signin else {
                 return open(flow, parameters, inputs)
             }
             var withTokens = parameters
             withTokens.deviceTokens = all().merging(parameters.deviceTokens ?? [:]) { _, given in given }
             return open(flow, withTokens, inputs).do(onNext: { [self] output in
                 guard let token = output.deviceToken, let account = output.name,
-                    output.output == "session" || output.code == .loginOK
+                    output.outputName == .session || output.code == .loginOK
                 else { return }
                 try? save(IssuedDeviceToken(account: account, token: token))
             })

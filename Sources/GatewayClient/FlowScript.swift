@@ -1,22 +1,22 @@
 public import Contracts
 public import Reactive
-import RemoteProtocol
+public import RemoteProtocol
 import Synchronization
 
-/// Opens a `flow.*` channel: the flow's name, its parameters and the input events to stream in;
-/// the gateway's output events come back. Disposing the subscription cancels the channel.
+/// Opens a `flow.*` channel: the flow, its parameters and the input events to stream in; the
+/// gateway's output events come back. Disposing the subscription cancels the channel.
 ///
 /// ``GatewayConnection/open(_:_:_:)`` has this shape; tests pass a fake.
 public typealias OpenFlow =
-    @Sendable (_ flow: String, _ parameters: FlowParameters, _ inputs: Observable<FlowInput>) ->
+    @Sendable (_ flow: FlowMethod, _ parameters: FlowParameters, _ inputs: Observable<FlowInput>) ->
     Observable<FlowOutput>
 
 /// A scripted use of one flow, as a small state machine: what to send first, then, for every
 /// output event, what to do next. Transitions are synchronous and pure; ``ScriptRunner`` performs
 /// the actions.
 public protocol FlowScript: Sendable {
-    /// The channel the script opens, e.g. `flow.login`.
-    var flow: String { get }
+    /// The channel the script opens, e.g. ``Methods/Flow/login``.
+    var flow: FlowMethod { get }
     /// The channel's parameters (locale, token).
     var parameters: FlowParameters { get }
     /// The actions to take once the channel is open (typically the field texts to send).
@@ -191,7 +191,8 @@ public enum ScriptRunner {
             }
             let timer = scheduler.scheduleRelative((), dueTime: timeout) { _ in
                 observer.onError(
-                    ScriptFailure(.timedOut, "no result from \(script.flow) within \(Self.describe(timeout))")
+                    ScriptFailure(
+                        .timedOut, "no result from \(script.flow.name) within \(Self.describe(timeout))")
                 )
                 return Disposables.create()
             }
@@ -206,7 +207,8 @@ public enum ScriptRunner {
                     onCompleted: {
                         observer.onError(
                             ScriptFailure(
-                                .protocolError, "the gateway closed \(script.flow) before the script was done"
+                                .protocolError,
+                                "the gateway closed \(script.flow.name) before the script was done"
                             ))
                     })
             perform(machine.withLock { $0.start() })

@@ -9,7 +9,7 @@ public import ZeroMQ
 /// ```swift
 /// let gateway = try GatewayConnection(configuration: .init(endpoint: "tcp://127.0.0.1:5560",
 ///                                                           curve: curve))
-/// let outputs = gateway.open(GatewayMethod.numbers, FlowParameters(locale: .en), inputs)
+/// let outputs = gateway.open(Methods.Flow.numbers, FlowParameters(locale: .en), inputs)
 /// ```
 public final class GatewayConnection: Sendable {
     /// How to reach the gateway.
@@ -66,14 +66,13 @@ public final class GatewayConnection: Sendable {
                 curve: configuration.curve, connectTimeout: configuration.connectTimeout))
     }
 
-    /// Opens the `flow` channel (one of ``GatewayMethod/flows``) with `parameters`, streaming
+    /// Opens the `flow` channel (one of ``Methods/Flow/all``) with `parameters`, streaming
     /// `inputs` to the gateway; the gateway's outputs come back, in order, on the client's thread.
     /// Disposing the subscription cancels the channel. Has the shape of ``OpenFlow``.
-    public func open(_ flow: String, _ parameters: FlowParameters, _ inputs: Observable<FlowInput>)
+    public func open(_ flow: FlowMethod, _ parameters: FlowParameters, _ inputs: Observable<FlowInput>)
         -> Observable<FlowOutput>
     {
-        client.channel(
-            flow, parameters, input: inputs, as: FlowOutput.self, deadline: configuration.channelDeadline)
+        client.channel(flow, parameters, input: inputs, deadline: configuration.channelDeadline)
     }
 
     /// ``open(_:_:_:)`` as a value, for ``ScriptRunner`` and the terminal UI.
@@ -83,22 +82,22 @@ public final class GatewayConnection: Sendable {
 
     /// `login`: the phone login as one call.
     public func login(_ command: LoginCommand) -> Single<CommandResult> {
-        client.request(GatewayMethod.loginCommand, command)
+        client.request(Methods.Command.login, command)
     }
 
     /// `register`: a registration as one call.
     public func register(_ command: RegisterCommand) -> Single<CommandResult> {
-        client.request(GatewayMethod.registerCommand, command)
+        client.request(Methods.Command.register, command)
     }
 
     /// `signin`: a username sign-in as one call.
     public func signin(_ command: SigninCommand) -> Single<CommandResult> {
-        client.request(GatewayMethod.signinCommand, command)
+        client.request(Methods.Command.signin, command)
     }
 
     /// `heroes.search`: one page of heroes.
     public func searchHeroes(_ command: HeroesCommand) -> Single<HeroesCommandResult> {
-        client.request(GatewayMethod.heroesSearch, command)
+        client.request(Methods.Command.heroesSearch, command)
     }
 
     /// Stops the client: open calls fail with `unavailable`. A context of its own is terminated

@@ -1,24 +1,27 @@
 public import Contracts
 import Foundation
-import GatewayCore
+import GatewayMessages
 
 /// The latest value of every output of a flow, by name.
 struct LatestOutputs: Sendable, Hashable {
-    private var values: [String: FlowOutput] = [:]
+    private var values: [FlowOutput.Name: FlowOutput] = [:]
 
-    subscript(_ name: String) -> FlowOutput? { values[name] }
+    subscript(_ name: FlowOutput.Name) -> FlowOutput? { values[name] }
 
-    mutating func record(_ output: FlowOutput) { values[output.output] = output }
+    /// Keeps `output` as its name's latest; one this build does not know is nobody's business.
+    mutating func record(_ output: FlowOutput) {
+        if let name = output.outputName { values[name] = output }
+    }
 
     /// Whether the field output `name` has a final result for the text `sent`: not `validating`,
     /// and not the initial `empty` when the text sent is not empty.
-    func isSettled(_ name: String, sent: String) -> Bool {
+    func isSettled(_ name: FlowOutput.Name, sent: String) -> Bool {
         guard let state = values[name]?.state, state != .validating else { return false }
         return state != .empty || sent.isEmpty
     }
 
     /// The rendered messages of the failed fields among `names`, in that order.
-    func failureMessages(_ names: [String]) -> [String] {
+    func failureMessages(_ names: [FlowOutput.Name]) -> [String] {
         names.compactMap { name in
             guard let output = values[name], output.state == .failed else { return nil }
             return output.message.flatMap { $0.isEmpty ? nil : $0 }
@@ -26,7 +29,7 @@ struct LatestOutputs: Sendable, Hashable {
     }
 
     /// Whether the flag output `name` is true.
-    func isOn(_ name: String) -> Bool { values[name]?.value == true }
+    func isOn(_ name: FlowOutput.Name) -> Bool { values[name]?.value == true }
 }
 
 /// `gateway-cli login`: the phone login flow (`flow.login`).
@@ -48,7 +51,7 @@ public struct LoginScript: FlowScript {
         case done
     }
 
-    public let flow = GatewayMethod.login
+    public let flow = Methods.Flow.login
     public let parameters: FlowParameters
     private let phone: String
     private let password: String
@@ -64,7 +67,7 @@ public struct LoginScript: FlowScript {
     }
 
     public mutating func start() -> [ScriptAction] {
-        [.send(.text("phone", phone)), .send(.text("password", password))]
+        [.send(.text(.phone, phone)), .send(.text(.password, password))]
     }
 
     public mutating func receive(_ output: FlowOutput) -> [ScriptAction] {
@@ -73,29 +76,29 @@ public struct LoginScript: FlowScript {
         case .done:
             return []
         case .filling:
-            if output.output == "tip", output.code == .networkError {
+            if output.outputName == .tip, output.code == .networkError {
                 phase = .done
                 return [.fail(ScriptFailure(.unreachable, output.message ?? ""))]
             }
-            guard latest.isSettled("phone", sent: phone), latest.isSettled("password", sent: password) else {
+            guard latest.isSettled(.phone, sent: phone), latest.isSettled(.password, sent: password) else {
                 return []
             }
-            if latest["phone"]?.state == .ok, latest["password"]?.state == .ok {
-                guard latest.isOn("loginEnabled") else { return [] }
+            if latest[.phone]?.state == .ok, latest[.password]?.state == .ok {
+                guard latest.isOn(.loginEnabled) else { return [] }
                 phase = .loggingIn(busy: false, tip: nil)
-                return [.send(.tap("loginTap"))]
+                return [.send(.tap(.loginTap))]
             }
-            let tip = latest["tip"]?.message ?? ""
-            guard latest.failureMessages(["phone", "password"]).allSatisfy({ tip.contains($0) }) else {
+            let tip = latest[.tip]?.message ?? ""
+            guard latest.failureMessages([.phone, .password]).allSatisfy({ tip.contains($0) }) else {
                 return []
             }
             phase = .done
             return [.finish(ScriptResult(.refused, message: tip))]
         case .loggingIn(var busy, var tip):
-            if output.output == "loggingIn", output.value == true { busy = true }
-            if output.output == "tip", output.message?.isEmpty == false { tip = output }
+            if output.outputName == .loggingIn, output.value == true { busy = true }
+            if output.outputName == .tip, output.message?.isEmpty == false { tip = output }
             phase = .loggingIn(busy: busy, tip: tip)
-            guard busy, !latest.isOn("loggingIn"), let tip else { return [] }
+            guard busy, !latest.isOn(.loggingIn), let tip else { return [] }
             phase = .done
             let message = tip.message ?? ""
             switch tip.code {
@@ -132,20 +135,24 @@ public struct RegisterScript: FlowScript {
         case done
     }
 
-    public let flow = GatewayMethod.register
+    public let flow = Methods.Flow.register
     public let parameters: FlowParameters
-    private let fields: [(name: String, text: String)]
+    /// Each field: the input it is typed into, the output with its result, its text.
+    private let fields: [(input: FlowInput.Name, result: FlowOutput.Name, text: String)]
     private var latest = LatestOutputs()
     private var phase = Phase.filling
 
     /// Registers `username` with `password`, typed again as `repeatPassword`.
     public init(username: String, password: String, repeatPassword: String, locale: MessageLocale) {
-        fields = [("username", username), ("password", password), ("repeatPassword", repeatPassword)]
+        fields = [
+            (.username, .username, username), (.password, .password, password),
+            (.repeatPassword, .repeatPassword, repeatPassword),
+        ]
         parameters = FlowParameters(locale: locale)
     }
 
     public mutating func start() -> [ScriptAction] {
-        fields.map { .send(.text($0.name, $0.text)) }
+        fields.map { .send(.text($0.input, $0.text)) }
     }
 
     public mutating func receive(_ output: FlowOutput) -> [ScriptAction] {
@@ -154,17 +161,17 @@ public struct RegisterScript: FlowScript {
         case .done:
             return []
         case .filling:
-            guard fields.allSatisfy({ latest.isSettled($0.name, sent: $0.text) }) else { return [] }
-            if fields.allSatisfy({ latest[$0.name]?.state == .ok }) {
-                guard latest.isOn("registerEnabled") else { return [] }
+            guard fields.allSatisfy({ latest.isSettled($0.result, sent: $0.text) }) else { return [] }
+            if fields.allSatisfy({ latest[$0.result]?.state == .ok }) {
+                guard latest.isOn(.registerEnabled) else { return [] }
                 phase = .registering
-                return [.send(.tap("registerTap"))]
+                return [.send(.tap(.registerTap))]
             }
             phase = .done
-            let messages = latest.failureMessages(fields.map(\.name))
+            let messages = latest.failureMessages(fields.map(\.result))
             return [.finish(ScriptResult(.refused, message: messages.joined(separator: " ")))]
         case .registering:
-            guard output.output == "alert" else { return [] }
+            guard output.outputName == .alert else { return [] }
             phase = .done
             return [Self.action(forAlert: output)]
         }
@@ -173,10 +180,10 @@ public struct RegisterScript: FlowScript {
     /// `success` → succeeded, `error` → unreachable, anything else → refused.
     static func action(forAlert alert: FlowOutput) -> ScriptAction {
         let message = alert.message ?? ""
-        switch alert.kind {
-        case "success": return .finish(ScriptResult(.succeeded, message: message, token: alert.token))
-        case "error": return .fail(ScriptFailure(.unreachable, message))
-        default: return .finish(ScriptResult(.refused, message: message))
+        switch alert.alertKind {
+        case .success?: return .finish(ScriptResult(.succeeded, message: message, token: alert.token))
+        case .error?: return .fail(ScriptFailure(.unreachable, message))
+        case .failure?, nil: return .finish(ScriptResult(.refused, message: message))
         }
     }
 }
@@ -198,7 +205,7 @@ public struct SigninScript: FlowScript {
         case done
     }
 
-    public let flow = GatewayMethod.signin
+    public let flow = Methods.Flow.signin
     public let parameters: FlowParameters
     private let username: String
     private let password: String
@@ -216,7 +223,7 @@ public struct SigninScript: FlowScript {
     }
 
     public mutating func start() -> [ScriptAction] {
-        [.send(.text("username", username)), .send(.text("password", password))]
+        [.send(.text(.username, username)), .send(.text(.password, password))]
     }
 
     public mutating func receive(_ output: FlowOutput) -> [ScriptAction] {
@@ -225,20 +232,20 @@ public struct SigninScript: FlowScript {
         case .done:
             return []
         case .filling:
-            if output.output == "alert", output.kind == "error" {
+            if output.outputName == .alert, output.alertKind == .error {
                 phase = .done
                 return [.fail(ScriptFailure(.unreachable, output.message ?? ""))]
             }
-            guard latest.isSettled("username", sent: username) else { return [] }
-            guard latest["username"]?.state == .ok else {
+            guard latest.isSettled(.username, sent: username) else { return [] }
+            guard latest[.username]?.state == .ok else {
                 phase = .done
-                return [.finish(ScriptResult(.refused, message: latest["username"]?.message ?? ""))]
+                return [.finish(ScriptResult(.refused, message: latest[.username]?.message ?? ""))]
             }
-            guard latest.isOn("loginEnabled") else { return [] }
+            guard latest.isOn(.loginEnabled) else { return [] }
             phase = .signingIn
-            return [.send(.tap("loginTap"))]
+            return [.send(.tap(.loginTap))]
         case .signingIn:
-            if output.output == "session", let token = output.token {
+            if output.outputName == .session, let token = output.token {
                 phase = .done
                 let name = output.name ?? username
                 let message = MessageCatalogue.standard.render(
@@ -248,7 +255,7 @@ public struct SigninScript: FlowScript {
                     .finish(ScriptResult(.succeeded, message: message, token: token, deviceToken: issued))
                 ]
             }
-            guard output.output == "alert", output.kind != "success" else { return [] }
+            guard output.outputName == .alert, output.alertKind != .success else { return [] }
             phase = .done
             return [RegisterScript.action(forAlert: output)]
         }
@@ -273,7 +280,7 @@ public struct HeroesScript: FlowScript {
         case done
     }
 
-    public let flow = GatewayMethod.heroes
+    public let flow = Methods.Flow.heroes
     public let parameters: FlowParameters
     private let query: String
     private let page: Int?
@@ -290,7 +297,7 @@ public struct HeroesScript: FlowScript {
     }
 
     public mutating func start() -> [ScriptAction] {
-        (page.map { [.send(.text("page", String($0 - 1)))] } ?? []) + [.send(.text("searchText", query))]
+        (page.map { [.send(.text(.page, String($0 - 1)))] } ?? []) + [.send(.text(.searchText, query))]
     }
 
     public mutating func receive(_ output: FlowOutput) -> [ScriptAction] {
@@ -299,18 +306,18 @@ public struct HeroesScript: FlowScript {
         case .done:
             return []
         case .waiting:
-            if output.output == "searching", output.value == true { phase = .searching }
+            if output.outputName == .searching, output.value == true { phase = .searching }
             return []
         case .searching:
-            guard output.output == "searching", output.value == false else { return [] }
+            guard output.outputName == .searching, output.value == false else { return [] }
             phase = .done
-            if let error = latest["error"], let message = error.message, !message.isEmpty {
+            if let error = latest[.error], let message = error.message, !message.isEmpty {
                 // The real gateway refuses a stale token with this output, not with an `ERROR`.
                 let kind: ScriptFailure.Kind = error.code == .sessionExpired ? .refused : .unreachable
                 return [.fail(ScriptFailure(kind, message))]
             }
-            let heroes = latest["heroes"]?.heroes ?? []
-            let total = latest["total"]?.number ?? heroes.count
+            let heroes = latest[.heroes]?.heroes ?? []
+            let total = latest[.total]?.number ?? heroes.count
             let message = MessageCatalogue.standard.render("ui.total", ["n": String(total)], in: locale)
             return [.finish(ScriptResult(.succeeded, message: message, lines: heroes.map(\.name)))]
         }
@@ -320,35 +327,35 @@ public struct HeroesScript: FlowScript {
 /// `gateway-cli numbers`: adds three numbers (`flow.numbers`).
 ///
 /// Sends `a`, `b` and `c` and waits until `sum` reflects all three: the sum the gateway computes
-/// for these texts (`NumbersViewModel.sum`, the gateway's own rule, used only to recognise the
-/// answer). Succeeds with the number; an overflow is refused with its message.
+/// for these texts (``NumbersSum``, the flow's rule, used only to recognise the answer). Succeeds
+/// with the number; an overflow is refused with its message.
 public struct NumbersScript: FlowScript {
-    public let flow = GatewayMethod.numbers
+    public let flow = Methods.Flow.numbers
     public let parameters: FlowParameters
     private let texts: [String]
-    private let expected: NumbersViewModel.Sum
+    private let expected: NumbersSum
     private var done = false
 
     /// Adds `a`, `b` and `c` (texts: unreadable ones count as 0).
     public init(a: String, b: String, c: String, locale: MessageLocale) {
         texts = [a, b, c]
-        expected = NumbersViewModel.sum(texts)
+        expected = NumbersSum.of(texts)
         parameters = FlowParameters(locale: locale)
     }
 
     public mutating func start() -> [ScriptAction] {
-        zip(["a", "b", "c"], texts).map { .send(.text($0, $1)) }
+        zip([FlowInput.Name.a, .b, .c], texts).map { .send(.text($0, $1)) }
     }
 
     public mutating func receive(_ output: FlowOutput) -> [ScriptAction] {
-        guard !done, output.output == "sum" else { return [] }
+        guard !done, output.outputName == .sum else { return [] }
         switch expected {
         case .value(let value):
             guard output.number == value else { return [] }
             done = true
             return [.finish(ScriptResult(.succeeded, message: String(value)))]
         case .overflow:
-            guard output.number == nil, output.code == NumbersViewModel.overflow else { return [] }
+            guard output.number == nil, output.code == NumbersSum.overflowCode else { return [] }
             done = true
             return [.finish(ScriptResult(.refused, message: output.message ?? ""))]
         }

@@ -1,4 +1,5 @@
 public import Contracts
+public import GatewayMessages
 
 /// Turns view-model values into ``FlowOutput`` events rendered in one locale (the table in
 /// ``FlowOutput``'s documentation and docs/gateway/protocol.md).
@@ -20,15 +21,15 @@ public struct FlowRenderer: Sendable {
     }
 
     /// A field's result: `state`, `code` and `message` (`""` when there is no code).
-    public func field(_ output: String, _ result: ValidationResult) -> FlowOutput {
+    public func field(_ output: FlowOutput.Name, _ result: ValidationResult) -> FlowOutput {
         FlowOutput(
-            output: output, state: result.state, code: result.code,
+            output, state: result.state, code: result.code,
             message: result.code.map { text(ScreenMessage($0, result.params)) } ?? "")
     }
 
     /// A flag: `value`.
-    public func flag(_ output: String, _ value: Bool) -> FlowOutput {
-        FlowOutput(output: output, value: value)
+    public func flag(_ output: FlowOutput.Name, _ value: Bool) -> FlowOutput {
+        FlowOutput(output, value: value)
     }
 
     /// Login's tip line: the joined texts, and the code of the first message (the login result's
@@ -38,7 +39,7 @@ public struct FlowRenderer: Sendable {
     public func tip(_ messages: [ScreenMessage]) -> FlowOutput {
         let success = messages.first.flatMap { $0.code == .loginOK ? $0 : nil }
         return FlowOutput(
-            output: "tip", code: messages.first?.code,
+            .tip, code: messages.first?.code,
             message: ScreenMessage.joined(messages, rendering: text),
             name: success?.params["name"], token: success?.params["token"],
             deviceToken: success?.params["device_token"])
@@ -46,17 +47,17 @@ public struct FlowRenderer: Sendable {
 
     /// A one-shot alert: `kind`, `code`, `message`.
     public func alert(_ alert: ScreenAlert) -> FlowOutput {
-        FlowOutput(output: "alert", code: alert.code, message: text(alert.message), kind: alert.kind.rawValue)
+        FlowOutput(.alert, code: alert.code, message: text(alert.message), kind: alert.kind)
     }
 
     /// A session: `name`, `token` (and `device_token` when the login gave one).
     public func session(name: String, token: String, deviceToken: String? = nil) -> FlowOutput {
-        FlowOutput(output: "session", name: name, token: token, deviceToken: deviceToken)
+        FlowOutput(.session, name: name, token: token, deviceToken: deviceToken)
     }
 
     /// A page of heroes, names and introductions in the locale.
     public func heroes(_ heroes: [Hero]) -> FlowOutput {
-        FlowOutput(output: "heroes", heroes: heroes.map(hero))
+        FlowOutput(.heroes, heroes: heroes.map(hero))
     }
 
     /// One hero in the locale.
@@ -65,23 +66,22 @@ public struct FlowRenderer: Sendable {
     }
 
     /// A count: `number`.
-    public func count(_ output: String, _ number: Int) -> FlowOutput {
-        FlowOutput(output: output, number: number)
+    public func count(_ output: FlowOutput.Name, _ number: Int) -> FlowOutput {
+        FlowOutput(output, number: number)
     }
 
     /// The heroes' error line: `code` and `message`, or `message` `""` after a good search.
     public func error(_ code: MessageCode?) -> FlowOutput {
-        FlowOutput(output: "error", code: code, message: code.map { text(ScreenMessage($0)) } ?? "")
+        FlowOutput(.error, code: code, message: code.map { text(ScreenMessage($0)) } ?? "")
     }
 
     /// The sum: `number`, or `code` and `message` (`numbers.overflow`).
-    public func sum(_ sum: NumbersViewModel.Sum) -> FlowOutput {
+    public func sum(_ sum: NumbersSum) -> FlowOutput {
         switch sum {
-        case .value(let number): FlowOutput(output: "sum", number: number)
+        case .value(let number): FlowOutput(.sum, number: number)
         case .overflow:
             FlowOutput(
-                output: "sum", code: NumbersViewModel.overflow,
-                message: text(ScreenMessage(NumbersViewModel.overflow)))
+                .sum, code: NumbersSum.overflowCode, message: text(ScreenMessage(NumbersSum.overflowCode)))
         }
     }
 

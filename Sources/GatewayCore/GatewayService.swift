@@ -1,7 +1,8 @@
 public import Contracts
 public import Dispatch
+public import GatewayMessages
 public import Reactive
-import RemoteProtocol
+public import RemoteProtocol
 public import RemoteStreams
 import Synchronization
 public import ZeroMQ
@@ -132,39 +133,37 @@ public final class GatewayService: Sendable {
 
     /// Registers the `flow.*` channels and the commands.
     public func register(into handlers: inout RemoteHandlers) {
-        for method in GatewayMethod.flows {
-            handlers.channel(method) {
-                [self] (parameters: FlowParameters, input: Observable<FlowInput>, call: CallContext) in
+        for method in Methods.Flow.all {
+            handlers.handle(method) { [self] parameters, input, call in
                 flow(method, parameters: parameters, input: input, client: call.peer)
             }
         }
-        handlers.request(GatewayMethod.loginCommand) { [self] (command: LoginCommand, call: CallContext) in
-            counted(GatewayMethod.loginCommand, login(command, client: call.peer))
+        handlers.handle(Methods.Command.login) { [self] command, call in
+            counted(Methods.Command.login, login(command, client: call.peer))
         }
-        handlers.request(GatewayMethod.registerCommand) {
-            [self] (command: RegisterCommand, call: CallContext) in
-            counted(GatewayMethod.registerCommand, register(command, client: call.peer))
+        handlers.handle(Methods.Command.register) { [self] command, call in
+            counted(Methods.Command.register, register(command, client: call.peer))
         }
-        handlers.request(GatewayMethod.signinCommand) { [self] (command: SigninCommand, call: CallContext) in
-            counted(GatewayMethod.signinCommand, signin(command, client: call.peer))
+        handlers.handle(Methods.Command.signin) { [self] command, call in
+            counted(Methods.Command.signin, signin(command, client: call.peer))
         }
-        handlers.request(GatewayMethod.heroesSearch) { [self] (command: HeroesCommand) in
-            counted(GatewayMethod.heroesSearch, search(command))
+        handlers.handle(Methods.Command.heroesSearch) { [self] command in
+            counted(Methods.Command.heroesSearch, search(command))
         }
     }
 
     // MARK: Flows
 
-    /// The outputs of the flow `method` (one of ``GatewayMethod/flows``) for `input`, on behalf of
-    /// the end client `client`. Fails with `not_found` for another name and `bad_request` for bad
-    /// parameters or input.
+    /// The outputs of the flow `method` (one of ``Methods/Flow/all``) for `input`, on behalf of
+    /// the end client `client`. Fails with `not_found` for another channel and `bad_request` for
+    /// bad parameters or input.
     public func flow(
-        _ method: String, parameters: FlowParameters, input: Observable<FlowInput>, client: String?
+        _ method: FlowMethod, parameters: FlowParameters, input: Observable<FlowInput>, client: String?
     ) -> Observable<FlowOutput> {
         guard let spec = FlowSpec.all[method] else {
-            return failed(RemoteError(code: .notFound, message: "no flow \(method)"))
+            return failed(RemoteError(code: .notFound, message: "no flow \(method.name)"))
         }
-        if method == GatewayMethod.heroes, (parameters.token ?? "").isEmpty {
+        if method == Methods.Flow.heroes, (parameters.token ?? "").isEmpty {
             return failed(
                 RemoteError(
                     code: .badRequest, message: "flow.heroes needs a token (sign in first): {\"token\":\"…\"}"
@@ -233,11 +232,11 @@ public final class GatewayService: Sendable {
         .do(
             onSubscribe: { [self] in
                 count {
-                    $0.channelsOpened[method, default: 0] += 1
-                    $0.channelsOpen[method, default: 0] += 1
+                    $0.channelsOpened[method.name, default: 0] += 1
+                    $0.channelsOpen[method.name, default: 0] += 1
                 }
             },
-            onDispose: { [self] in count { $0.channelsOpen[method, default: 0] -= 1 } })
+            onDispose: { [self] in count { $0.channelsOpen[method.name, default: 0] -= 1 } })
     }
 
     // MARK: Commands
@@ -381,11 +380,11 @@ public final class GatewayService: Sendable {
 
     // MARK: Counting
 
-    private func counted<Response: Sendable>(_ command: String, _ answer: Single<Response>) -> Single<
-        Response
-    > {
+    private func counted<Parameters, Response>(
+        _ command: RequestMethod<Parameters, Response>, _ answer: Single<Response>
+    ) -> Single<Response> {
         answer.do(
-            onSuccess: { [self] _ in count { $0.commands[command, default: 0] += 1 } },
+            onSuccess: { [self] _ in count { $0.commands[command.name, default: 0] += 1 } },
             onError: { [self] error in countError(error) })
     }
 
@@ -493,40 +492,42 @@ struct FlowInputs: Sendable {
     let shared: Observable<FlowInput>
 
     /// The texts of the field `name` (errors stay on the channel's own branch).
-    func text(_ name: String) -> Observable<String> {
-        shared.filter { $0.input == name }.map { $0.text ?? "" }.catch { _ in .never() }
+    func text(_ name: FlowInput.Name) -> Observable<String> {
+        shared.filter { $0.input == name.rawValue }.map { $0.text ?? "" }.catch { _ in .never() }
     }
 
     /// The taps on `name`.
-    func taps(_ name: String) -> Observable<Void> {
-        shared.filter { $0.input == name }.map { _ in () }.catch { _ in .never() }
+    func taps(_ name: FlowInput.Name) -> Observable<Void> {
+        shared.filter { $0.input == name.rawValue }.map { _ in () }.catch { _ in .never() }
     }
 }
 
 /// One flow: its inputs and how its outputs are built, in order.
 struct FlowSpec: Sendable {
-    let method: String
+    let method: FlowMethod
     /// Inputs that carry a text.
-    let fields: [String]
+    let fields: [FlowInput.Name]
     /// Inputs that are taps.
-    let taps: [String]
+    let taps: [FlowInput.Name]
     let build: @Sendable (FlowInputs, FlowContext) -> [Observable<FlowOutput>]
 
-    static let all: [String: FlowSpec] = Dictionary(
+    static let all: [FlowMethod: FlowSpec] = Dictionary(
         uniqueKeysWithValues: [login, register, signin, heroes, numbers].map { ($0.method, $0) })
 
     /// What a bad input's error says.
     var expected: String {
-        let texts = fields.joined(separator: ", ")
+        let texts = fields.map(\.rawValue).joined(separator: ", ")
+        let tapNames = taps.map(\.rawValue).joined(separator: ", ")
         return taps.isEmpty
-            ? "\(method) expects inputs \(texts) (with text)"
-            : "\(method) expects inputs \(texts) (with text) and \(taps.joined(separator: ", ")) (taps)"
+            ? "\(method.name) expects inputs \(texts) (with text)"
+            : "\(method.name) expects inputs \(texts) (with text) and \(tapNames) (taps)"
     }
 
     /// Throws `bad_request` for an input this flow does not take.
     func check(_ event: FlowInput, maximumTextBytes: Int, maximumPage: Int) throws(RemoteError) {
-        if taps.contains(event.input) { return }
-        guard fields.contains(event.input) else {
+        let name = event.inputName
+        if let name, taps.contains(name) { return }
+        guard let name, fields.contains(name) else {
             throw RemoteError(code: .badRequest, message: "unknown input \(event.input): \(expected)")
         }
         guard let text = event.text else {
@@ -537,7 +538,7 @@ struct FlowSpec: Sendable {
                 code: .badRequest,
                 message: "input \(event.input) is over \(maximumTextBytes) bytes: \(expected)")
         }
-        if event.input == "page", Int(text).map({ (0...maximumPage).contains($0) }) != true {
+        if name == .page, Int(text).map({ (0...maximumPage).contains($0) }) != true {
             throw RemoteError(
                 code: .badRequest,
                 message: "input page must be a number from 0 to \(maximumPage): \(expected)")
@@ -558,7 +559,7 @@ struct FlowSpec: Sendable {
     }
 
     static let login = FlowSpec(
-        method: GatewayMethod.login, fields: ["phone", "password"], taps: ["loginTap"]
+        method: Methods.Flow.login, fields: [.phone, .password], taps: [.loginTap]
     ) {
         inputs, context in
         let output = LoginViewModel(
@@ -567,59 +568,58 @@ struct FlowSpec: Sendable {
             reopenAfter: context.settings.reopenAfter
         ).transform(
             LoginViewModel.Input(
-                phone: inputs.text("phone"), password: inputs.text("password"),
-                loginTap: inputs.taps("loginTap")))
+                phone: inputs.text(.phone), password: inputs.text(.password),
+                loginTap: inputs.taps(.loginTap)))
         let render = context.renderer
         return [
-            rendered(output.phoneResult) { render.field("phone", $0) },
-            rendered(output.passwordResult) { render.field("password", $0) },
-            rendered(output.loginEnabled) { render.flag("loginEnabled", $0) },
-            rendered(output.loggingIn) { render.flag("loggingIn", $0) },
+            rendered(output.phoneResult) { render.field(.phone, $0) },
+            rendered(output.passwordResult) { render.field(.password, $0) },
+            rendered(output.loginEnabled) { render.flag(.loginEnabled, $0) },
+            rendered(output.loggingIn) { render.flag(.loggingIn, $0) },
             rendered(output.tip) { render.tip($0) },
         ]
     }
 
     static let register = FlowSpec(
-        method: GatewayMethod.register, fields: ["username", "password", "repeatPassword"],
-        taps: ["registerTap"]
+        method: Methods.Flow.register, fields: [.username, .password, .repeatPassword], taps: [.registerTap]
     ) { inputs, context in
         let output = RegisterViewModel(
             input: RegisterViewModel.Input(
-                username: inputs.text("username"), password: inputs.text("password"),
-                repeatPassword: inputs.text("repeatPassword"), registerTap: inputs.taps("registerTap")),
+                username: inputs.text(.username), password: inputs.text(.password),
+                repeatPassword: inputs.text(.repeatPassword), registerTap: inputs.taps(.registerTap)),
             validation: context.validation, auth: context.auth, client: context.client,
             scheduler: context.scheduler, reopenAfter: context.settings.reopenAfter
         ).output
         let render = context.renderer
         return [
-            rendered(output.username) { render.field("username", $0) },
-            rendered(output.password) { render.field("password", $0) },
-            rendered(output.repeatPassword) { render.field("repeatPassword", $0) },
-            rendered(output.passwordEnabled) { render.flag("passwordEnabled", $0) },
-            rendered(output.repeatEnabled) { render.flag("repeatEnabled", $0) },
-            rendered(output.registerEnabled) { render.flag("registerEnabled", $0) },
-            rendered(output.registering) { render.flag("registering", $0) },
+            rendered(output.username) { render.field(.username, $0) },
+            rendered(output.password) { render.field(.password, $0) },
+            rendered(output.repeatPassword) { render.field(.repeatPassword, $0) },
+            rendered(output.passwordEnabled) { render.flag(.passwordEnabled, $0) },
+            rendered(output.repeatEnabled) { render.flag(.repeatEnabled, $0) },
+            rendered(output.registerEnabled) { render.flag(.registerEnabled, $0) },
+            rendered(output.registering) { render.flag(.registering, $0) },
             events(output.alert) { render.alert($0) },
         ]
     }
 
     static let signin = FlowSpec(
-        method: GatewayMethod.signin, fields: ["username", "password"], taps: ["loginTap"]
+        method: Methods.Flow.signin, fields: [.username, .password], taps: [.loginTap]
     ) {
         inputs, context in
         let output = SigninViewModel(
             input: SigninViewModel.Input(
-                username: inputs.text("username"), password: inputs.text("password"),
-                loginTap: inputs.taps("loginTap")),
+                username: inputs.text(.username), password: inputs.text(.password),
+                loginTap: inputs.taps(.loginTap)),
             validation: context.validation, auth: context.auth, client: context.client,
             deviceTokens: context.deviceTokens, scheduler: context.scheduler,
             reopenAfter: context.settings.reopenAfter
         ).output
         let render = context.renderer
         return [
-            rendered(output.usernameResult) { render.field("username", $0) },
-            rendered(output.loginEnabled) { render.flag("loginEnabled", $0) },
-            rendered(output.loggingIn) { render.flag("loggingIn", $0) },
+            rendered(output.usernameResult) { render.field(.username, $0) },
+            rendered(output.loginEnabled) { render.flag(.loginEnabled, $0) },
+            rendered(output.loggingIn) { render.flag(.loggingIn, $0) },
             events(output.alert) { render.alert($0) },
             events(output.user) {
                 render.session(name: $0.name, token: $0.userToken, deviceToken: $0.deviceToken)
@@ -627,29 +627,29 @@ struct FlowSpec: Sendable {
         ]
     }
 
-    static let heroes = FlowSpec(method: GatewayMethod.heroes, fields: ["searchText", "page"], taps: []) {
+    static let heroes = FlowSpec(method: Methods.Flow.heroes, fields: [.searchText, .page], taps: []) {
         inputs, context in
         let output = HeroesViewModel(
             input: HeroesViewModel.Input(
-                searchText: inputs.text("searchText"), page: inputs.text("page").compactMap { Int($0) }),
+                searchText: inputs.text(.searchText), page: inputs.text(.page).compactMap { Int($0) }),
             catalog: context.heroes, token: context.token, scheduler: context.scheduler,
             throttle: context.settings.heroesThrottle, pageSize: context.settings.heroesPageSize
         ).output
         let render = context.renderer
         return [
             rendered(output.heroes) { render.heroes($0) },
-            rendered(output.total) { render.count("total", $0) },
+            rendered(output.total) { render.count(.total, $0) },
             // `error` before `searching`: a client that stops reading when `searching` goes false
             // (gateway-cli's heroes script) has seen the search's outcome by then.
             rendered(output.error) { render.error($0) },
-            rendered(output.searching) { render.flag("searching", $0) },
+            rendered(output.searching) { render.flag(.searching, $0) },
         ]
     }
 
-    static let numbers = FlowSpec(method: GatewayMethod.numbers, fields: ["a", "b", "c"], taps: []) {
+    static let numbers = FlowSpec(method: Methods.Flow.numbers, fields: [.a, .b, .c], taps: []) {
         inputs, context in
         let output = NumbersViewModel().transform(
-            NumbersViewModel.Input(a: inputs.text("a"), b: inputs.text("b"), c: inputs.text("c")))
+            NumbersViewModel.Input(a: inputs.text(.a), b: inputs.text(.b), c: inputs.text(.c)))
         let render = context.renderer
         return [rendered(output.sum) { render.sum($0) }]
     }

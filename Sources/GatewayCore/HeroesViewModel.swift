@@ -42,7 +42,7 @@ public struct HeroesViewModel: Sendable {
     }
 
     /// How many heroes a page holds unless the caller says otherwise.
-    public static let defaultPageSize = 50
+    public static let defaultPageSize = Methods.Flow.heroesPageSize
 
     /// The outputs.
     public let output: Output

@@ -1,13 +1,12 @@
 public import Contracts
+public import GatewayMessages
 public import Reactive
 
 /// The numbers flow (docs/ARCHITECTURE.md §2.5), the demos' "add three numbers" screen: three texts in, their
 /// sum out. No backend: the gateway alone.
 ///
-/// - Each text is read as a decimal integer (an optional sign, ASCII digits; surrounding spaces are
-///   ignored). Unreadable text, including an empty field, counts as 0.
-/// - A number that does not fit in `Int`, or a sum that does not, is ``Sum/overflow``: reported,
-///   never a crash.
+/// - Each text is read as ``NumbersSum`` says: unreadable text, including an empty field, counts
+///   as 0; a number or a sum out of `Int`'s range is ``NumbersSum/overflow``, reported, never a crash.
 /// - A field nobody has typed in counts as empty, so the sum is 0 from the start.
 public struct NumbersViewModel: Sendable {
     /// What the screen feeds in: each field's whole text after every keystroke.
@@ -33,32 +32,8 @@ public struct NumbersViewModel: Sendable {
         public let sum: Driver<Sum>
     }
 
-    /// The sum, or why there is none.
-    public enum Sum: Sendable, Hashable, CustomStringConvertible {
-        /// The sum.
-        case value(Int)
-        /// A number or the sum is out of `Int`'s range.
-        case overflow
-
-        /// `numbers.overflow` for ``overflow``; nil for a value (the screen shows the number).
-        public var message: ScreenMessage? {
-            switch self {
-            case .value: nil
-            case .overflow: ScreenMessage(NumbersViewModel.overflow)
-            }
-        }
-
-        /// The number, or `numbers.overflow`.
-        public var description: String {
-            switch self {
-            case .value(let value): String(value)
-            case .overflow: NumbersViewModel.overflow.rawValue
-            }
-        }
-    }
-
-    /// `numbers.overflow`: the numbers or their sum are too large.
-    public static let overflow: MessageCode = .numbersOverflow
+    /// The sum, or why there is none (the rule is `flow.numbers`' contract).
+    public typealias Sum = NumbersSum
 
     /// A view model. Its outputs deliver where ``SharingScheduler/make()`` says when they are built
     /// (the gateway builds them on its actor; tests inside `SharingScheduler.mock(scheduler:)`).
@@ -69,33 +44,20 @@ public struct NumbersViewModel: Sendable {
         let sum = Observable.combineLatest(
             input.a.startWith(""), input.b.startWith(""), input.c.startWith("")
         ) { a, b, c in
-            Self.sum([a, b, c])
+            NumbersSum.of([a, b, c])
         }
         .distinctUntilChanged()
         .asDriver(onErrorJustReturn: .value(0))
         return Output(sum: sum)
     }
+}
 
-    /// The sum of `texts`, each read with ``parse(_:)``.
-    public static func sum(_ texts: [String]) -> Sum {
-        var total = 0
-        for text in texts {
-            guard case .value(let value) = parse(text) else { return .overflow }
-            let (next, overflowed) = total.addingReportingOverflow(value)
-            if overflowed { return .overflow }
-            total = next
+extension NumbersSum {
+    /// `numbers.overflow` for ``overflow``; nil for a value (the screen shows the number).
+    public var message: ScreenMessage? {
+        switch self {
+        case .value: nil
+        case .overflow: ScreenMessage(NumbersSum.overflowCode)
         }
-        return .value(total)
-    }
-
-    /// `text` as an integer: 0 when unreadable, ``Sum/overflow`` when it is a well-formed integer
-    /// out of `Int`'s range.
-    public static func parse(_ text: String) -> Sum {
-        let trimmed = text.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }
-        let digits = String(trimmed.reversed())
-        if let value = Int(digits) { return .value(value) }
-        let unsigned = digits.first == "-" || digits.first == "+" ? digits.dropFirst() : Substring(digits)
-        let wellFormed = !unsigned.isEmpty && unsigned.allSatisfy { $0.isASCII && $0.isNumber }
-        return wellFormed ? .overflow : .value(0)
     }
 }

@@ -1,5 +1,6 @@
 public import Contracts
 public import Dispatch
+public import GatewayMessages
 public import Reactive
 
 /// The register screen (DESIGN §2.2): three fields validated live over `validate.fields`
@@ -166,15 +167,8 @@ private struct RegisterGate: Sendable {
 
 /// A one-shot message for a screen: the outcome of a registration or a sign-in.
 public struct ScreenAlert: Sendable, Hashable, CustomStringConvertible {
-    /// What kind of outcome the message reports.
-    public enum Kind: String, Sendable, Hashable {
-        /// It worked.
-        case success
-        /// The service refused.
-        case failure
-        /// The call did not complete.
-        case error
-    }
+    /// What kind of outcome the message reports (an alert output's `kind`).
+    public typealias Kind = FlowOutput.AlertKind
 
     /// The outcome.
     public var kind: Kind

@@ -67,11 +67,11 @@ public struct RemoteAuthServiceClient: AuthServiceClient {
     }
 
     public func login(_ request: LoginRequest) -> Single<LoginResponse> {
-        client.request(AuthMethod.login, request, as: LoginResponse.self, deadline: deadline)
+        client.request(Methods.Auth.login, request, deadline: deadline)
     }
 
     public func register(_ request: RegisterRequest) -> Single<RegisterResponse> {
-        client.request(AuthMethod.register, request, as: RegisterResponse.self, deadline: deadline)
+        client.request(Methods.Auth.register, request, deadline: deadline)
     }
 }
 
@@ -110,7 +110,7 @@ public struct RemoteValidationServiceClient: ValidationServiceClient {
                 return .error(RemoteError(code: .unavailable, message: "validation-service is not connected"))
             }
             return client.channel(
-                ValidationMethod.fields, parameters, input: edits, as: FieldResult.self,
+                Methods.Validation.fields, parameters, input: edits,
                 deadline: channelDeadline)
         }
         .failing(on: liveness, service: "validation-service")
@@ -136,6 +136,6 @@ public struct RemoteHeroCatalogClient: HeroCatalogClient {
     }
 
     public func search(_ request: HeroSearchRequest) -> Single<HeroSearchResponse> {
-        client.request(HeroMethod.search, request, as: HeroSearchResponse.self, deadline: deadline)
+        client.request(Methods.Heroes.search, request, deadline: deadline)
     }
 }

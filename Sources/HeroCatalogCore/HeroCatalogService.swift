@@ -95,14 +95,14 @@ public final class HeroCatalogService: Sendable {
     /// other parameters, so a call without a valid token is `unauthenticated` whatever else is
     /// wrong with it.
     public func register(into handlers: inout RemoteHandlers) {
-        handlers.request(HeroMethod.search) { [self] (call: Authenticated<HeroSearchRequest>) in
-            search(token: call.token, call.parameters)
+        handlers.handle(Methods.Heroes.search, reading: Authenticated<HeroSearchRequest>.self) {
+            [self] call in search(token: call.token, call.parameters)
         }
-        handlers.request(HeroMethod.get) { [self] (call: Authenticated<HeroGetRequest>) in
-            get(token: call.token, call.parameters)
+        handlers.handle(Methods.Heroes.get, reading: Authenticated<HeroGetRequest>.self) {
+            [self] call in get(token: call.token, call.parameters)
         }
-        handlers.stream(HeroMethod.watch) { [self] (call: Authenticated<HeroWatchRequest>) in
-            watch(token: call.token, call.parameters)
+        handlers.handle(Methods.Heroes.watch, reading: Authenticated<HeroWatchRequest>.self) {
+            [self] call in watch(token: call.token, call.parameters)
         }
     }
 
@@ -225,7 +225,7 @@ public final class HeroCatalogService: Sendable {
 /// A call's parameters with its token read first: a body without a `token` member (or with one
 /// that is not a string) still decodes, so the call is refused `unauthenticated` before its other
 /// parameters are looked at; those that do not decode are kept as their `bad_request`.
-struct Authenticated<Parameters: Decodable & Sendable>: Decodable, Sendable {
+struct Authenticated<Parameters: Codable & Sendable>: ParametersView {
     /// The body's `token`, if it is a string.
     let token: String?
     /// The parameters, or why the body is not JSON for them.

@@ -28,7 +28,7 @@ public struct RemoteTokenVerifier: TokenVerifier {
 
     public func verify(_ token: String) -> Single<VerifyResponse> {
         client.request(
-            AuthMethod.verify, VerifyRequest(token: token), as: VerifyResponse.self, deadline: deadline
+            Methods.Auth.verify, VerifyRequest(token: token), deadline: deadline
         )
         .catch { error in
             let code = (error as? RemoteError)?.code

@@ -97,10 +97,10 @@ public final class AuthWorkload: Sendable {
         for attempt in 0..<50 {
             do {
                 let response = try await client.request(
-                    AuthMethod.register,
+                    Methods.Auth.register,
                     RegisterRequest(
                         username: userName(index), password: password(index), client: "loadtest-seed"),
-                    as: RegisterResponse.self, deadline: .seconds(30)
+                    deadline: .seconds(30)
                 ).value
                 switch response.statusCode {
                 case 201: return true
@@ -119,9 +119,9 @@ public final class AuthWorkload: Sendable {
         var tokens: [String] = []
         for index in 0..<min(count, users) {
             let response = try await client.request(
-                AuthMethod.login,
+                Methods.Auth.login,
                 LoginRequest(username: userName(index), password: password(index), client: "loadtest-seed"),
-                as: LoginResponse.self, deadline: .seconds(30)
+                deadline: .seconds(30)
             ).value
             guard response.statusCode == 200, let token = response.user?.userToken else {
                 throw WorkloadError(
@@ -152,7 +152,7 @@ public final class AuthWorkload: Sendable {
             let request = LoginRequest(
                 username: Self.userName(user), password: wrong ? "wrong-password" : Self.password(user),
                 client: endClient)
-            _ = client.request(AuthMethod.login, request, as: LoginResponse.self, deadline: deadline)
+            _ = client.request(Methods.Auth.login, request, deadline: deadline)
                 .subscribe(
                     onSuccess: { response in
                         let expected = wrong ? 401 : 200
@@ -162,14 +162,14 @@ public final class AuthWorkload: Sendable {
         case .register:
             let request = RegisterRequest(
                 username: "lt_\(runTag)_\(index)", password: "lt-password-new", client: endClient)
-            _ = client.request(AuthMethod.register, request, as: RegisterResponse.self, deadline: deadline)
+            _ = client.request(Methods.Auth.register, request, deadline: deadline)
                 .subscribe(
                     onSuccess: { response in
                         done(Outcome("register \(response.statusCode)", isError: response.statusCode != 201))
                     }, onFailure: failed)
         case .exists:
             let request = ExistsRequest(username: Self.userName(user), client: endClient)
-            _ = client.request(AuthMethod.exists, request, as: ExistsResponse.self, deadline: deadline)
+            _ = client.request(Methods.Auth.exists, request, deadline: deadline)
                 .subscribe(
                     onSuccess: { _ in done(Outcome("exists ok", isError: false)) }, onFailure: failed)
         case .verify:
@@ -178,7 +178,7 @@ public final class AuthWorkload: Sendable {
                 return
             }
             let request = VerifyRequest(token: tokens[Int(second % UInt64(tokens.count))])
-            _ = client.request(AuthMethod.verify, request, as: VerifyResponse.self, deadline: deadline)
+            _ = client.request(Methods.Auth.verify, request, deadline: deadline)
                 .subscribe(
                     onSuccess: { _ in done(Outcome("verify ok", isError: false)) }, onFailure: failed)
         }
@@ -201,7 +201,7 @@ public final class StubAuthServer: Sendable {
     public init(context: Context, endpoint: String) throws {
         var handlers = RemoteHandlers()
         let stallEnd = self.stallEnd
-        handlers.request(AuthMethod.exists) { (_: ExistsRequest) -> Single<ExistsResponse> in
+        handlers.handle(Methods.Auth.exists) { (_: ExistsRequest) -> Single<ExistsResponse> in
             let until = stallEnd.value.load(ordering: .relaxed)
             let now = DispatchTime.now().uptimeNanoseconds
             guard until > now else { return .just(ExistsResponse(exists: true)) }

@@ -1,6 +1,6 @@
-import BenchmarkSupport
 import Dispatch
 import Foundation
+import Measuring
 import Synchronization
 
 /// A live view of a run, for the progress line.

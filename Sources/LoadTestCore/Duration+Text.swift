@@ -1,4 +1,4 @@
-import BenchmarkSupport
+import Measuring
 
 /// Durations as the tool reads and prints them: nanoseconds in, `12.3ms` out.
 public enum DurationText {

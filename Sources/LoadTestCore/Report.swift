@@ -1,5 +1,5 @@
-import BenchmarkSupport
 public import Foundation
+import Measuring
 
 /// The percentiles the report and the JSON list.
 public let reportedPercentiles: [Double] = [50, 90, 99, 99.9]

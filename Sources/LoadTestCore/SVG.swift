@@ -1,4 +1,4 @@
-import BenchmarkSupport
+import Measuring
 
 extension LoadResult {
     /// A plain SVG image of two panels: latency by percentile (the x axis spaced as HdrHistogram's

@@ -16,18 +16,7 @@ public import RemoteProtocol
 /// ```
 public struct RemoteHandlers: Sendable {
     /// The interaction model a method was registered for.
-    public enum Kind: String, Sendable {
-        case request, stream, channel
-
-        /// The opening frame type that calls this kind of method.
-        var openingType: FrameType {
-            switch self {
-            case .request: .request
-            case .stream: .subscribe
-            case .channel: .open
-            }
-        }
-    }
+    public typealias Kind = InteractionModel
 
     /// A registered method, with its parameter and element coding erased to JSON bodies.
     @usableFromInline
@@ -206,8 +195,6 @@ public struct CallContext: Sendable, Hashable {
     }
 }
 
-/// A parameters type for methods that take none (`{}` on the wire).
-public struct NoParameters: Codable, Sendable, Hashable {
-    /// The empty parameters.
-    public init() {}
-}
+/// The parameters of a method that takes none (`{}` on the wire), for callers that import only
+/// RemoteStreams.
+public typealias NoParameters = RemoteProtocol.NoParameters

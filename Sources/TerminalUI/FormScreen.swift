@@ -2,25 +2,26 @@ public import Contracts
 
 /// The form screens (login, register, sign-in, numbers): text fields, at most one button, and the
 /// lines the channel's outputs fill in. Which output drives which widget is the only knowledge it
-/// holds (the names in ``GatewayMethod``); whether anything is valid is always the gateway's answer.
+/// holds (``FlowInput/Name`` and ``FlowOutput/Name``); whether anything is valid is always the
+/// gateway's answer.
 public struct FormScreen: ScreenModel {
     /// A text field: the input it sends and the outputs that drive it.
     struct FieldSpec: Sendable {
-        let input: String
+        let input: FlowInput.Name
         let label: String
         let masked: Bool
         /// The output carrying this field's result (`ok`/`empty`/`failed` and a message).
-        let resultOutput: String?
+        let resultOutput: FlowOutput.Name?
         /// The flag output that enables this field (enabled until told otherwise).
-        let enabledOutput: String?
+        let enabledOutput: FlowOutput.Name?
     }
 
     /// The button: the tap it sends and the flags that drive it.
     struct ButtonSpec: Sendable {
-        let input: String
+        let input: FlowInput.Name
         let label: String
-        let enabledOutput: String
-        let busyOutput: String
+        let enabledOutput: FlowOutput.Name
+        let busyOutput: FlowOutput.Name
     }
 
     /// A field's state.
@@ -39,8 +40,8 @@ public struct FormScreen: ScreenModel {
 
     /// A one-shot alert, shown until a key.
     public struct Alert: Sendable, Hashable {
-        /// `success`, `failure` or `error`.
-        public var kind: String
+        /// What it reports.
+        public var kind: FlowOutput.AlertKind
         /// The rendered message.
         public var message: String
     }
@@ -80,14 +81,14 @@ public struct FormScreen: ScreenModel {
             kind: .login,
             fields: [
                 FieldSpec(
-                    input: "phone", label: "ui.phone", masked: false, resultOutput: "phone",
+                    input: .phone, label: "ui.phone", masked: false, resultOutput: .phone,
                     enabledOutput: nil),
                 FieldSpec(
-                    input: "password", label: "ui.password", masked: true, resultOutput: "password",
+                    input: .password, label: "ui.password", masked: true, resultOutput: .password,
                     enabledOutput: nil),
             ],
             button: ButtonSpec(
-                input: "loginTap", label: "ui.login", enabledOutput: "loginEnabled", busyOutput: "loggingIn"))
+                input: .loginTap, label: "ui.login", enabledOutput: .loginEnabled, busyOutput: .loggingIn))
     }
 
     /// Register: username, password, repeat (each with its result), the register button, the alert.
@@ -96,19 +97,18 @@ public struct FormScreen: ScreenModel {
             kind: .register,
             fields: [
                 FieldSpec(
-                    input: "username", label: "ui.username", masked: false, resultOutput: "username",
+                    input: .username, label: "ui.username", masked: false, resultOutput: .username,
                     enabledOutput: nil),
                 FieldSpec(
-                    input: "password", label: "ui.password", masked: true, resultOutput: "password",
-                    enabledOutput: "passwordEnabled"),
+                    input: .password, label: "ui.password", masked: true, resultOutput: .password,
+                    enabledOutput: .passwordEnabled),
                 FieldSpec(
-                    input: "repeatPassword", label: "ui.repeatPassword", masked: true,
-                    resultOutput: "repeatPassword",
-                    enabledOutput: "repeatEnabled"),
+                    input: .repeatPassword, label: "ui.repeatPassword", masked: true,
+                    resultOutput: .repeatPassword, enabledOutput: .repeatEnabled),
             ],
             button: ButtonSpec(
-                input: "registerTap", label: "ui.register", enabledOutput: "registerEnabled",
-                busyOutput: "registering"))
+                input: .registerTap, label: "ui.register", enabledOutput: .registerEnabled,
+                busyOutput: .registering))
     }
 
     /// Username sign-in: username (with whether it exists), password, the button, the alert; a
@@ -118,22 +118,22 @@ public struct FormScreen: ScreenModel {
             kind: .signin,
             fields: [
                 FieldSpec(
-                    input: "username", label: "ui.username", masked: false, resultOutput: "username",
+                    input: .username, label: "ui.username", masked: false, resultOutput: .username,
                     enabledOutput: nil),
                 FieldSpec(
-                    input: "password", label: "ui.password", masked: true, resultOutput: nil,
+                    input: .password, label: "ui.password", masked: true, resultOutput: nil,
                     enabledOutput: nil),
             ],
             button: ButtonSpec(
-                input: "loginTap", label: "ui.login", enabledOutput: "loginEnabled", busyOutput: "loggingIn"))
+                input: .loginTap, label: "ui.login", enabledOutput: .loginEnabled, busyOutput: .loggingIn))
     }
 
     /// Numbers: a, b, c and their sum.
     public static func numbers() -> FormScreen {
         FormScreen(
             kind: .numbers,
-            fields: ["a", "b", "c"].map {
-                FieldSpec(input: $0, label: $0, masked: false, resultOutput: nil, enabledOutput: nil)
+            fields: [FlowInput.Name.a, .b, .c].map {
+                FieldSpec(input: $0, label: $0.rawValue, masked: false, resultOutput: nil, enabledOutput: nil)
             },
             button: nil)
     }
@@ -147,35 +147,37 @@ public struct FormScreen: ScreenModel {
     // MARK: Outputs
 
     public mutating func apply(_ output: FlowOutput) -> [ScreenAction] {
-        if let index = fieldSpecs.firstIndex(where: { $0.resultOutput == output.output }) {
+        // An output this screen does not show (a newer gateway's) is ignored, never fatal.
+        guard let name = output.outputName else { return [] }
+        if let index = fieldSpecs.firstIndex(where: { $0.resultOutput == name }) {
             fields[index].state = output.state
             fields[index].message = output.message ?? ""
             return []
         }
-        if let index = fieldSpecs.firstIndex(where: { $0.enabledOutput == output.output }) {
+        if let index = fieldSpecs.firstIndex(where: { $0.enabledOutput == name }) {
             fields[index].enabled = output.value ?? false
             return sendTypedAhead()
         }
-        if let button, output.output == button.enabledOutput {
+        if let button, name == button.enabledOutput {
             buttonEnabled = output.value ?? false
             return []
         }
-        if let button, output.output == button.busyOutput {
+        if let button, name == button.busyOutput {
             busy = output.value ?? false
             return []
         }
-        switch output.output {
-        case "tip":
+        switch name {
+        case .tip:
             tip = output.message ?? ""
-        case "sum":
+        case .sum:
             sum = output
-        case "alert":
+        case .alert:
             alert = Alert(
-                kind: output.kind ?? "error", message: output.message ?? output.code?.rawValue ?? "")
-        case "session":
+                kind: output.alertKind ?? .error, message: output.message ?? output.code?.rawValue ?? "")
+        case .session:
             if kind == .signin, let token = output.token { return [.show(.heroes(token: token))] }
         default:
-            break  // An output this screen does not show (a newer gateway): ignored, never fatal.
+            break  // An output of another screen: ignored.
         }
         return []
     }
@@ -394,7 +396,7 @@ public struct FormScreen: ScreenModel {
 
         if let alert {
             body.append(StyledLine())
-            let good = alert.kind == "success"
+            let good = alert.kind == .success
             let style = TextStyle(color: context.color(good ? .green : .red), bold: true, reverse: true)
             body += Chrome.banner((good ? "[ok] " : "[!] ") + alert.message, style, width: width)
         }

@@ -1,5 +1,4 @@
 public import Contracts
-internal import GatewayCore
 
 /// The hero list: a search box whose text goes to the gateway after every edit, and every hero that
 /// matches, fetched a page at a time as the selection reaches it.
@@ -23,7 +22,7 @@ public struct HeroesScreen: ScreenModel {
     /// The list rows of the last key's screen height.
     private var viewRows = HeroesScreen.listRows(height: 24)
     /// Heroes per page: the gateway's default, or fewer when its first page says so.
-    public private(set) var pageSize = HeroesViewModel.defaultPageSize
+    public private(set) var pageSize = Methods.Flow.heroesPageSize
     /// How many heroes match in all (nil before the first answer).
     public private(set) var total: Int?
     /// Whether a search is in flight.
@@ -42,7 +41,7 @@ public struct HeroesScreen: ScreenModel {
     public init(token: String?) { kind = .heroes(token: token) }
 
     /// The empty search, so the list opens with every hero.
-    public var openingInputs: [FlowInput] { [.text("searchText", "")] }
+    public var openingInputs: [FlowInput] { [.text(.searchText, "")] }
 
     /// Keeps the text, the selection and the rows already shown; the new channel starts at page 0,
     /// so the search goes again from there (further pages follow as the answer arrives).
@@ -51,7 +50,7 @@ public struct HeroesScreen: ScreenModel {
         awaiting = true
         searching = false
         error = ""
-        return [.text("searchText", searchText)]
+        return [.text(.searchText, searchText)]
     }
 
     /// The number of list rows a screen of `height` rows shows.
@@ -71,20 +70,20 @@ public struct HeroesScreen: ScreenModel {
     }
 
     public mutating func apply(_ output: FlowOutput) -> [ScreenAction] {
-        switch output.output {
-        case "heroes":
+        switch output.outputName {
+        case .heroes?:
             pages[requestedPage] = output.heroes ?? []
             awaiting = false
             inferPageSize()
             return nextPage()
-        case "total":
+        case .total?:
             total = output.number
             inferPageSize()
             clampSelection()
             return nextPage()
-        case "searching":
+        case .searching?:
             searching = output.value ?? false
-        case "error":
+        case .error?:
             error = output.message ?? output.code?.rawValue ?? ""
         default:
             break  // An output this screen does not show: ignored.
@@ -136,7 +135,7 @@ public struct HeroesScreen: ScreenModel {
     /// A new text: back to the top of a fresh list, page 0 asked for with the text. The first page
     /// of the old text shows until the new answer replaces it.
     mutating func searchChanged() -> [ScreenAction] {
-        var actions: [ScreenAction] = [.send(.text("searchText", searchText))]
+        var actions: [ScreenAction] = [.send(.text(.searchText, searchText))]
         let first = pages[0]
         pages = [:]
         if let first { pages[0] = first }
@@ -145,7 +144,7 @@ public struct HeroesScreen: ScreenModel {
         awaiting = true
         if requestedPage != 0 {
             requestedPage = 0
-            actions.insert(.send(.text("page", "0")), at: 0)
+            actions.insert(.send(.text(.page, "0")), at: 0)
         }
         return actions
     }
@@ -163,7 +162,7 @@ public struct HeroesScreen: ScreenModel {
         if awaiting && (missing == requestedPage || missing != selected) { return [] }
         requestedPage = missing
         awaiting = true
-        return [.send(.text("page", String(missing)))]
+        return [.send(.text(.page, String(missing)))]
     }
 
     /// Keeps the selection on a row that exists.

@@ -4,7 +4,7 @@ public import Contracts
 /// opens, Esc or `q` quits.
 public struct MenuScreen: ScreenModel {
     public let kind = ScreenKind.menu
-    /// The entries, in ``GatewayMethod/flows`` order.
+    /// The entries, in ``Methods/Flow/all`` order.
     public static let entries: [ScreenKind] = [.login, .register, .signin, .heroes(token: nil), .numbers]
     /// The selected entry.
     public private(set) var selection = 0

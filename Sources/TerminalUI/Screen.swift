@@ -1,5 +1,5 @@
 public import Contracts
-internal import GatewayCore
+internal import GatewayMessages
 
 /// A key press, decoded from the terminal (see `Terminal`), independent of ncurses.
 public enum Key: Sendable, Hashable {
@@ -54,14 +54,14 @@ public enum ScreenKind: Sendable, Hashable {
     case numbers
 
     /// The channel this screen opens, nil for the menu.
-    public var flow: String? {
+    public var flow: FlowMethod? {
         switch self {
         case .menu: nil
-        case .login: GatewayMethod.login
-        case .register: GatewayMethod.register
-        case .signin: GatewayMethod.signin
-        case .heroes: GatewayMethod.heroes
-        case .numbers: GatewayMethod.numbers
+        case .login: Methods.Flow.login
+        case .register: Methods.Flow.register
+        case .signin: Methods.Flow.signin
+        case .heroes: Methods.Flow.heroes
+        case .numbers: Methods.Flow.numbers
         }
     }
 

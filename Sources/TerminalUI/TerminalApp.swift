@@ -27,7 +27,7 @@ public enum TerminalApp {
         locale: MessageLocale, endpoint: String,
         open:
             @escaping @Sendable (
-                _ flow: String, _ parameters: FlowParameters, _ inputs: Observable<FlowInput>
+                _ flow: FlowMethod, _ parameters: FlowParameters, _ inputs: Observable<FlowInput>
             )
             -> Observable<FlowOutput>,
         reconnections: Observable<Void> = .never()
@@ -191,13 +191,14 @@ final class SignalWatch: Sendable {
 final class ChannelSlot {
     private let queue: OutputQueue
     private let sink: Binder<OutputQueue.Item>
-    private let open: @Sendable (String, FlowParameters, Observable<FlowInput>) -> Observable<FlowOutput>
+    private let open: @Sendable (FlowMethod, FlowParameters, Observable<FlowInput>) -> Observable<FlowOutput>
     private var inputs: PublishSubject<FlowInput>?
     private var subscription: (any Disposable)?
 
     init(
         queue: OutputQueue,
-        open: @escaping @Sendable (String, FlowParameters, Observable<FlowInput>) -> Observable<FlowOutput>
+        open:
+            @escaping @Sendable (FlowMethod, FlowParameters, Observable<FlowInput>) -> Observable<FlowOutput>
     ) {
         self.queue = queue
         self.open = open
@@ -209,7 +210,7 @@ final class ChannelSlot {
 
     /// Closes the open channel, then opens `flow` (if any) for `generation`: its outputs reach the
     /// queue tagged with it, and its failure as one `.failed` item carrying the error's text.
-    func switchTo(flow: String?, parameters: FlowParameters, generation: Int) {
+    func switchTo(flow: FlowMethod?, parameters: FlowParameters, generation: Int) {
         close()
         guard let flow else { return }
         let inputs = PublishSubject<FlowInput>()
@@ -235,7 +236,8 @@ final class ChannelSlot {
 enum UILoop {
     static func run(
         locale: MessageLocale, endpoint: String, wantColors: Bool, signals: SignalWatch, wake: WakePipe,
-        open: @escaping @Sendable (String, FlowParameters, Observable<FlowInput>) -> Observable<FlowOutput>,
+        open:
+            @escaping @Sendable (FlowMethod, FlowParameters, Observable<FlowInput>) -> Observable<FlowOutput>,
         reconnections: Observable<Void>
     ) -> Int32 {
         guard let terminal = Terminal(wantColors: wantColors) else {

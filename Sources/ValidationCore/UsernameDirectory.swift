@@ -47,7 +47,7 @@ public struct RemoteUsernameDirectory: UsernameDirectory {
                 return .error(RemoteError(code: .unavailable, message: "auth-service is not connected"))
             }
             return client.request(
-                AuthMethod.exists, ExistsRequest(username: username, client: end), as: ExistsResponse.self,
+                Methods.Auth.exists, ExistsRequest(username: username, client: end),
                 deadline: deadline
             ).map(\.exists)
         }

@@ -93,20 +93,20 @@ public final class ValidationService: Sendable {
 
     /// Registers the `validate.*` methods.
     public func register(into handlers: inout RemoteHandlers) {
-        handlers.request(ValidationMethod.phone) { [self] (request: PhoneValidationRequest) in
+        handlers.handle(Methods.Validation.phone) { [self] (request: PhoneValidationRequest) in
             answered(.just(rules.phone(request.text)))
         }
-        handlers.request(ValidationMethod.password) { [self] (request: PasswordValidationRequest) in
+        handlers.handle(Methods.Validation.password) { [self] (request: PasswordValidationRequest) in
             answered(.just(rules.password(request.text, purpose: request.purpose)))
         }
-        handlers.request(ValidationMethod.username) {
+        handlers.handle(Methods.Validation.username) {
             [self] (request: UsernameValidationRequest, call: CallContext) in
             answered(username(request, client: request.client ?? call.peer))
         }
-        handlers.request(ValidationMethod.repeat) { [self] (request: RepeatValidationRequest) in
+        handlers.handle(Methods.Validation.repeat) { [self] (request: RepeatValidationRequest) in
             answered(.just(rules.repeat(password: request.password, repeat: request.repeat)))
         }
-        handlers.channel(ValidationMethod.fields) {
+        handlers.handle(Methods.Validation.fields) {
             [self] (parameters: FieldsParameters, edits: Observable<FieldEdit>, call: CallContext) in
             var parameters = parameters
             if parameters.client == nil { parameters.client = call.peer }

@@ -205,8 +205,9 @@ public final class SocketLoop: Sendable {
             return loop.enqueue(parts, to: base + socket.index)
         }
 
-        /// Closes the group's sockets (linger 0) on the loop's thread and forgets its handler and
-        /// whatever it had queued; returns once that is done (at once if the loop has stopped).
+        /// Closes the group's sockets on the loop's thread, once what was queued to them before
+        /// this call was sent (with a linger of 100 ms, so it reaches the peers), and forgets its
+        /// handler; returns once that is done (at once if the loop has stopped).
         public func detach() async {
             await loop.detach(self)
         }
@@ -614,6 +615,11 @@ private final class LoopThread {
     var work: [@Sendable () -> Void] = []
     var timerChanges: [SocketLoop.TimerChange] = []
     var jobs: [UnownedJob] = []
+    /// Groups to remove at the end of the turn.
+    var detachments: [(group: Int, done: @Sendable () -> Void)] = []
+
+    /// The linger (ms) of a detached group's sockets.
+    static let detachLinger: Int32 = 100
 
     /// How long a peer that went over its bound stays cut off.
     static let cutOffMemory = Duration.seconds(30)
@@ -658,6 +664,7 @@ private final class LoopThread {
             absorbShared(leavingHandler: true)
             if !work.isEmpty || executor.hasJobs { pollTimeout = 0 }
             flush()
+            completeDetachments()
             sweepCutOff()
             publish()
         }
@@ -698,9 +705,18 @@ private final class LoopThread {
             }
         }
         taken.removeAll(keepingCapacity: true)
-        for (group, done) in detaching {
+        // Removed after this turn's sends, so that what was queued before the detach still goes out.
+        detachments.append(contentsOf: detaching)
+    }
+
+    /// Removes the groups whose detachment was asked for, once what they had queued was sent.
+    func completeDetachments() {
+        guard !detachments.isEmpty else { return }
+        let done = detachments
+        detachments.removeAll()
+        for (group, finished) in done {
             remove(group)
-            done()
+            finished()
         }
     }
 
@@ -726,7 +742,9 @@ private final class LoopThread {
     func remove(_ group: Int) {
         guard groups.removeValue(forKey: group) != nil else { return }
         for index in slots.indices where slots[index].group == group {
-            slots[index].socket?.close(linger: 0)
+            // A short linger: the last answers it sent (a draining server's) still reach their peers;
+            // closing never blocks, and the context waits at most this long for them.
+            slots[index].socket?.close(linger: Self.detachLinger)
             slots[index].socket = nil
             droppedCount += slots[index].unsent
             slots[index].pending = []
@@ -1050,7 +1068,8 @@ private final class LoopThread {
         Glibc.close(wakeReadFD)
         var unsent = 0
         for slot in slots { unsent += slot.unsent }
-        var detaching: [(group: Int, done: @Sendable () -> Void)] = []
+        var detaching: [(group: Int, done: @Sendable () -> Void)] = detachments
+        detachments.removeAll()
         let waiters = loop.withShared { shared in
             if shared.wakeWriteFD >= 0 { Glibc.close(shared.wakeWriteFD) }
             shared.wakeWriteFD = -1
@@ -1059,7 +1078,8 @@ private final class LoopThread {
             shared.outgoing.removeAll()
             shared.work.removeAll()
             shared.attaching.removeAll()
-            swap(&detaching, &shared.detaching)
+            detaching += shared.detaching
+            shared.detaching.removeAll()
             defer { shared.waiters.removeAll() }
             return shared.waiters
         }

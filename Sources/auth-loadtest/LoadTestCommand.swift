@@ -157,7 +157,7 @@ struct LoadTestCommand {
         if echo { return [] }
         do {
             let health = try await client.request(
-                SystemMethod.health, NoParameters(), as: HealthReport.self, deadline: .seconds(5)
+                Methods.System.health, deadline: .seconds(5)
             ).value
             guard health.ready else {
                 throw CommandError("\(endpoint) is not ready (status \(health.status.rawValue))")

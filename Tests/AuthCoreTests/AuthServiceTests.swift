@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import Reactive
 import RemoteProtocol
+import RemoteStreams
 import Sodium
 import Synchronization
 import Testing
@@ -95,6 +96,15 @@ func remoteError<T: Sendable>(_ single: Single<T>, sourceLocation: SourceLocatio
 /// disposal.
 @Suite("AuthService", .timeLimit(.minutes(1)))
 struct AuthServiceTests {
+    @Test("registers the methods of its contract, Methods.Auth")
+    func registersItsContract() async {
+        let fixture = ServiceFixture()
+        var handlers = RemoteHandlers()
+        fixture.service.register(into: &handlers)
+        #expect(handlers.names == Methods.Auth.all.map(\.name).sorted())
+        await fixture.pool.shutdown()
+    }
+
     @Test("register: 201 with the normalized name, then 409 for the same name in either form")
     func registerAndTaken() async throws {
         let fixture = ServiceFixture()

@@ -71,13 +71,13 @@ struct DeviceTokenStoreTests {
         defer { directory.remove() }
         let store = DeviceTokenStore(path: directory.file("device_tokens.json"))
         try store.save(IssuedDeviceToken(account: "ann2024", token: "d1"))
-        let seen = Mutex<[String: FlowParameters]>([:])
+        let seen = Mutex<[FlowMethod: FlowParameters]>([:])
         let open = store.remembering { flow, parameters, inputs in
             seen.withLock { $0[flow] = parameters }
             return FakeGateway.open(flow, parameters, inputs)
         }
         let scheduler = TestScheduler(initialClock: 0)
-        func drive(_ flow: String, _ inputs: [FlowInput]) {
+        func drive(_ flow: FlowMethod, _ inputs: [FlowInput]) {
             let subject = ReplaySubject<FlowInput>.createUnbounded()
             for input in inputs { subject.onNext(input) }
             let subscription = open(flow, FlowParameters(locale: .en), subject.asObservable()).subscribe()
@@ -85,14 +85,14 @@ struct DeviceTokenStoreTests {
             subscription.dispose()
         }
         drive(
-            GatewayMethod.signin,
-            [.text("username", "ann2024"), .text("password", "secret1"), .tap("loginTap")])
+            Methods.Flow.signin,
+            [.text(.username, "ann2024"), .text(.password, "secret1"), .tap(.loginTap)])
         drive(
-            GatewayMethod.login,
-            [.text("phone", "13800138000"), .text("password", "secret1"), .tap("loginTap")])
-        drive(GatewayMethod.numbers, [.text("a", "1")])
-        #expect(seen.withLock { $0[GatewayMethod.signin]?.deviceTokens } == ["ann2024": "d1"])
-        #expect(seen.withLock { $0[GatewayMethod.numbers]?.deviceTokens } == nil)
+            Methods.Flow.login,
+            [.text(.phone, "13800138000"), .text(.password, "secret1"), .tap(.loginTap)])
+        drive(Methods.Flow.numbers, [.text(.a, "1")])
+        #expect(seen.withLock { $0[Methods.Flow.signin]?.deviceTokens } == ["ann2024": "d1"])
+        #expect(seen.withLock { $0[Methods.Flow.numbers]?.deviceTokens } == nil)
         #expect(store.all() == ["ann2024": "d1+", "13800138000": "dev-13800138000"])
     }
 }

@@ -14,21 +14,21 @@ struct GatewayConnectionTests {
     /// The fake gateway's flows plus commands that answer from their parameters.
     static func handlers(onClose: @escaping @Sendable (String) -> Void) -> RemoteHandlers {
         var handlers = FakeGateway.handlers(onClose: onClose)
-        handlers.request(GatewayMethod.loginCommand) { (command: LoginCommand) in
+        handlers.handle(Methods.Command.login) { (command: LoginCommand) in
             Single.just(
                 command.password == "secret1"
                     ? CommandResult(ok: true, code: .loginOK, message: "ok", name: command.phone, token: "t1")
                     : CommandResult(ok: false, code: .loginFailed, message: "no"))
         }
-        handlers.request(GatewayMethod.registerCommand) { (command: RegisterCommand) in
+        handlers.handle(Methods.Command.register) { (command: RegisterCommand) in
             Single.just(
                 CommandResult(
                     ok: command.repeatPassword == nil, code: .registerOK, message: command.username))
         }
-        handlers.request(GatewayMethod.signinCommand) { (command: SigninCommand) in
+        handlers.handle(Methods.Command.signin) { (command: SigninCommand) in
             Single.just(CommandResult(ok: true, code: .loginOK, message: command.locale?.rawValue ?? "-"))
         }
-        handlers.request(GatewayMethod.heroesSearch) { (command: HeroesCommand) in
+        handlers.handle(Methods.Command.heroesSearch) { (command: HeroesCommand) in
             command.token == "t1"
                 ? Single.just(
                     HeroesCommandResult(
@@ -104,11 +104,11 @@ struct GatewayConnectionTests {
                 return
             }
             #expect(result.token == "tok-ann2024")
-            #expect(events.first == .output(FlowOutput(output: "username", state: .empty)))
+            #expect(events.first == .output(FlowOutput(.username, state: .empty)))
             // The script's end disposed the channel: its CANCEL reached the server, which disposed
             // the graph (the channel itself never ends on its own).
             var iterator = closed.makeAsyncIterator()
-            #expect(await iterator.next() == GatewayMethod.signin)
+            #expect(await iterator.next() == Methods.Flow.signin.name)
         }
     }
 

@@ -74,7 +74,7 @@ func outputs(_ events: [Recorded<Event<ScriptEvent>>]) -> [FlowOutput] {
 struct ScriptTests {
     @Test func numbersSendsTheThreeTextsAndFinishesOnTheSum() {
         let (events, flow) = runScript(NumbersScript(a: "1", b: "2", c: "3", locale: .en))
-        #expect(flow.inputs == [.text("a", "1"), .text("b", "2"), .text("c", "3")])
+        #expect(flow.inputs == [.text(.a, "1"), .text(.b, "2"), .text(.c, "3")])
         #expect(flow.inputTimes == [200, 200, 200])
         #expect(outputs(events).map(\.number) == [0, 1, 3, 6])
         #expect(result(events) == ScriptResult(.succeeded, message: "6"))
@@ -98,7 +98,7 @@ struct ScriptTests {
         let (events, flow) = runScript(
             LoginScript(phone: "13800138000", password: "secret1", locale: .zhHans))
         #expect(
-            flow.inputs == [.text("phone", "13800138000"), .text("password", "secret1"), .tap("loginTap")])
+            flow.inputs == [.text(.phone, "13800138000"), .text(.password, "secret1"), .tap(.loginTap)])
         #expect(
             result(events)
                 == ScriptResult(
@@ -145,13 +145,13 @@ struct ScriptTests {
 
     @Test func loginWithAWrongPasswordIsRefused() {
         let (events, flow) = runScript(LoginScript(phone: "13800138000", password: "wrong12", locale: .en))
-        #expect(flow.inputs.last == .tap("loginTap"))
+        #expect(flow.inputs.last == .tap(.loginTap))
         #expect(result(events) == ScriptResult(.refused, message: "Login failed: Wrong password"))
     }
 
     @Test func loginWithInvalidFieldsIsRefusedWithTheTipAndNeverTaps() {
         let (events, flow) = runScript(LoginScript(phone: "138", password: "123", locale: .zhHant))
-        #expect(flow.inputs == [.text("phone", "138"), .text("password", "123")])
+        #expect(flow.inputs == [.text(.phone, "138"), .text(.password, "123")])
         #expect(result(events) == ScriptResult(.refused, message: "號碼長度不足 密碼長度不足"))
     }
 
@@ -168,10 +168,10 @@ struct ScriptTests {
             Observable.create { observer in
                 inputs.subscribe(onNext: { input in
                     guard input.input == "password" else { return }
-                    observer.onNext(FlowOutput(output: "phone", state: .failed, message: "A"))
-                    observer.onNext(FlowOutput(output: "tip", message: "A"))
-                    observer.onNext(FlowOutput(output: "password", state: .failed, message: "B"))
-                    observer.onNext(FlowOutput(output: "tip", message: "A B"))
+                    observer.onNext(FlowOutput(.phone, state: .failed, message: "A"))
+                    observer.onNext(FlowOutput(.tip, message: "A"))
+                    observer.onNext(FlowOutput(.password, state: .failed, message: "B"))
+                    observer.onNext(FlowOutput(.tip, message: "A B"))
                 })
             }
         }
@@ -184,19 +184,19 @@ struct ScriptTests {
             RegisterScript(username: "newuser", password: "secret1", repeatPassword: "secret1", locale: .en))
         #expect(
             flow.inputs == [
-                .text("username", "newuser"), .text("password", "secret1"),
-                .text("repeatPassword", "secret1"),
-                .tap("registerTap"),
+                .text(.username, "newuser"), .text(.password, "secret1"),
+                .text(.repeatPassword, "secret1"),
+                .tap(.registerTap),
             ])
         #expect(result(events) == ScriptResult(.succeeded, message: "Registration succeeded"))
-        #expect(outputs(events).contains { $0.output == "username" && $0.state == .validating })
+        #expect(outputs(events).contains { $0.outputName == .username && $0.state == .validating })
     }
 
     @Test func registerATakenUsernameIsRefused() {
         let (events, flow) = runScript(
             RegisterScript(
                 username: "taken1", password: "secret1", repeatPassword: "secret1", locale: .zhHans))
-        #expect(!flow.inputs.contains(.tap("registerTap")))
+        #expect(!flow.inputs.contains(.tap(.registerTap)))
         #expect(result(events) == ScriptResult(.refused, message: "账户已存在"))
     }
 
@@ -209,7 +209,7 @@ struct ScriptTests {
     @Test func signinSucceedsWithTheToken() {
         let (events, flow) = runScript(SigninScript(username: "ann2024", password: "secret1", locale: .en))
         #expect(
-            flow.inputs == [.text("username", "ann2024"), .text("password", "secret1"), .tap("loginTap")])
+            flow.inputs == [.text(.username, "ann2024"), .text(.password, "secret1"), .tap(.loginTap)])
         #expect(
             result(events)
                 == ScriptResult(
@@ -229,7 +229,7 @@ struct ScriptTests {
                 let fake = FakeGateway.open(flow, parameters, inputs).subscribe(onNext: { output in
                     guard output.output != "session", output.kind != "success" else {
                         observer.onNext(
-                            FlowOutput(output: "alert", code: .networkError, message: "down", kind: "error"))
+                            FlowOutput(.alert, code: .networkError, message: "down", kind: .error))
                         return
                     }
                     observer.onNext(output)
@@ -248,13 +248,13 @@ struct ScriptTests {
 
     @Test func signinWithAnUnknownUsernameIsRefusedWithoutATap() {
         let (events, flow) = runScript(SigninScript(username: "nobody", password: "secret1", locale: .en))
-        #expect(!flow.inputs.contains(.tap("loginTap")))
+        #expect(!flow.inputs.contains(.tap(.loginTap)))
         #expect(result(events) == ScriptResult(.refused, message: "Username does not exist"))
     }
 
     @Test func heroesListsTheMatchesAndTheTotal() {
         let (events, flow) = runScript(HeroesScript(token: "good-token", query: "MAN", locale: .zhHans))
-        #expect(flow.inputs == [.text("searchText", "MAN")])
+        #expect(flow.inputs == [.text(.searchText, "MAN")])
         #expect(
             result(events)
                 == ScriptResult(
@@ -263,14 +263,14 @@ struct ScriptTests {
 
     @Test func heroesSendsThePageFirst() {
         let (_, flow) = runScript(HeroesScript(token: "good-token", query: "", page: 2, locale: .en))
-        #expect(flow.inputs == [.text("page", "1"), .text("searchText", "")])
+        #expect(flow.inputs == [.text(.page, "1"), .text(.searchText, "")])
     }
 
     /// No match: the page equals the initial one, so no `heroes` output comes; the search's end
     /// is the answer.
     @Test func heroesWithNoMatch() {
         let (events, _) = runScript(HeroesScript(token: "good-token", query: "zzz", locale: .en))
-        #expect(!outputs(events).dropFirst(4).contains { $0.output == "heroes" })
+        #expect(!outputs(events).dropFirst(4).contains { $0.outputName == .heroes })
         #expect(result(events) == ScriptResult(.succeeded, message: "0 in all"))
     }
 
@@ -283,9 +283,9 @@ struct ScriptTests {
         let respond: OpenFlow = { _, _, inputs in
             Observable.create { observer in
                 inputs.subscribe(onNext: { _ in
-                    observer.onNext(FlowOutput(output: "searching", value: true))
-                    observer.onNext(FlowOutput(output: "error", code: .networkError, message: "down"))
-                    observer.onNext(FlowOutput(output: "searching", value: false))
+                    observer.onNext(FlowOutput(.searching, value: true))
+                    observer.onNext(FlowOutput(.error, code: .networkError, message: "down"))
+                    observer.onNext(FlowOutput(.searching, value: false))
                 })
             }
         }
@@ -298,9 +298,9 @@ struct ScriptTests {
         let respond: OpenFlow = { _, _, inputs in
             Observable.create { observer in
                 inputs.subscribe(onNext: { _ in
-                    observer.onNext(FlowOutput(output: "searching", value: true))
-                    observer.onNext(FlowOutput(output: "error", code: .sessionExpired, message: "expired"))
-                    observer.onNext(FlowOutput(output: "searching", value: false))
+                    observer.onNext(FlowOutput(.searching, value: true))
+                    observer.onNext(FlowOutput(.error, code: .sessionExpired, message: "expired"))
+                    observer.onNext(FlowOutput(.searching, value: false))
                 })
             }
         }

@@ -14,10 +14,10 @@ struct DeviceTokenTests {
 
     @Test func loginPresentsTheTokenForItsPhoneAndTheTipCarriesTheAnswer() {
         let run = FlowRun.run(
-            GatewayMethod.login, FlowParameters(locale: .en, deviceTokens: Self.tokens),
+            Methods.Flow.login, FlowParameters(locale: .en, deviceTokens: Self.tokens),
             inputs: [
-                .next(200, .text("phone", "13800000000")), .next(210, .text("password", "secret1")),
-                .next(230, .tap("loginTap")),
+                .next(200, .text(.phone, "13800000000")), .next(210, .text(.password, "secret1")),
+                .next(230, .tap(.loginTap)),
             ])
         let tip = run.at(243).last
         #expect(tip?.code == .loginOK)
@@ -29,31 +29,31 @@ struct DeviceTokenTests {
 
     @Test func signinPresentsTheTokenForItsUsernameAndTheSessionCarriesTheAnswer() {
         let run = FlowRun.run(
-            GatewayMethod.signin, FlowParameters(deviceTokens: Self.tokens),
+            Methods.Flow.signin, FlowParameters(deviceTokens: Self.tokens),
             inputs: [
-                .next(200, .text("username", "alice")), .next(210, .text("password", "secret1")),
-                .next(230, .tap("loginTap")),
+                .next(200, .text(.username, "alice")), .next(210, .text(.password, "secret1")),
+                .next(230, .tap(.loginTap)),
             ])
         #expect(
             run.at(243).last
-                == FlowOutput(output: "session", name: "ann", token: "t1", deviceToken: "dev-alice"))
+                == FlowOutput(.session, name: "ann", token: "t1", deviceToken: "dev-alice"))
     }
 
     @Test func withoutATokenForTheNameNoneIsSent() {
         let run = FlowRun.run(
-            GatewayMethod.signin, FlowParameters(deviceTokens: ["bob": "dev-bob"]),
+            Methods.Flow.signin, FlowParameters(deviceTokens: ["bob": "dev-bob"]),
             inputs: [
-                .next(200, .text("username", "alice")), .next(210, .text("password", "secret1")),
-                .next(230, .tap("loginTap")),
+                .next(200, .text(.username, "alice")), .next(210, .text(.password, "secret1")),
+                .next(230, .tap(.loginTap)),
             ])
-        #expect(run.at(243).last == FlowOutput(output: "session", name: "ann", token: "t1"))
+        #expect(run.at(243).last == FlowOutput(.session, name: "ann", token: "t1"))
     }
 
     @Test func tooManyOrOversizeTokensAreRefusedAtOpen() {
         let many = Dictionary(uniqueKeysWithValues: (0...64).map { ("user\($0)", "t") })
         let huge = ["alice": String(repeating: "x", count: 257)]
         for tokens in [many, huge] {
-            let run = FlowRun.run(GatewayMethod.login, FlowParameters(deviceTokens: tokens), inputs: [])
+            let run = FlowRun.run(Methods.Flow.login, FlowParameters(deviceTokens: tokens), inputs: [])
             guard case .error(let error) = run.outputs.events.first?.value else {
                 Issue.record("expected bad_request at open, got \(run.lines)")
                 continue
@@ -61,7 +61,7 @@ struct DeviceTokenTests {
             #expect((error as? RemoteError)?.code == .badRequest)
         }
         let limit = Dictionary(uniqueKeysWithValues: (0..<64).map { ("user\($0)", "t") })
-        let run = FlowRun.run(GatewayMethod.login, FlowParameters(deviceTokens: limit), inputs: [])
+        let run = FlowRun.run(Methods.Flow.login, FlowParameters(deviceTokens: limit), inputs: [])
         #expect(run.lines.first == "101 phone: empty ")
     }
 
@@ -94,7 +94,7 @@ struct DeviceTokenTests {
         let parameters = try text(FlowParameters(locale: .en, deviceTokens: ["ann": "d1"]))
         #expect(parameters.contains(#""device_tokens":{"ann":"d1"}"#))
         #expect(
-            try text(FlowOutput(output: "session", name: "ann", token: "t", deviceToken: "d")).contains(
+            try text(FlowOutput(.session, name: "ann", token: "t", deviceToken: "d")).contains(
                 #""device_token":"d""#))
         #expect(
             try text(LoginCommand(phone: "1", password: "p", deviceToken: "d")).contains(

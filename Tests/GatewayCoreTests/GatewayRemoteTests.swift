@@ -13,10 +13,10 @@ private final class FlowSession {
     private var iterator: AsyncStream<Event<FlowOutput>>.Iterator
     private let subscription: any Disposable
 
-    init(_ client: RemoteClient, _ method: String, _ parameters: FlowParameters = FlowParameters()) {
+    init(_ client: RemoteClient, _ method: FlowMethod, _ parameters: FlowParameters = FlowParameters()) {
         let (stream, continuation) = AsyncStream<Event<FlowOutput>>.makeStream()
         subscription = client.channel(
-            method, parameters, input: inputs.asObservable(), as: FlowOutput.self, deadline: .seconds(60)
+            method, parameters, input: inputs.asObservable(), deadline: .seconds(60)
         ).subscribe { event in
             continuation.yield(event)
             if event.isStopEvent { continuation.finish() }
@@ -74,62 +74,64 @@ struct GatewayRemoteTests {
             heroes: GatewayStubCatalog(scheduler: nil))
         var handlers = RemoteHandlers()
         service.register(into: &handlers)
+        // Exactly the gateway's contract: its flows and its commands.
+        #expect(handlers.names == (Methods.Flow.all.map(\.name) + Methods.Command.all.map(\.name)).sorted())
         let context = try Context()
         let server = try RemoteServer(
             context: context, configuration: .init(endpoints: ["ipc://\(directory.path)/gateway.sock"]),
             handlers: handlers)
         let client = try RemoteClient(context: context, configuration: .init(endpoints: server.endpoints))
 
-        let login = FlowSession(client, GatewayMethod.login, FlowParameters(locale: .en))
+        let login = FlowSession(client, Methods.Flow.login, FlowParameters(locale: .en))
         await login.expect([
             "phone: empty ", "password: empty ", "loginEnabled: false", "loggingIn: false", "tip: ",
         ])
-        login.send(.text("phone", "138"))
+        login.send(.text(.phone, "138"))
         await login.expect([
             "phone: failed phone.short Phone number too short", "tip: phone.short Phone number too short",
         ])
-        login.send(.text("phone", "13800000000"))
+        login.send(.text(.phone, "13800000000"))
         await login.expect(["phone: ok ", "tip: "])
-        login.send(.text("password", "secret1"))
+        login.send(.text(.password, "secret1"))
         await login.expect(["password: ok ", "loginEnabled: true"])
-        login.send(.tap("loginTap"))
+        login.send(.tap(.loginTap))
         await login.expect([
             "loggingIn: true", "loggingIn: false", "tip: login.ok Login succeeded, user: ann, token: t1 ann",
         ])
 
-        let numbers = FlowSession(client, GatewayMethod.numbers)
+        let numbers = FlowSession(client, Methods.Flow.numbers)
         await numbers.expect(["sum: 0"])
-        numbers.send(.text("a", "1"))
+        numbers.send(.text(.a, "1"))
         await numbers.expect(["sum: 1"])
-        numbers.send(.text("c", "x"))
-        numbers.send(.text("b", "41"))
+        numbers.send(.text(.c, "x"))
+        numbers.send(.text(.b, "41"))
         await numbers.expect(["sum: 42"])
-        #expect(service.counters.channelsOpen == [GatewayMethod.login: 1, GatewayMethod.numbers: 1])
+        #expect(service.counters.channelsOpen == [Methods.Flow.login.name: 1, Methods.Flow.numbers.name: 1])
 
         // Disposing the client's subscriptions sends CANCEL: the server disposes the graphs.
         numbers.close()
         login.close()
         #expect(
             await eventually {
-                service.counters.channelsOpen == [GatewayMethod.login: 0, GatewayMethod.numbers: 0]
+                service.counters.channelsOpen == [Methods.Flow.login.name: 0, Methods.Flow.numbers.name: 0]
                     && validation.open == 0
             })
-        #expect(service.counters.channelsOpened == [GatewayMethod.login: 1, GatewayMethod.numbers: 1])
+        #expect(
+            service.counters.channelsOpened == [Methods.Flow.login.name: 1, Methods.Flow.numbers.name: 1])
 
         // A bad input ends the channel with bad_request, naming the expected inputs.
-        let bad = FlowSession(client, GatewayMethod.numbers)
+        let bad = FlowSession(client, Methods.Flow.numbers)
         await bad.expect(["sum: 0"])
         bad.send(FlowInput(input: "a"))
         await bad.expect([
             "error bad_request: input a needs a text: flow.numbers expects inputs a, b, c (with text)"
         ])
         let command = try await client.request(
-            GatewayMethod.loginCommand, LoginCommand(phone: "13800000000", password: "secret1", locale: .en),
-            as: CommandResult.self
+            Methods.Command.login, LoginCommand(phone: "13800000000", password: "secret1", locale: .en)
         ).value
         #expect(command.ok && command.token == "t1")
         #expect(service.counters.errors == ["bad_request": 1])
-        #expect(service.counters.commands == [GatewayMethod.loginCommand: 1])
+        #expect(service.counters.commands == [Methods.Command.login.name: 1])
 
         await client.stop()
         await server.stop()

@@ -33,7 +33,7 @@ struct FlowRun {
     }
 
     static func run(
-        _ method: String, _ parameters: FlowParameters = FlowParameters(),
+        _ method: FlowMethod, _ parameters: FlowParameters = FlowParameters(),
         inputs: [Recorded<Event<FlowInput>>], closed: TestTime = 1_000,
         configure: (GatewayStubValidation, TestScheduler) -> Void = { _, _ in }
     ) -> FlowRun {
@@ -60,15 +60,15 @@ struct FlowRun {
 }
 
 private let loginTyping: [Recorded<Event<FlowInput>>] = [
-    .next(200, .text("phone", "138")), .next(210, .text("phone", "13800000000")),
-    .next(220, .text("password", "secret1")), .next(230, .tap("loginTap")),
-    .next(300, .text("password", "secret")), .next(310, .tap("loginTap")),
+    .next(200, .text(.phone, "138")), .next(210, .text(.phone, "13800000000")),
+    .next(220, .text(.password, "secret1")), .next(230, .tap(.loginTap)),
+    .next(300, .text(.password, "secret")), .next(310, .tap(.loginTap)),
 ]
 
 @Suite("GatewayService flows", .timeLimit(.minutes(1)))
 struct GatewayServiceFlowTests {
     @Test func loginSendsEveryInitialValueThenOnlyChanges() {
-        let run = FlowRun.run(GatewayMethod.login, inputs: loginTyping)
+        let run = FlowRun.run(Methods.Flow.login, inputs: loginTyping)
         #expect(
             run.lines == [
                 "101 phone: empty ", "101 password: empty ", "101 loginEnabled: false",
@@ -81,13 +81,13 @@ struct GatewayServiceFlowTests {
                 "301 tip: ",
                 "311 loggingIn: true", "323 loggingIn: false", "323 tip: login.failed 登录失败 密码错误",
             ])
-        #expect(run.at(101).first == FlowOutput(output: "phone", state: .empty, message: ""))
+        #expect(run.at(101).first == FlowOutput(.phone, state: .empty, message: ""))
         #expect(
             run.at(243).last
                 == FlowOutput(
-                    output: "tip", code: .loginOK, message: "登录成功，用户名:ann，标识符:t1", name: "ann", token: "t1"))
+                    .tip, code: .loginOK, message: "登录成功，用户名:ann，标识符:t1", name: "ann", token: "t1"))
         // Closing the channel disposed the whole graph, the validation channel included.
-        #expect(run.service.counters.channelsOpen == [GatewayMethod.login: 0])
+        #expect(run.service.counters.channelsOpen == [Methods.Flow.login.name: 0])
         #expect(run.validation.open == 0)
     }
 
@@ -99,27 +99,27 @@ struct GatewayServiceFlowTests {
         (MessageLocale.zhHant, "號碼長度不足", "登入成功，使用者名稱:ann，識別碼:t1", "登入失敗 密碼錯誤"),
     ])
     func loginRendersInTheChannelsLocale(locale: MessageLocale, short: String, ok: String, failed: String) {
-        let run = FlowRun.run(GatewayMethod.login, FlowParameters(locale: locale), inputs: loginTyping)
-        #expect(run.at(202).last == FlowOutput(output: "tip", code: .phoneShort, message: short))
+        let run = FlowRun.run(Methods.Flow.login, FlowParameters(locale: locale), inputs: loginTyping)
+        #expect(run.at(202).last == FlowOutput(.tip, code: .phoneShort, message: short))
         #expect(
             run.at(243).last
-                == FlowOutput(output: "tip", code: .loginOK, message: ok, name: "ann", token: "t1"))
-        #expect(run.at(323).last == FlowOutput(output: "tip", code: .loginFailed, message: failed))
+                == FlowOutput(.tip, code: .loginOK, message: ok, name: "ann", token: "t1"))
+        #expect(run.at(323).last == FlowOutput(.tip, code: .loginFailed, message: failed))
     }
 
     @Test func aTapWhileDisabledIsIgnored() {
         let run = FlowRun.run(
-            GatewayMethod.login, inputs: [.next(200, .text("phone", "138")), .next(210, .tap("loginTap"))])
+            Methods.Flow.login, inputs: [.next(200, .text(.phone, "138")), .next(210, .tap(.loginTap))])
         #expect(!run.lines.contains { $0.contains("loggingIn: true") })
     }
 
     @Test func registerInEnglish() {
         let run = FlowRun.run(
-            GatewayMethod.register, FlowParameters(locale: .en),
+            Methods.Flow.register, FlowParameters(locale: .en),
             inputs: [
-                .next(200, .text("username", "ann")), .next(210, .text("password", "secret1")),
-                .next(220, .text("repeatPassword", "secret1")), .next(230, .tap("registerTap")),
-                .next(235, .tap("registerTap")),
+                .next(200, .text(.username, "ann")), .next(210, .text(.password, "secret1")),
+                .next(220, .text(.repeatPassword, "secret1")), .next(230, .tap(.registerTap)),
+                .next(235, .tap(.registerTap)),
             ])
         #expect(
             run.lines == [
@@ -136,15 +136,15 @@ struct GatewayServiceFlowTests {
         #expect(
             run.at(243).last
                 == FlowOutput(
-                    output: "alert", code: .registerOK, message: "Registration succeeded", kind: "success"))
+                    .alert, code: .registerOK, message: "Registration succeeded", kind: .success))
     }
 
     @Test func signinInTraditionalChineseEndsWithTheSession() {
         let run = FlowRun.run(
-            GatewayMethod.signin, FlowParameters(locale: .zhHant),
+            Methods.Flow.signin, FlowParameters(locale: .zhHant),
             inputs: [
-                .next(200, .text("username", "alice")), .next(210, .text("password", "secret1")),
-                .next(230, .tap("loginTap")),
+                .next(200, .text(.username, "alice")), .next(210, .text(.password, "secret1")),
+                .next(230, .tap(.loginTap)),
             ])
         #expect(
             run.lines == [
@@ -154,13 +154,13 @@ struct GatewayServiceFlowTests {
                 "243 loginEnabled: true", "243 loggingIn: false",
                 "243 alert: success login.ok 登入成功，使用者名稱:ann，識別碼:t1", "243 session: ann",
             ])
-        #expect(run.at(243).last == FlowOutput(output: "session", name: "ann", token: "t1"))
+        #expect(run.at(243).last == FlowOutput(.session, name: "ann", token: "t1"))
     }
 
     @Test func heroesPagesAndRendersNamesInTheLocaleWithAFallback() {
         let run = FlowRun.run(
-            GatewayMethod.heroes, FlowParameters(locale: .en, token: "good"),
-            inputs: [.next(200, .text("searchText", "")), .next(300, .text("page", "1"))])
+            Methods.Flow.heroes, FlowParameters(locale: .en, token: "good"),
+            inputs: [.next(200, .text(.searchText, "")), .next(300, .text(.page, "1"))])
         #expect(
             run.lines == [
                 "101 heroes: 0 heroes", "101 total: 0", "101 error: ", "101 searching: false",
@@ -170,7 +170,7 @@ struct GatewayServiceFlowTests {
         #expect(
             run.at(208).first
                 == FlowOutput(
-                    output: "heroes",
+                    .heroes,
                     heroes: [
                         FlowHero(id: 1, name: "Yasuo", intro: "The Unforgiven"),
                         FlowHero(id: 2, name: "阿狸", intro: "九尾妖狐"),
@@ -179,15 +179,15 @@ struct GatewayServiceFlowTests {
 
     @Test func heroesWithARefusedTokenSayTheSessionExpired() {
         let run = FlowRun.run(
-            GatewayMethod.heroes, FlowParameters(token: "stale"),
-            inputs: [.next(200, .text("searchText", "a"))])
+            Methods.Flow.heroes, FlowParameters(token: "stale"),
+            inputs: [.next(200, .text(.searchText, "a"))])
         #expect(run.lines.suffix(2) == ["202 error: session.expired 未登录或会话已失效，请重新登录", "202 searching: false"])
     }
 
     @Test func aCatalogOutageShowsTheErrorBeforeSearchingEnds() {
         let run = FlowRun.run(
-            GatewayMethod.heroes, FlowParameters(locale: .en, token: "down"),
-            inputs: [.next(200, .text("searchText", "a"))])
+            Methods.Flow.heroes, FlowParameters(locale: .en, token: "down"),
+            inputs: [.next(200, .text(.searchText, "a"))])
         #expect(
             run.lines.suffix(3) == [
                 "201 searching: true", "202 error: network.error Network or data parsing error!",
@@ -197,19 +197,19 @@ struct GatewayServiceFlowTests {
 
     @Test func numbersSumAndOverflow() {
         let run = FlowRun.run(
-            GatewayMethod.numbers,
+            Methods.Flow.numbers,
             inputs: [
-                .next(200, .text("a", "1")), .next(210, .text("b", "2")),
-                .next(220, .text("b", "99999999999999999999")),
+                .next(200, .text(.a, "1")), .next(210, .text(.b, "2")),
+                .next(220, .text(.b, "99999999999999999999")),
             ])
         #expect(run.lines == ["101 sum: 0", "201 sum: 1", "211 sum: 3", "221 sum: numbers.overflow 数值溢出"])
-        #expect(run.at(221) == [FlowOutput(output: "sum", code: .numbersOverflow, message: "数值溢出")])
+        #expect(run.at(221) == [FlowOutput(.sum, code: .numbersOverflow, message: "数值溢出")])
     }
 
     @Test func aValidationOutageShowsTheNetworkErrorAndHealsByItself() {
         let run = FlowRun.run(
-            GatewayMethod.login,
-            inputs: [.next(200, .text("phone", "13800000000")), .next(210, .text("password", "secret1"))],
+            Methods.Flow.login,
+            inputs: [.next(200, .text(.phone, "13800000000")), .next(210, .text(.password, "secret1"))],
             configure: { validation, scheduler in
                 scheduler.scheduleAt(250) { validation.breakDown() }
                 scheduler.scheduleAt(320) { validation.recover() }
@@ -227,8 +227,8 @@ struct GatewayServiceFlowTests {
 
     @Test func registerFieldsShowTheOutageAndRecover() {
         let run = FlowRun.run(
-            GatewayMethod.register, FlowParameters(locale: .en),
-            inputs: [.next(200, .text("username", "ann"))],
+            Methods.Flow.register, FlowParameters(locale: .en),
+            inputs: [.next(200, .text(.username, "ann"))],
             configure: { validation, scheduler in
                 scheduler.scheduleAt(250) { validation.breakDown() }
                 scheduler.scheduleAt(320) { validation.recover() }
@@ -253,7 +253,8 @@ struct GatewayServiceBadInputTests {
     }
 
     @Test func anUnknownInputEndsTheChannelWithBadRequest() {
-        let run = FlowRun.run(GatewayMethod.login, inputs: [.next(200, .text("email", "a@b"))])
+        let run = FlowRun.run(
+            Methods.Flow.login, inputs: [.next(200, FlowInput(input: "email", text: "a@b"))])
         #expect(
             failure(run)
                 == RemoteError(
@@ -262,30 +263,30 @@ struct GatewayServiceBadInputTests {
                         "unknown input email: flow.login expects inputs phone, password (with text) and loginTap (taps)"
                 ))
         #expect(run.service.counters.errors == ["bad_request": 1])
-        #expect(run.service.counters.channelsOpen == [GatewayMethod.login: 0])
+        #expect(run.service.counters.channelsOpen == [Methods.Flow.login.name: 0])
     }
 
     @Test func aFieldWithoutTextOrTooLongIsBadRequest() {
-        let missing = FlowRun.run(GatewayMethod.register, inputs: [.next(200, .tap("username"))])
+        let missing = FlowRun.run(Methods.Flow.register, inputs: [.next(200, .tap(.username))])
         #expect(failure(missing)?.message.hasPrefix("input username needs a text") == true)
         let long = FlowRun.run(
-            GatewayMethod.numbers, inputs: [.next(200, .text("a", String(repeating: "1", count: 4_097)))])
+            Methods.Flow.numbers, inputs: [.next(200, .text(.a, String(repeating: "1", count: 4_097)))])
         #expect(
             failure(long)?.message
                 == "input a is over 4096 bytes: flow.numbers expects inputs a, b, c (with text)")
         let page = FlowRun.run(
-            GatewayMethod.heroes, FlowParameters(token: "good"), inputs: [.next(200, .text("page", "-1"))])
+            Methods.Flow.heroes, FlowParameters(token: "good"), inputs: [.next(200, .text(.page, "-1"))])
         #expect(failure(page)?.code == .badRequest)
     }
 
     @Test func heroesWithoutATokenIsRefusedAtOpen() {
-        let run = FlowRun.run(GatewayMethod.heroes, inputs: [])
+        let run = FlowRun.run(Methods.Flow.heroes, inputs: [])
         #expect(failure(run)?.code == .badRequest)
         #expect(run.outputs.events.count == 1)
     }
 
     @Test func theClientsCompletionEndsTheChannel() {
-        let run = FlowRun.run(GatewayMethod.numbers, inputs: [.next(200, .text("a", "4")), .completed(300)])
+        let run = FlowRun.run(Methods.Flow.numbers, inputs: [.next(200, .text(.a, "4")), .completed(300)])
         #expect(run.lines == ["101 sum: 0", "201 sum: 4", "301 completed"])
     }
 }

@@ -1,5 +1,6 @@
 import Contracts
 import GatewayCore
+import GatewayMessages
 import Reactive
 import ReactiveTestKit
 import Testing

@@ -1,4 +1,6 @@
+import Contracts
 import GatewayCore
+import GatewayMessages
 import Reactive
 import ReactiveTestKit
 import Testing
@@ -45,24 +47,24 @@ struct NumbersViewModelTests {
                 .next(201, .value(0)), .next(211, .value(Int.max)), .next(221, .overflow),
                 .next(251, .value(3)),
             ])
-        #expect(NumbersViewModel.Sum.overflow.message == ScreenMessage(NumbersViewModel.overflow))
-        #expect(NumbersViewModel.Sum.value(3).message == nil)
+        #expect(NumbersSum.overflow.message == ScreenMessage(NumbersSum.overflowCode))
+        #expect(NumbersSum.value(3).message == nil)
     }
 
     @Test func parsing() {
-        #expect(NumbersViewModel.parse("42") == .value(42))
-        #expect(NumbersViewModel.parse("-7") == .value(-7))
-        #expect(NumbersViewModel.parse("+7") == .value(7))
-        #expect(NumbersViewModel.parse("  12\t") == .value(12))
-        #expect(NumbersViewModel.parse("") == .value(0))
-        #expect(NumbersViewModel.parse("abc") == .value(0))
-        #expect(NumbersViewModel.parse("1.5") == .value(0))
-        #expect(NumbersViewModel.parse("-") == .value(0))
-        #expect(NumbersViewModel.parse("١٢") == .value(0))
-        #expect(NumbersViewModel.parse("-99999999999999999999") == .overflow)
-        #expect(NumbersViewModel.sum([String(Int.min), "-1"]) == .overflow)
-        #expect(NumbersViewModel.sum([String(Int.max), "-1", "1"]) == .value(Int.max))
-        #expect(NumbersViewModel.Sum.value(5).description == "5")
-        #expect(NumbersViewModel.Sum.overflow.description == "numbers.overflow")
+        #expect(NumbersSum.parse("42") == .value(42))
+        #expect(NumbersSum.parse("-7") == .value(-7))
+        #expect(NumbersSum.parse("+7") == .value(7))
+        #expect(NumbersSum.parse("  12\t") == .value(12))
+        #expect(NumbersSum.parse("") == .value(0))
+        #expect(NumbersSum.parse("abc") == .value(0))
+        #expect(NumbersSum.parse("1.5") == .value(0))
+        #expect(NumbersSum.parse("-") == .value(0))
+        #expect(NumbersSum.parse("١٢") == .value(0))
+        #expect(NumbersSum.parse("-99999999999999999999") == .overflow)
+        #expect(NumbersSum.of([String(Int.min), "-1"]) == .overflow)
+        #expect(NumbersSum.of([String(Int.max), "-1", "1"]) == .value(Int.max))
+        #expect(NumbersSum.value(5).description == "5")
+        #expect(NumbersSum.overflow.description == "numbers.overflow")
     }
 }

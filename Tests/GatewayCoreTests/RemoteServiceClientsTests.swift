@@ -27,15 +27,15 @@ struct RemoteServiceClientsTests {
         let opened = DispatchSemaphore(value: 0)
         let disposed = DispatchSemaphore(value: 0)
         var handlers = RemoteHandlers()
-        handlers.channel(ValidationMethod.fields) {
+        handlers.handle(Methods.Validation.fields) {
             (_: FieldsParameters, edits: Observable<FieldEdit>) -> Observable<FieldResult> in
             edits.map { FieldResult(field: $0.field, result: .ok()) }
                 .do(onSubscribed: { opened.signal() }, onDispose: { disposed.signal() })
         }
-        handlers.request(AuthMethod.login) { (request: LoginRequest) in
+        handlers.handle(Methods.Auth.login) { (request: LoginRequest) in
             Single.just(LoginResponse(statusCode: 401, message: .loginWrongPassword))
         }
-        handlers.request(HeroMethod.search) { (request: HeroSearchRequest) -> Single<HeroSearchResponse> in
+        handlers.handle(Methods.Heroes.search) { (request: HeroSearchRequest) -> Single<HeroSearchResponse> in
             request.token == "good"
                 ? .just(HeroSearchResponse(total: 0, items: []))
                 : .error(RemoteError(code: .unauthenticated, message: "bad token"))
@@ -92,7 +92,7 @@ struct RemoteServiceClientsTests {
     func validationServiceGoneAndBack() async throws {
         let opened = DispatchSemaphore(value: 0)
         var handlers = RemoteHandlers()
-        handlers.channel(ValidationMethod.fields) {
+        handlers.handle(Methods.Validation.fields) {
             (_: FieldsParameters, edits: Observable<FieldEdit>) -> Observable<FieldResult> in
             edits.map { FieldResult(field: $0.field, result: .ok()) }.do(onSubscribed: { opened.signal() })
         }

@@ -18,7 +18,7 @@ struct RemoteTokenVerifierTests {
         let context = try Context()
         defer { context.terminate() }
         var handlers = RemoteHandlers()
-        handlers.request(AuthMethod.verify) { (request: VerifyRequest) -> Single<VerifyResponse> in
+        handlers.handle(Methods.Auth.verify) { (request: VerifyRequest) -> Single<VerifyResponse> in
             switch request.token {
             case "good": .just(VerifyResponse(name: "alice", expiresAt: 42))
             case "revoked": .error(RemoteError(code: .unauthenticated, message: "revoked"))

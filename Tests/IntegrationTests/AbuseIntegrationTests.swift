@@ -26,7 +26,7 @@ func residentKiB(of pid: pid_t) -> Int? {
 /// The `transport` group of a service's `sys.stats`.
 func transportCounters(_ client: RemoteClient) async throws -> [String: Int] {
     let stats: StatsReport = try await client.request(
-        SystemMethod.stats, NoParameters(), deadline: .seconds(2)
+        Methods.System.stats, deadline: .seconds(2)
     ).value
     return stats.counters["transport"] ?? [:]
 }
@@ -39,7 +39,7 @@ func healthLatencies(_ client: RemoteClient, count: Int) async -> (sorted: [Dura
         let start = ContinuousClock.now
         do {
             _ = try await client.request(
-                SystemMethod.health, NoParameters(), as: HealthReport.self, deadline: .seconds(1)
+                Methods.System.health, deadline: .seconds(1)
             ).value
             latencies.append(ContinuousClock.now - start)
         } catch {
@@ -71,7 +71,7 @@ struct AbuseIntegrationTests {
 
             let codec = FrameCodec()
             let flood = try (1...60_000).map { id in
-                codec.encode(try Frame.request(stream: UInt64(id), method: SystemMethod.health))
+                codec.encode(try Frame.request(stream: UInt64(id), method: Methods.System.health.name))
             }
             let stuck = NonReadingDealer(context: service.context, endpoint: service.endpoint, messages: flood)
             #expect(await stuck.waitUntilSent())
@@ -119,7 +119,7 @@ struct AbuseIntegrationTests {
             ).publicKey
             let codec = FrameCodec()
             let flood = try (1...30_000).map { id in
-                codec.encode(try Frame.request(stream: UInt64(id), method: SystemMethod.health))
+                codec.encode(try Frame.request(stream: UInt64(id), method: Methods.System.health.name))
             }
             // Anyone who knows the gateway's public key gets in, with a key pair of their own.
             let stranger = NonReadingDealer(
@@ -135,9 +135,9 @@ struct AbuseIntegrationTests {
             #expect(idle.failures == 0 && abused.failures == 0)
             #expect(abused.sorted.p99 <= max(idle.sorted.p99 * 2, idle.sorted.p99 + .milliseconds(20)))
             // A flow still works end to end meanwhile.
-            let numbers = GatewayFlowSession(stack.client, GatewayMethod.numbers, FlowParameters())
+            let numbers = GatewayFlowSession(stack.client, Methods.Flow.numbers, FlowParameters())
             #expect(await numbers.next(1) == ["sum: 0"])
-            numbers.send(.text("a", "2"))
+            numbers.send(.text(.a, "2"))
             #expect(await numbers.next(1) == ["sum: 2"])
             numbers.close()
             #expect(await stranger.close() == nil)
@@ -155,7 +155,7 @@ struct AbuseIntegrationTests {
         defer { directory.remove() }
         let service = try await ServiceProcess.start(in: directory, transport: .tcp)
         let peerLog = directory.file("peer.log")
-        let opening = FrameCodec().encode(try Frame.subscribe(stream: 1, method: AuthMethod.events))
+        let opening = FrameCodec().encode(try Frame.subscribe(stream: 1, method: Methods.Auth.events.name))
         let script = """
             import signal, sys, zmq
             socket = zmq.Context().socket(zmq.DEALER)

@@ -38,24 +38,25 @@ struct AnyParameters: Encodable, Sendable {
 
 extension RemoteClient {
     func register(_ name: String, _ password: String = "correct horse") async throws -> RegisterResponse {
-        try await request(AuthMethod.register, RegisterRequest(username: name, password: password)).value
+        try await request(Methods.Auth.register, RegisterRequest(username: name, password: password)).value
     }
 
     func login(_ name: String, _ password: String = "correct horse", client: String? = nil) async throws
         -> LoginResponse
     {
-        try await request(AuthMethod.login, LoginRequest(username: name, password: password, client: client))
-            .value
+        try await request(
+            Methods.Auth.login, LoginRequest(username: name, password: password, client: client)
+        ).value
     }
 
     func exists(_ name: String) async throws -> Bool {
-        let response: ExistsResponse = try await request(AuthMethod.exists, ExistsRequest(username: name))
+        let response: ExistsResponse = try await request(Methods.Auth.exists, ExistsRequest(username: name))
             .value
         return response.exists
     }
 
     func health(deadline: Duration = .seconds(2)) -> Single<HealthReport> {
-        request(SystemMethod.health, NoParameters(), deadline: deadline)
+        request(Methods.System.health, deadline: deadline)
     }
 }
 
@@ -73,16 +74,16 @@ struct AccountFlowIntegrationTests {
             let token = try #require(login.user?.userToken)
             #expect(login.user?.name == "alice_tcp")
             let verified: VerifyResponse = try await client.request(
-                AuthMethod.verify, VerifyRequest(token: token)
+                Methods.Auth.verify, VerifyRequest(token: token)
             ).value
             #expect(verified.name == "alice_tcp")
             #expect(verified.expiresAt > Int64(Date().timeIntervalSince1970))
             let logout: LogoutResponse = try await client.request(
-                AuthMethod.logout, LogoutRequest(token: token)
+                Methods.Auth.logout, LogoutRequest(token: token)
             ).value
             #expect(logout.revoked)
             let refused = await errorCode(
-                of: client.request(AuthMethod.verify, VerifyRequest(token: token), as: VerifyResponse.self))
+                of: client.request(Methods.Auth.verify, VerifyRequest(token: token)))
             #expect(refused == .unauthenticated)
         }
     }
@@ -134,22 +135,23 @@ struct MalformedInputIntegrationTests {
                 await errorCode(
                     of: client.request(method, AnyParameters(members: members), as: JSONValue.self))
             }
-            #expect(await code(AuthMethod.login, ["username": .string("someone")]) == .badRequest)
-            #expect(await code(AuthMethod.register, ["password": .string("secret!")]) == .badRequest)
+            #expect(await code(Methods.Auth.login.name, ["username": .string("someone")]) == .badRequest)
+            #expect(await code(Methods.Auth.register.name, ["password": .string("secret!")]) == .badRequest)
             #expect(
-                await code(AuthMethod.login, ["username": .integer(5), "password": .boolean(true)])
+                await code(Methods.Auth.login.name, ["username": .integer(5), "password": .boolean(true)])
                     == .badRequest)
-            #expect(await code(AuthMethod.verify, ["token": .integer(1)]) == .badRequest)
+            #expect(await code(Methods.Auth.verify.name, ["token": .integer(1)]) == .badRequest)
             #expect(
-                await code(AuthMethod.register, ["username": .string(""), "password": .string("")])
+                await code(Methods.Auth.register.name, ["username": .string(""), "password": .string("")])
                     == .badRequest)
             #expect(
-                await code(AuthMethod.register, ["username": .string("somebody"), "password": .string("")])
+                await code(
+                    Methods.Auth.register.name, ["username": .string("somebody"), "password": .string("")])
                     == .badRequest)
             #expect(await code("auth.nope", [:]) == .unknownMethod)
             let huge = String(repeating: "x", count: 10 * 1_024 * 1_024)
             let hugeCode = await code(
-                AuthMethod.register, ["username": .string(huge), "password": .string("secret!")])
+                Methods.Auth.register.name, ["username": .string(huge), "password": .string("secret!")])
             #expect(
                 hugeCode == .tooLarge || hugeCode == .badRequest,
                 "10 MB payload: \(String(describing: hugeCode))")
@@ -168,7 +170,7 @@ struct MalformedInputIntegrationTests {
             body += [0xff, 0xfe, 0xc3]
             body += Array(#"","password":"secret!!"}"#.utf8)
             let frame = try Frame.request(
-                stream: 7, method: AuthMethod.register, deadlineMilliseconds: 5_000, body: body)
+                stream: 7, method: Methods.Auth.register.name, deadlineMilliseconds: 5_000, body: body)
             let endpoint = service.endpoint
             let context = service.context
             let answer: [[UInt8]] = try await withCheckedThrowingContinuation { continuation in
@@ -227,7 +229,7 @@ struct LifecycleIntegrationTests {
             var inFlight = false
             let end = ContinuousClock.now + .seconds(10)
             while !inFlight, ContinuousClock.now < end {
-                let stats: StatsReport = try await client.request(SystemMethod.stats, NoParameters()).value
+                let stats: StatsReport = try await client.request(Methods.System.stats).value
                 let hashing = stats.counters["hashing"] ?? [:]
                 inFlight = (hashing["queued"] ?? 0) + (hashing["running"] ?? 0) > 0
             }
@@ -271,8 +273,8 @@ struct LifecycleIntegrationTests {
                         sent.withLock { $0 += 1 }
                         // Calls open at the kill fail with `unavailable` when this deadline passes.
                         let registration = client.request(
-                            AuthMethod.register, RegisterRequest(username: name, password: "correct horse"),
-                            as: RegisterResponse.self, deadline: .seconds(2))
+                            Methods.Auth.register, RegisterRequest(username: name, password: "correct horse"),
+                            deadline: .seconds(2))
                         guard let answer = try? await registration.value, answer.statusCode == 201 else {
                             return
                         }
@@ -417,7 +419,7 @@ struct OperationsIntegrationTests {
             #expect(try await client.login("stats_user").statusCode == 200)
             #expect(try await client.login("stats_user", "wrong password").statusCode == 401)
             #expect(try await client.exists("stats_user"))
-            let stats: StatsReport = try await client.request(SystemMethod.stats, NoParameters()).value
+            let stats: StatsReport = try await client.request(Methods.System.stats).value
             #expect(stats.service == "auth")
             #expect(Set(stats.counters.keys).isSuperset(of: ["auth", "store", "hashing", "transport"]))
             let auth = stats.counters["auth"] ?? [:]
@@ -456,7 +458,8 @@ struct OperationsIntegrationTests {
             let client = service.client
             let (stream, continuation) = AsyncStream.makeStream(of: JSONValue.self)
             let subscription = client.stream(
-                AuthMethod.events, NoParameters(), as: JSONValue.self, deadline: .seconds(60)
+                // Decoded as plain JSON: the test reads the wire shape.
+                Methods.Auth.events.name, NoParameters(), as: JSONValue.self, deadline: .seconds(60)
             )
             .subscribe(
                 onNext: { continuation.yield($0) }, onError: { _ in continuation.finish() },

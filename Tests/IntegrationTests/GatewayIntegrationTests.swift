@@ -78,24 +78,24 @@ struct GatewayIntegrationTests {
                 let texts = try #require(Texts.all[locale])
                 let phone = "1380013800\(index)"
                 let register = GatewayFlowSession(
-                    stack.client, GatewayMethod.register, FlowParameters(locale: locale))
+                    stack.client, Methods.Flow.register, FlowParameters(locale: locale))
                 await register.expect([
                     "username: empty ", "password: empty ", "repeatPassword: empty ",
                     "passwordEnabled: false",
                     "repeatEnabled: false", "registerEnabled: false", "registering: false",
                 ])
-                register.send(.text("username", phone))
+                register.send(.text(.username, phone))
                 await register.expect([
                     "username: validating username.checking \(texts.checking)",
                     "username: ok username.available \(texts.available)", "passwordEnabled: true",
                 ])
-                register.send(.text("password", "secret1"))
+                register.send(.text(.password, "secret1"))
                 await register.expect(["password: ok password.ok \(texts.passwordOK)", "repeatEnabled: true"])
-                register.send(.text("repeatPassword", "secret"))
+                register.send(.text(.repeatPassword, "secret"))
                 await register.expect(["repeatPassword: failed repeat.mismatch \(texts.mismatch)"])
-                register.send(.text("repeatPassword", "secret1"))
+                register.send(.text(.repeatPassword, "secret1"))
                 await register.expect(["repeatPassword: ok ", "registerEnabled: true"])
-                register.send(.tap("registerTap"))
+                register.send(.tap(.registerTap))
                 await register.expect([
                     "registerEnabled: false", "registering: true",
                     "username: failed username.exists \(texts.exists)",
@@ -105,25 +105,25 @@ struct GatewayIntegrationTests {
                 register.close()
 
                 let login = GatewayFlowSession(
-                    stack.client, GatewayMethod.login, FlowParameters(locale: locale))
+                    stack.client, Methods.Flow.login, FlowParameters(locale: locale))
                 await login.expect([
                     "phone: empty ", "password: empty ", "loginEnabled: false", "loggingIn: false", "tip: ",
                 ])
-                login.send(.text("phone", "138"))
+                login.send(.text(.phone, "138"))
                 await login.expect([
                     "phone: failed phone.short \(texts.phoneShort)", "tip: phone.short \(texts.phoneShort)",
                 ])
-                login.send(.text("phone", phone))
+                login.send(.text(.phone, phone))
                 await login.expect(["phone: ok ", "tip: "])
-                login.send(.text("password", "secret1"))
+                login.send(.text(.password, "secret1"))
                 await login.expect(["password: ok ", "loginEnabled: true"])
-                login.send(.tap("loginTap"))
+                login.send(.tap(.loginTap))
                 await login.expect([
                     "loggingIn: true", "loggingIn: false", "tip: login.ok \(texts.loginOK(phone))",
                 ])
-                login.send(.text("password", "secret2"))
+                login.send(.text(.password, "secret2"))
                 await login.expect(["tip: "])
-                login.send(.tap("loginTap"))
+                login.send(.tap(.loginTap))
                 await login.expect([
                     "loggingIn: true", "loggingIn: false", "tip: login.failed \(texts.loginFailed)",
                 ])
@@ -138,17 +138,16 @@ struct GatewayIntegrationTests {
     func validationOutage() async throws {
         try await withGatewayStack { stack in
             let made = try await stack.client.request(
-                GatewayMethod.registerCommand, RegisterCommand(username: "13900139000", password: "secret1"),
-                as: CommandResult.self
+                Methods.Command.register, RegisterCommand(username: "13900139000", password: "secret1")
             ).value
             #expect(made == CommandResult(ok: true, code: .registerOK, message: "注册成功"))
-            let login = GatewayFlowSession(stack.client, GatewayMethod.login, FlowParameters())
+            let login = GatewayFlowSession(stack.client, Methods.Flow.login, FlowParameters())
             await login.expect([
                 "phone: empty ", "password: empty ", "loginEnabled: false", "loggingIn: false", "tip: ",
             ])
-            login.send(.text("phone", "13900139000"))
+            login.send(.text(.phone, "13900139000"))
             await login.expect(["phone: ok "])
-            login.send(.text("password", "secret1"))
+            login.send(.text(.password, "secret1"))
             await login.expect(["password: ok ", "loginEnabled: true"])
 
             stack.validation.child.send(SIGKILL)
@@ -156,13 +155,13 @@ struct GatewayIntegrationTests {
             await login.expect(["loginEnabled: false", "tip: network.error 网络或数据解析错误！"])
             // The probe that failed the channel marks the gateway degraded in the same round.
             var health = try await stack.client.request(
-                SystemMethod.health, NoParameters(), as: HealthReport.self
+                Methods.System.health
             )
             .value
             let end = ContinuousClock.now + .seconds(5)
             while health.status != .degraded, ContinuousClock.now < end {
                 health = try await stack.client.request(
-                    SystemMethod.health, NoParameters(), as: HealthReport.self
+                    Methods.System.health
                 )
                 .value
             }
@@ -174,7 +173,7 @@ struct GatewayIntegrationTests {
             let restarted = try await GatewayStack.startValidation(
                 in: stack.directory, auth: stack.auth.endpoint, endpoint: stack.validation.endpoint)
             await login.expect(["loginEnabled: true", "tip: "])
-            login.send(.tap("loginTap"))
+            login.send(.tap(.loginTap))
             await login.expect([
                 "loggingIn: true", "loggingIn: false", "tip: login.ok 登录成功，用户名:13900139000，标识符:<token>",
             ])
@@ -188,60 +187,54 @@ struct GatewayIntegrationTests {
         try await withGatewayStack { stack in
             let client = stack.client
             let made = try await client.request(
-                GatewayMethod.registerCommand,
-                RegisterCommand(username: "heroes_fan", password: "secret1", locale: .en),
-                as: CommandResult.self
+                Methods.Command.register,
+                RegisterCommand(username: "heroes_fan", password: "secret1", locale: .en)
             ).value
             #expect(made == CommandResult(ok: true, code: .registerOK, message: "Registration succeeded"))
             let signedIn = try await client.request(
-                GatewayMethod.signinCommand,
-                SigninCommand(username: "heroes_fan", password: "secret1", locale: .en),
-                as: CommandResult.self
+                Methods.Command.signin,
+                SigninCommand(username: "heroes_fan", password: "secret1", locale: .en)
             ).value
             let token = try #require(signedIn.token)
             #expect(signedIn.ok && signedIn.name == "heroes_fan" && signedIn.code == .loginOK)
             let page = try await client.request(
-                GatewayMethod.heroesSearch, HeroesCommand(token: token, limit: 3, locale: .en),
-                as: HeroesCommandResult.self
+                Methods.Command.heroesSearch, HeroesCommand(token: token, limit: 3, locale: .en)
             ).value
             #expect(page.total > 3 && page.heroes.count == 3)
             let heroes = GatewayFlowSession(
-                client, GatewayMethod.heroes, FlowParameters(locale: .en, token: token))
+                client, Methods.Flow.heroes, FlowParameters(locale: .en, token: token))
             await heroes.expect(["heroes: 0 heroes", "total: 0", "error: ", "searching: false"])
-            heroes.send(.text("searchText", ""))
+            heroes.send(.text(.searchText, ""))
             await heroes.expect([
                 "searching: true", "heroes: \(min(50, page.total)) heroes", "total: \(page.total)",
                 "searching: false",
             ])
             heroes.close()
-            let noToken = GatewayFlowSession(client, GatewayMethod.heroes, FlowParameters())
+            let noToken = GatewayFlowSession(client, Methods.Flow.heroes, FlowParameters())
             let refusal = await noToken.next(1)
             #expect(
                 refusal.first?.hasPrefix("error bad_request: flow.heroes needs a token") == true, "\(refusal)"
             )
             let wrong = try await client.request(
-                GatewayMethod.loginCommand,
-                LoginCommand(phone: "13800000000", password: "secret9", locale: .zhHant),
-                as: CommandResult.self
+                Methods.Command.login,
+                LoginCommand(phone: "13800000000", password: "secret9", locale: .zhHant)
             ).value
             #expect(wrong.ok == false)
             let short = try await client.request(
-                GatewayMethod.loginCommand, LoginCommand(phone: "138", password: "secret9", locale: .en),
-                as: CommandResult.self
+                Methods.Command.login, LoginCommand(phone: "138", password: "secret9", locale: .en)
             ).value
             #expect(short == CommandResult(ok: false, code: .phoneShort, message: "Phone number too short"))
             do {
                 _ = try await client.request(
-                    GatewayMethod.heroesSearch, HeroesCommand(token: "not-a-token"),
-                    as: HeroesCommandResult.self
+                    Methods.Command.heroesSearch, HeroesCommand(token: "not-a-token")
                 ).value
                 Issue.record("a bad token was accepted")
             } catch let error as RemoteError {
                 #expect(error.code == .unauthenticated)
             }
-            let stats = try await client.request(SystemMethod.stats, NoParameters(), as: StatsReport.self)
+            let stats = try await client.request(Methods.System.stats)
                 .value
-            #expect(stats.counters["commands"]?[GatewayMethod.loginCommand] == 2, "\(stats)")
+            #expect(stats.counters["commands"]?[Methods.Command.login.name] == 2, "\(stats)")
         }
     }
 
@@ -260,7 +253,7 @@ struct GatewayIntegrationTests {
             ).publicKey
             // The stack's own end client has a key nobody listed: the handshake never completes.
             let stranger = try? await stack.client.request(
-                SystemMethod.health, NoParameters(), as: HealthReport.self, deadline: .milliseconds(500)
+                Methods.System.health, deadline: .milliseconds(500)
             ).value
             #expect(stranger == nil)
             let listedClient = try RemoteClient(
@@ -269,7 +262,7 @@ struct GatewayIntegrationTests {
                     endpoints: [stack.gateway.endpoint], deadline: .seconds(10), name: "listed",
                     curve: RemoteClient.Curve(serverKey: gatewayKey, keys: listed)))
             let health = try await listedClient.request(
-                SystemMethod.health, NoParameters(), as: HealthReport.self
+                Methods.System.health
             )
             .value
             #expect(health.status == .ready, "\(health)")
@@ -285,7 +278,7 @@ struct GatewayIntegrationTests {
             #expect(await check.waitForExit(timeout: .seconds(15)) == .exited(0))
             #expect((try? String(contentsOfFile: output, encoding: .utf8))?.contains("ready") == true)
 
-            let numbers = GatewayFlowSession(listedClient, GatewayMethod.numbers, FlowParameters())
+            let numbers = GatewayFlowSession(listedClient, Methods.Flow.numbers, FlowParameters())
             await numbers.expect(["sum: 0"])
             stack.gateway.child.send(SIGTERM)
             await numbers.expect(["error unavailable: the server is shutting down"])

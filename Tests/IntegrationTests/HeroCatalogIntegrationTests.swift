@@ -64,7 +64,7 @@ final class HeroServiceProcess: Sendable {
             }
             do {
                 let report = try await client.request(
-                    SystemMethod.health, NoParameters(), as: HealthReport.self, deadline: .milliseconds(300)
+                    Methods.System.health, deadline: .milliseconds(300)
                 ).value
                 if report.ready { return service }
                 last = report.status.rawValue
@@ -92,11 +92,12 @@ final class HeroServiceProcess: Sendable {
         HeroSearchResponse
     > {
         client.request(
-            HeroMethod.search, HeroSearchRequest(query: query, offset: offset, limit: limit, token: token))
+            Methods.Heroes.search,
+            HeroSearchRequest(query: query, offset: offset, limit: limit, token: token))
     }
 
     func get(_ id: Int, token: String) -> Single<Hero> {
-        client.request(HeroMethod.get, HeroGetRequest(id: id, token: token))
+        client.request(Methods.Heroes.get, HeroGetRequest(id: id, token: token))
     }
 
     /// Polls `condition` (each poll real work, not a sleep) until it holds or `limit` passes.
@@ -105,7 +106,7 @@ final class HeroServiceProcess: Sendable {
         while ContinuousClock.now < end {
             if await condition() { return true }
             _ = try? await client.request(
-                SystemMethod.health, NoParameters(), as: HealthReport.self, deadline: .milliseconds(200)
+                Methods.System.health, deadline: .milliseconds(200)
             ).value
         }
         return await condition()
@@ -185,7 +186,7 @@ struct HeroCatalogIntegrationTests {
             #expect(all.items.count == min(all.total, 50))
             let first = try #require(all.items.first)
             #expect(try await heroes.get(first.id, token: token).value == first)
-            let stats: StatsReport = try await heroes.client.request(SystemMethod.stats, NoParameters()).value
+            let stats = try await heroes.client.request(Methods.System.stats).value
             #expect(stats.counters["heroes"]?["heroes"] == all.total)
         }
     }
@@ -221,18 +222,19 @@ struct HeroCatalogIntegrationTests {
             #expect(await errorCode(of: heroes.get(1, token: "")) == .unauthenticated)
             // The token is checked first: a body without one is unauthenticated, not a bad request
             // for the missing `token` (or `query`, or `id`).
-            for method in [HeroMethod.search, HeroMethod.get] {
+            for method in [Methods.Heroes.search.name, Methods.Heroes.get.name] {
                 let refusal = await errorCode(
                     of: heroes.client.request(method, NoParameters(), as: HeroSearchResponse.self))
                 #expect(refusal == .unauthenticated, "\(method)")
             }
             // With a good token (a body of only `{"token": …}`), the missing query is the bad request.
             let missingQuery = await errorCode(
-                of: heroes.client.request(HeroMethod.search, VerifyRequest(token: token), as: HeroSearchResponse.self))
+                of: heroes.client.request(
+                    Methods.Heroes.search.name, VerifyRequest(token: token), as: HeroSearchResponse.self))
             #expect(missingQuery == .badRequest)
             #expect(try await heroes.search("", token: token).value.total >= 1)
             let logout: LogoutResponse = try await auth.client.request(
-                AuthMethod.logout, LogoutRequest(token: token)
+                Methods.Auth.logout, LogoutRequest(token: token)
             ).value
             #expect(logout.revoked)
             let loggedOutAt = ContinuousClock.now
@@ -252,7 +254,7 @@ struct HeroCatalogIntegrationTests {
             let pages = Locked<[Int]>([])
             let failed = Locked<String?>(nil)
             let subscription = heroes.client.stream(
-                HeroMethod.watch, HeroWatchRequest(query: "hero", token: token), as: HeroSearchResponse.self
+                Methods.Heroes.watch, HeroWatchRequest(query: "hero", token: token)
             ).subscribe(
                 onNext: { page in pages.withLock { $0.append(page.total) } },
                 onError: { error in failed.withLock { $0 = "\(error)" } })
@@ -337,7 +339,7 @@ struct HeroCatalogIntegrationTests {
             let pages = Locked<Int>(0)
             let failure = Locked<ErrorCode?>(nil)
             let subscription = heroes.client.stream(
-                HeroMethod.watch, HeroWatchRequest(query: "", token: token), as: HeroSearchResponse.self
+                Methods.Heroes.watch, HeroWatchRequest(query: "", token: token)
             ).subscribe(
                 onNext: { _ in pages.withLock { $0 += 1 } },
                 onError: { error in failure.withLock { $0 = (error as? RemoteError)?.code } })
@@ -376,7 +378,7 @@ struct HeroCatalogIntegrationTests {
         let end = ContinuousClock.now + .seconds(10)
         while ContinuousClock.now < end {
             health = try? await heroes.client.request(
-                SystemMethod.health, NoParameters(), as: HealthReport.self
+                Methods.System.health
             ).value
             if health?.status == .degraded { break }
         }

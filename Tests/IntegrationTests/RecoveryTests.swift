@@ -53,15 +53,15 @@ struct RecoveryTests {
         try await withRecoveryStack { stack in
             let phone = "137" + randomDigits(8)
             try await stack.register(phone)
-            let login = GatewayFlowSession(stack.client, GatewayMethod.login, FlowParameters())
+            let login = GatewayFlowSession(stack.client, Methods.Flow.login, FlowParameters())
             defer { login.close() }
             #expect(
                 await login.next(5, within: .seconds(15)) == [
                     "phone: empty ", "password: empty ", "loginEnabled: false", "loggingIn: false", "tip: ",
                 ])
-            login.send(.text("phone", phone))
+            login.send(.text(.phone, phone))
             #expect(await login.next(1, within: .seconds(15)) == ["phone: ok "])
-            login.send(.text("password", "secret1"))
+            login.send(.text(.password, "secret1"))
             #expect(await login.next(2, within: .seconds(15)) == ["password: ok ", "loginEnabled: true"])
 
             let killed = ContinuousClock.now
@@ -85,7 +85,7 @@ struct RecoveryTests {
                 "RECOVERY validation_killed_to_network_error=\(seconds(shown))"
                     + " validation_answering_to_recovered=\(seconds(recovered))"
                     + " validation_restart_to_recovered=\(seconds(ContinuousClock.now - spawned))")
-            login.send(.tap("loginTap"))
+            login.send(.tap(.loginTap))
             let tapped = await login.next(3, within: .seconds(15))
             #expect(tapped.first == "loggingIn: true")
             #expect(tapped.last?.hasPrefix("tip: login.ok 登录成功，用户名:\(phone)，标识符:") == true, "\(tapped)")
@@ -100,9 +100,9 @@ struct RecoveryTests {
         try await withRecoveryStack { stack in
             let existing = "old" + randomDigits(9)
             try await stack.register(existing)
-            let register = GatewayFlowSession(stack.client, GatewayMethod.register, FlowParameters())
+            let register = GatewayFlowSession(stack.client, Methods.Flow.register, FlowParameters())
             defer { register.close() }
-            let signin = GatewayFlowSession(stack.client, GatewayMethod.signin, FlowParameters())
+            let signin = GatewayFlowSession(stack.client, Methods.Flow.signin, FlowParameters())
             defer { signin.close() }
             #expect(await register.next(7, within: .seconds(15)).count == 7)
             #expect(
@@ -113,8 +113,8 @@ struct RecoveryTests {
             stack.auth.child.send(SIGKILL)
             #expect(await stack.auth.child.waitForExit(timeout: .seconds(10)) == .signaled(SIGKILL))
             let networkError = "username: failed network.error 网络或数据解析错误！"
-            register.send(.text("username", "new" + randomDigits(9)))
-            signin.send(.text("username", existing))
+            register.send(.text(.username, "new" + randomDigits(9)))
+            signin.send(.text(.username, existing))
             let registerDown = await register.next(until: networkError, within: .seconds(20))
             #expect(registerDown.last == networkError, "\(registerDown)")
             let signinDown = await signin.next(until: networkError, within: .seconds(20))
@@ -163,10 +163,10 @@ struct RecoveryTests {
                 in: StateDirectory(creating: stack.cliStateHome + "/reactive-login/gateway-cli"))
             let searched = DispatchSemaphore(value: 0)
             var handlers = RemoteHandlers()
-            handlers.request(HeroMethod.search) { (_: HeroSearchRequest) -> Single<HeroSearchResponse> in
+            handlers.handle(Methods.Heroes.search) { (_: HeroSearchRequest) -> Single<HeroSearchResponse> in
                 Single<HeroSearchResponse>.never().do(onSubscribed: { searched.signal() })
             }
-            handlers.request(SystemMethod.health) { (_: NoParameters) in
+            handlers.handle(Methods.System.health) { (_: NoParameters) in
                 Single.just(HealthReport(service: "heroes", version: "0", status: .ready, reasons: []))
             }
             let context = try Context()

@@ -515,8 +515,7 @@ struct StackOutageTests {
             // The gateway's `signin` command needs only auth-service (the other test of the suite may
             // have validation-service down at this moment).
             let session = try await stack.client.request(
-                GatewayMethod.signinCommand, SigninCommand(username: username, password: "secret1"),
-                as: CommandResult.self
+                Methods.Command.signin, SigninCommand(username: username, password: "secret1")
             ).value
             let token = try #require(session.token, "\(session)")
             stack.heroes.child.send(SIGKILL)

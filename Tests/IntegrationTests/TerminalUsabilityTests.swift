@@ -76,13 +76,11 @@ struct TerminalUsabilityTests {
             let name = "u" + randomDigits(9)
             try await stack.register(name)
             let signed = try await stack.client.request(
-                GatewayMethod.signinCommand, SigninCommand(username: name, password: "secret1"),
-                as: CommandResult.self
+                Methods.Command.signin, SigninCommand(username: name, password: "secret1")
             ).value
             let token = try #require(signed.token)
             let all = try await stack.client.request(
-                GatewayMethod.heroesSearch, HeroesCommand(token: token, offset: 0, limit: 500, locale: .en),
-                as: HeroesCommandResult.self
+                Methods.Command.heroesSearch, HeroesCommand(token: token, offset: 0, limit: 500, locale: .en)
             ).value
             #expect(all.total > 50, "the catalog has more than one page")
             let last = try #require(all.heroes.last)

@@ -38,12 +38,12 @@ struct ThrottlingIntegrationTests {
     private func attack(_ stack: GatewayStack, _ directory: TemporaryDirectory) async throws {
         let phone = "13800138077"
         let made: CommandResult = try await stack.client.request(
-            GatewayMethod.registerCommand, RegisterCommand(username: phone, password: "secret1", locale: .en)
+            Methods.Command.register, RegisterCommand(username: phone, password: "secret1", locale: .en)
         ).value
         #expect(made.ok, "\(made)")
         // The owner logs in once from its device and keeps the token the login answers.
         let first: CommandResult = try await stack.client.request(
-            GatewayMethod.loginCommand, LoginCommand(phone: phone, password: "secret1", locale: .en)
+            Methods.Command.login, LoginCommand(phone: phone, password: "secret1", locale: .en)
         ).value
         #expect(first.ok, "\(first)")
         let deviceToken = try #require(first.deviceToken)
@@ -68,7 +68,7 @@ struct ThrottlingIntegrationTests {
                     curve: RemoteClient.Curve(serverKey: gatewayKey, keys: try CurveKeyPair.generate())))
             for guess in 0..<perConnection {
                 let answer: CommandResult = try await attacker.request(
-                    GatewayMethod.loginCommand,
+                    Methods.Command.login,
                     LoginCommand(phone: phone, password: "guess-\(connection)-\(guess)", locale: .en)
                 ).value
                 codes.append(answer.code)
@@ -99,12 +99,12 @@ struct ThrottlingIntegrationTests {
                 endpoints: [stack.gateway.endpoint], deadline: .seconds(10), name: "owner-phone",
                 curve: RemoteClient.Curve(serverKey: gatewayKey, keys: try CurveKeyPair.generate())))
         let refused: CommandResult = try await ownerElsewhere.request(
-            GatewayMethod.loginCommand, LoginCommand(phone: phone, password: "secret1", locale: .en)
+            Methods.Command.login, LoginCommand(phone: phone, password: "secret1", locale: .en)
         ).value
         #expect(refused.code == .loginThrottled, "\(refused)")
         // …but the owner's device logs in, from a new connection as from its old one.
         let again: CommandResult = try await ownerElsewhere.request(
-            GatewayMethod.loginCommand,
+            Methods.Command.login,
             LoginCommand(phone: phone, password: "secret1", locale: .en, deviceToken: deviceToken)
         ).value
         #expect(again.ok, "\(again)")
@@ -112,7 +112,8 @@ struct ThrottlingIntegrationTests {
         await ownerElsewhere.stop()
 
         // auth-service's own count agrees: only those guesses were verified.
-        let stats: StatsReport = try await stack.auth.client.request(SystemMethod.stats, NoParameters()).value
+        let stats: StatsReport = try await stack.auth.client.request(Methods.System.stats)
+            .value
         let auth = stats.counters["auth"] ?? [:]
         #expect(auth["failed_logins"] == reached)
         #expect(auth["budget_spent"] == throttled + 1)
@@ -181,7 +182,7 @@ struct ThrottlingIntegrationTests {
         deviceToken: String? = nil
     ) async throws -> LoginResponse {
         try await client.request(
-            AuthMethod.login,
+            Methods.Auth.login,
             LoginRequest(username: name, password: password, client: end, deviceToken: deviceToken)
         ).value
     }

@@ -60,11 +60,11 @@ private func withStack(
 }
 
 extension RemoteClient {
-    fileprivate func validate<Request: Encodable & Sendable>(_ method: String, _ request: Request)
+    fileprivate func validate<Request>(_ method: RequestMethod<Request, ValidationResult>, _ request: Request)
         async throws
         -> ValidationResult
     {
-        try await self.request(method, request, as: ValidationResult.self).value
+        try await self.request(method, request).value
     }
 }
 
@@ -78,7 +78,7 @@ private final class FieldsSession {
     init(_ client: RemoteClient, _ parameters: FieldsParameters = FieldsParameters()) {
         let (stream, continuation) = AsyncStream<Event<FieldResult>>.makeStream()
         subscription = client.channel(
-            ValidationMethod.fields, parameters, input: edits.asObservable(), as: FieldResult.self,
+            Methods.Validation.fields, parameters, input: edits.asObservable(),
             deadline: .seconds(30)
         ).subscribe { event in
             continuation.yield(event)
@@ -139,7 +139,7 @@ struct ValidationRequestIntegrationTests {
             ]
             for (text, expected) in phones {
                 #expect(
-                    try await client.validate(ValidationMethod.phone, PhoneValidationRequest(text: text))
+                    try await client.validate(Methods.Validation.phone, PhoneValidationRequest(text: text))
                         == expected)
             }
             let passwords: [(String, PasswordPurpose, ValidationResult)] = [
@@ -149,7 +149,7 @@ struct ValidationRequestIntegrationTests {
             ]
             for (text, purpose, expected) in passwords {
                 let request = PasswordValidationRequest(text: text, purpose: purpose)
-                #expect(try await client.validate(ValidationMethod.password, request) == expected)
+                #expect(try await client.validate(Methods.Validation.password, request) == expected)
             }
             let repeats: [(String, String, ValidationResult)] = [
                 ("secret1", "", .empty), ("secret1", "secret1", .ok()),
@@ -157,11 +157,11 @@ struct ValidationRequestIntegrationTests {
             ]
             for (password, repeated, expected) in repeats {
                 let request = RepeatValidationRequest(password: password, repeat: repeated)
-                #expect(try await client.validate(ValidationMethod.repeat, request) == expected)
+                #expect(try await client.validate(Methods.Validation.repeat, request) == expected)
             }
             // The exact body: a code and its parameters, never text.
             let body = try await client.request(
-                ValidationMethod.password, PasswordValidationRequest(text: "abc", purpose: .register),
+                Methods.Validation.password.name, PasswordValidationRequest(text: "abc", purpose: .register),
                 as: JSONValue.self
             ).value
             #expect(
@@ -172,7 +172,7 @@ struct ValidationRequestIntegrationTests {
                     ]))
             let malformed = await errorCode(
                 of: client.request(
-                    ValidationMethod.password, AnyParameters(members: ["text": .string("x")]),
+                    Methods.Validation.password.name, AnyParameters(members: ["text": .string("x")]),
                     as: ValidationResult.self))
             #expect(malformed == .badRequest)
         }
@@ -192,7 +192,8 @@ struct ValidationRequestIntegrationTests {
             ]
             for (text, purpose, expected) in cases {
                 let request = UsernameValidationRequest(text: text, purpose: purpose)
-                #expect(try await client.validate(ValidationMethod.username, request) == expected, "\(text)")
+                #expect(
+                    try await client.validate(Methods.Validation.username, request) == expected, "\(text)")
             }
         }
     }
@@ -203,15 +204,15 @@ struct ValidationRequestIntegrationTests {
             let client = stack.validation.client
             #expect(
                 try await client.validate(
-                    ValidationMethod.username, UsernameValidationRequest(text: "ab", purpose: .register))
+                    Methods.Validation.username, UsernameValidationRequest(text: "ab", purpose: .register))
                     == .failed(.usernameShort, ["n": "3"]))
             #expect(
                 try await client.validate(
-                    ValidationMethod.username, UsernameValidationRequest(text: "abc", purpose: .register))
+                    Methods.Validation.username, UsernameValidationRequest(text: "abc", purpose: .register))
                     == .ok(.usernameAvailable))
             #expect(
                 try await client.validate(
-                    ValidationMethod.password,
+                    Methods.Validation.password,
                     PasswordValidationRequest(text: "123456789", purpose: .register))
                     == .failed(.passwordMin, ["n": "10"]))
         }
@@ -291,12 +292,12 @@ struct ValidationOperationsIntegrationTests {
             for purpose in UsernamePurpose.allCases {
                 let request = UsernameValidationRequest(text: "anyone_at_all", purpose: purpose)
                 #expect(
-                    try await client.validate(ValidationMethod.username, request) == .failed(.networkError))
+                    try await client.validate(Methods.Validation.username, request) == .failed(.networkError))
             }
             // Rules that need no lookup still answer.
             #expect(
                 try await client.validate(
-                    ValidationMethod.username, UsernameValidationRequest(text: "abc", purpose: .register))
+                    Methods.Validation.username, UsernameValidationRequest(text: "abc", purpose: .register))
                     == .failed(.usernameShort, ["n": "6"]))
             let session = FieldsSession(client)
             session.send(.username, "someone_new")
@@ -307,12 +308,12 @@ struct ValidationOperationsIntegrationTests {
                 ])
             session.close()
             // The probe ran at start-up with the same deadline as the lookups above, so it has failed.
-            let health = try await client.request(SystemMethod.health, NoParameters(), as: HealthReport.self)
+            let health = try await client.request(Methods.System.health)
                 .value
             #expect(health.status == .degraded)
             #expect(health.ready)
             #expect(health.reasons.first?.contains("auth-service") == true)
-            let stats = try await client.request(SystemMethod.stats, NoParameters(), as: StatsReport.self)
+            let stats = try await client.request(Methods.System.stats)
                 .value
             #expect((stats.counters["username_checks"]?["checks_failed"] ?? 0) >= 3)
             #expect(await validation.stop() == .exited(0))
@@ -327,19 +328,20 @@ struct ValidationOperationsIntegrationTests {
     func statsCheckAndDrain() async throws {
         try await withStack { stack, directory throws in
             let client = stack.validation.client
-            _ = try await client.validate(ValidationMethod.phone, PhoneValidationRequest(text: "13800138000"))
+            _ = try await client.validate(
+                Methods.Validation.phone, PhoneValidationRequest(text: "13800138000"))
             let session = FieldsSession(client)
             session.send(.phone, "1")
             _ = await session.next()
             #expect(await session.finish() == [])
-            let stats = try await client.request(SystemMethod.stats, NoParameters(), as: StatsReport.self)
+            let stats = try await client.request(Methods.System.stats)
                 .value
             #expect(stats.service == "validation")
             #expect(stats.counters["validation"]?["requests"] == 1)
             #expect(stats.counters["validation"]?["channels_opened"] == 1)
             #expect(stats.counters["validation"]?["edits"] == 1)
             #expect(stats.counters["transport"] != nil)
-            let health = try await client.request(SystemMethod.health, NoParameters(), as: HealthReport.self)
+            let health = try await client.request(Methods.System.health)
                 .value
             #expect(health.status == .ready)
 
@@ -410,7 +412,7 @@ struct ValidationOperationsIntegrationTests {
                     authState.file("curve.pub"),
                 ], in: directory, name: "validation", executable: "validation-service")
             let request = UsernameValidationRequest(text: "curve_user", purpose: .register)
-            let result = try? await validation.client.validate(ValidationMethod.username, request)
+            let result = try? await validation.client.validate(Methods.Validation.username, request)
             #expect(result == .failed(.usernameExists), "log:\n\(validation.log)")
             #expect(await validation.stop() == .exited(0))
         } catch {

@@ -8,7 +8,7 @@ import Testing
 /// A stand-in gateway: records each channel it opens, the inputs each receives and when it closes.
 final class FakeGateway: Sendable {
     struct Opened: Sendable, Equatable {
-        var flow: String
+        var flow: FlowMethod
         var parameters: FlowParameters
         var inputs: [FlowInput] = []
         var closed = false
@@ -17,9 +17,11 @@ final class FakeGateway: Sendable {
     let channels = Mutex<[Opened]>([])
     let outputs = PublishSubject<FlowOutput>()
 
-    func open(_ flow: String, _ parameters: FlowParameters, _ inputs: Observable<FlowInput>) -> Observable<
-        FlowOutput
-    > {
+    func open(_ flow: FlowMethod, _ parameters: FlowParameters, _ inputs: Observable<FlowInput>)
+        -> Observable<
+            FlowOutput
+        >
+    {
         Observable.create { [self] observer in
             let index = channels.withLock { channels in
                 channels.append(Opened(flow: flow, parameters: parameters))
@@ -72,7 +74,7 @@ struct ChannelSlotTests {
         carryOut(navigator.handle(.character("a"), height: 24))
         carryOut(navigator.handle(.tab, height: 24))
         carryOut(navigator.handle(.character("p"), height: 24))
-        gateway.outputs.onNext(FlowOutput(output: "session", name: "a", token: "tk"))
+        gateway.outputs.onNext(FlowOutput(.session, name: "a", token: "tk"))
         drain()
         #expect(navigator.current == .heroes(token: "tk"))
         carryOut(navigator.handle(.character("x"), height: 24))
@@ -82,15 +84,15 @@ struct ChannelSlotTests {
         #expect(
             gateway.channels.withLock { $0 } == [
                 FakeGateway.Opened(
-                    flow: GatewayMethod.signin, parameters: FlowParameters(locale: .en),
-                    inputs: [.text("username", "a"), .text("password", "p")], closed: true),
+                    flow: Methods.Flow.signin, parameters: FlowParameters(locale: .en),
+                    inputs: [.text(.username, "a"), .text(.password, "p")], closed: true),
                 FakeGateway.Opened(
-                    flow: GatewayMethod.heroes, parameters: FlowParameters(locale: .en, token: "tk"),
-                    inputs: [.text("searchText", ""), .text("searchText", "x")], closed: true),
+                    flow: Methods.Flow.heroes, parameters: FlowParameters(locale: .en, token: "tk"),
+                    inputs: [.text(.searchText, ""), .text(.searchText, "x")], closed: true),
                 FakeGateway.Opened(
-                    flow: GatewayMethod.signin, parameters: FlowParameters(locale: .en), closed: true),
+                    flow: Methods.Flow.signin, parameters: FlowParameters(locale: .en), closed: true),
             ])
-        slot.send(.tap("loginTap"))  // No channel: dropped, not fatal.
+        slot.send(.tap(.loginTap))  // No channel: dropped, not fatal.
     }
 
     @Test("a failing channel becomes one failed item for its generation")
@@ -98,7 +100,7 @@ struct ChannelSlotTests {
         struct Unreachable: Error {}
         let queue = OutputQueue()
         let slot = ChannelSlot(queue: queue) { _, _, _ in Observable.error(Unreachable()) }
-        slot.switchTo(flow: GatewayMethod.login, parameters: FlowParameters(), generation: 4)
+        slot.switchTo(flow: Methods.Flow.login, parameters: FlowParameters(), generation: 4)
         let items = queue.drain()
         #expect(items.count == 1)
         if case .failed(let generation, let reason) = items.first {

@@ -8,13 +8,13 @@ struct FlowScreenTests {
     @Test("register: per-field results in colour, fields disabled per passwordEnabled/repeatEnabled")
     func register() {
         var screen = FormScreen.register()
-        apply(&screen, flag("passwordEnabled", false), flag("repeatEnabled", false))
+        apply(&screen, flag(.passwordEnabled, false), flag(.repeatEnabled, false))
         #expect(
             type(&screen, "ann") == [
-                .send(.text("username", "a")), .send(.text("username", "an")),
-                .send(.text("username", "ann")),
+                .send(.text(.username, "a")), .send(.text(.username, "an")),
+                .send(.text(.username, "ann")),
             ])
-        apply(&screen, result("username", .failed, "用户名长度至少6个字符"))
+        apply(&screen, result(.username, .failed, "用户名长度至少6个字符"))
         var frame = screen.render(context())
         #expect(frame.text[2] == "> 用户名    [ann                             ]")
         #expect(frame.text[3] == "            [x] 用户名长度至少6个字符")
@@ -27,11 +27,11 @@ struct FlowScreenTests {
         #expect(screen.fields[1].unsent)
         #expect(screen.render(context()).text[4] == "> 密码      [*...............................]")
         #expect(
-            apply(&screen, result("username", .ok, "用户名可用"), flag("passwordEnabled", true)) == [
-                .send(.text("password", "x"))
+            apply(&screen, result(.username, .ok, "用户名可用"), flag(.passwordEnabled, true)) == [
+                .send(.text(.password, "x"))
             ])
         #expect(!screen.fields[1].unsent)
-        #expect(type(&screen, "y") == [.send(.text("password", "xy"))])
+        #expect(type(&screen, "y") == [.send(.text(.password, "xy"))])
         frame = screen.render(context())
         #expect(frame.text[3] == "            [ok] 用户名可用")
         #expect(span(frame.lines[3], containing: "用户名可用")?.style.color == .green)
@@ -42,16 +42,16 @@ struct FlowScreenTests {
     @Test("register: a validating username shows the spinner; the button and spinner while registering")
     func registering() {
         var screen = FormScreen.register()
-        apply(&screen, result("username", .validating, "正在检查用户名…"))
+        apply(&screen, result(.username, .validating, "正在检查用户名…"))
         #expect(screen.render(context(frame: 1)).text[3] == "            [/] 正在检查用户名…")
-        apply(&screen, flag("registerEnabled", true), flag("registering", true))
+        apply(&screen, flag(.registerEnabled, true), flag(.registering, true))
         #expect(screen.render(context()).text[9] == "            < 注册 >  | 请稍候…")
     }
 
     @Test("register: the alert shows as a banner until a key, which does nothing else")
     func alert() {
         var screen = FormScreen.register()
-        apply(&screen, FlowOutput(output: "alert", code: "register.ok", message: "注册成功", kind: "success"))
+        apply(&screen, FlowOutput(.alert, code: "register.ok", message: "注册成功", kind: .success))
         var frame = screen.render(context())
         let banner = row(frame, containing: "注册成功")
         #expect(banner?.text == " [ok] 注册成功 ")
@@ -61,7 +61,7 @@ struct FlowScreenTests {
         #expect(screen.fields[0].text.isEmpty)
         frame = screen.render(context())
         #expect(row(frame, containing: "注册成功") == nil)
-        apply(&screen, FlowOutput(output: "alert", message: "注册失败", kind: "failure"))
+        apply(&screen, FlowOutput(.alert, message: "注册失败", kind: .failure))
         #expect(row(screen.render(context()), containing: "注册失败")?.text == " [!] 注册失败 ")
         #expect(press(&screen, .interrupt) == [.quit])
     }
@@ -70,40 +70,40 @@ struct FlowScreenTests {
     func signin() {
         var screen = FormScreen.signin()
         _ = type(&screen, "ann")
-        apply(&screen, result("username", .failed, "用户名不存在"), flag("loginEnabled", false))
+        apply(&screen, result(.username, .failed, "用户名不存在"), flag(.loginEnabled, false))
         var frame = screen.render(context())
         #expect(frame.text[2] == "> 用户名  [ann                             ]")
         #expect(frame.text[3] == "          [x] 用户名不存在")
         #expect(frame.text[4] == "  密码    [                                ]")
         #expect(frame.text[6] == "          ( 登录 )")
         press(&screen, .tab)
-        #expect(type(&screen, "pw") == [.send(.text("password", "p")), .send(.text("password", "pw"))])
-        apply(&screen, flag("loginEnabled", true), flag("loggingIn", true))
+        #expect(type(&screen, "pw") == [.send(.text(.password, "p")), .send(.text(.password, "pw"))])
+        apply(&screen, flag(.loginEnabled, true), flag(.loggingIn, true))
         frame = screen.render(context())
         #expect(frame.text[4] == "> 密码    [**                              ]")
         #expect(frame.text[6] == "          < 登录 >  | 请稍候…")
-        let actions = apply(&screen, FlowOutput(output: "session", name: "ann", token: "t0k"))
+        let actions = apply(&screen, FlowOutput(.session, name: "ann", token: "t0k"))
         #expect(actions == [.show(.heroes(token: "t0k"))])
     }
 
     @Test("numbers: a, b, c send their text; the sum or the overflow message shows")
     func numbers() {
         var screen = FormScreen.numbers()
-        #expect(type(&screen, "1") == [.send(.text("a", "1"))])
+        #expect(type(&screen, "1") == [.send(.text(.a, "1"))])
         press(&screen, .enter)
-        #expect(type(&screen, "2") == [.send(.text("b", "2"))])
+        #expect(type(&screen, "2") == [.send(.text(.b, "2"))])
         press(&screen, .tab)
-        #expect(type(&screen, "x") == [.send(.text("c", "x"))])
+        #expect(type(&screen, "x") == [.send(.text(.c, "x"))])
         press(&screen, .tab)
         #expect(screen.focus == 0)
-        apply(&screen, FlowOutput(output: "sum", number: 3))
+        apply(&screen, FlowOutput(.sum, number: 3))
         var frame = screen.render(context())
         #expect(frame.text[2] == "> a  [1                               ]")
         #expect(frame.text[3] == "  b  [2                               ]")
         #expect(frame.text[4] == "  c  [x                               ]")
         #expect(frame.text[6] == "  和：3")
         #expect(span(frame.lines[6], containing: "3")?.style.color == .green)
-        apply(&screen, FlowOutput(output: "sum", code: "numbers.overflow", message: "数值溢出"))
+        apply(&screen, FlowOutput(.sum, code: "numbers.overflow", message: "数值溢出"))
         frame = screen.render(context())
         #expect(frame.text[6] == "  和：[x] 数值溢出")
         #expect(span(frame.lines[6], containing: "数值溢出")?.style.color == .red)
@@ -119,9 +119,9 @@ struct HeroesAndMenuTests {
     func render() {
         var screen = HeroesScreen(token: "t")
         apply(
-            &screen, FlowOutput(output: "heroes", heroes: Self.heroes),
-            FlowOutput(output: "total", number: 151),
-            flag("searching", true))
+            &screen, FlowOutput(.heroes, heroes: Self.heroes),
+            FlowOutput(.total, number: 151),
+            flag(.searching, true))
         var frame = screen.render(context())
         expectFits(frame, 80, 24)
         #expect(frame.text[0].hasPrefix(" 响应式登录 > 英雄列表 "))
@@ -131,8 +131,8 @@ struct HeroesAndMenuTests {
         #expect(frame.text[22] == "  英雄19  intro 19 second line")
         #expect(frame.cursor == Frame.Cursor(row: 2, column: 9))
         apply(
-            &screen, flag("searching", false),
-            FlowOutput(output: "error", code: "network.error", message: "网络或数据解析错误！"))
+            &screen, flag(.searching, false),
+            FlowOutput(.error, code: "network.error", message: "网络或数据解析错误！"))
         frame = screen.render(context())
         #expect(frame.text[2] == "> 搜索  [                                ]")
         #expect(frame.text[3] == "  共151个  [x] 网络或数据解析错误！")
@@ -141,7 +141,7 @@ struct HeroesAndMenuTests {
     @Test("Up/Down/PgUp/PgDn scroll with the selection always showing")
     func scrolling() {
         var screen = HeroesScreen(token: "t")
-        apply(&screen, FlowOutput(output: "heroes", heroes: Self.heroes))
+        apply(&screen, FlowOutput(.heroes, heroes: Self.heroes))
         press(&screen, .pageDown)
         #expect(screen.selection == 19)
         #expect(screen.render(context()).text[22].hasPrefix("> 英雄20 "))
@@ -161,7 +161,7 @@ struct HeroesAndMenuTests {
         // A new search text resets the selection.
         press(&screen, .down)
         _ = type(&screen, "a")
-        apply(&screen, FlowOutput(output: "heroes", heroes: Array(Self.heroes.prefix(2))))
+        apply(&screen, FlowOutput(.heroes, heroes: Array(Self.heroes.prefix(2))))
         #expect(screen.selection == 0)
         press(&screen, .pageDown)
         #expect(screen.selection == 1)
@@ -170,12 +170,12 @@ struct HeroesAndMenuTests {
     @Test("typing sends searchText; Esc goes back")
     func search() {
         var screen = HeroesScreen(token: "t")
-        #expect(type(&screen, "蝙蝠") == [.send(.text("searchText", "蝙")), .send(.text("searchText", "蝙蝠"))])
-        #expect(press(&screen, .backspace) == [.send(.text("searchText", "蝙"))])
+        #expect(type(&screen, "蝙蝠") == [.send(.text(.searchText, "蝙")), .send(.text(.searchText, "蝙蝠"))])
+        #expect(press(&screen, .backspace) == [.send(.text(.searchText, "蝙"))])
         #expect(screen.render(context()).text[2] == "> 搜索  [蝙                              ]")
         #expect(screen.render(context()).cursor == Frame.Cursor(row: 2, column: 11))
         #expect(press(&screen, .escape) == [.back])
-        apply(&screen, FlowOutput(output: "heroes", heroes: []))
+        apply(&screen, FlowOutput(.heroes, heroes: []))
         #expect(press(&screen, .down).isEmpty)
     }
 
@@ -194,6 +194,6 @@ struct HeroesAndMenuTests {
         #expect(press(&menu, .character("9")) == [.bell])
         #expect(press(&menu, .escape) == [.quit])
         #expect(press(&menu, .character("q")) == [.quit])
-        #expect(MenuScreen.entries.map(\.flow) == GatewayMethod.flows)
+        #expect(MenuScreen.entries.map(\.flow) == Methods.Flow.all)
     }
 }

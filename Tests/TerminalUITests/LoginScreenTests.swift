@@ -22,11 +22,11 @@ struct LoginScreenTests {
         var screen = FormScreen.login()
         #expect(
             type(&screen, "138") == [
-                .send(.text("phone", "1")), .send(.text("phone", "13")), .send(.text("phone", "138")),
+                .send(.text(.phone, "1")), .send(.text(.phone, "13")), .send(.text(.phone, "138")),
             ])
-        #expect(press(&screen, .backspace) == [.send(.text("phone", "13"))])
+        #expect(press(&screen, .backspace) == [.send(.text(.phone, "13"))])
         #expect(press(&screen, .tab).isEmpty)
-        #expect(type(&screen, "pw") == [.send(.text("password", "p")), .send(.text("password", "pw"))])
+        #expect(type(&screen, "pw") == [.send(.text(.password, "p")), .send(.text(.password, "pw"))])
         let frame = screen.render(context())
         #expect(frame.text[2] == "  手机号  [13                              ]")
         #expect(frame.text[4] == "> 密码    [**                              ]")
@@ -38,15 +38,15 @@ struct LoginScreenTests {
     func results() {
         var screen = FormScreen.login()
         apply(
-            &screen, result("phone", .failed, "号码长度不足"), result("password", .ok),
-            FlowOutput(output: "tip", message: "号码长度不足"))
+            &screen, result(.phone, .failed, "号码长度不足"), result(.password, .ok),
+            FlowOutput(.tip, message: "号码长度不足"))
         let frame = screen.render(context())
         #expect(frame.text[3] == "          [x] 号码长度不足")
         #expect(span(frame.lines[3], containing: "号码长度不足")?.style.color == .red)
         #expect(frame.text[5] == "          [ok] ")
         #expect(span(frame.lines[5], containing: "[ok]")?.style.color == .green)
         #expect(frame.text[9] == "  号码长度不足")
-        apply(&screen, FlowOutput(output: "tip", message: ""))
+        apply(&screen, FlowOutput(.tip, message: ""))
         #expect(screen.render(context()).text[9] == "")
     }
 
@@ -59,22 +59,22 @@ struct LoginScreenTests {
         var frame = screen.render(context())
         #expect(frame.text[7] == ">         ( 登录 )")
         #expect(span(frame.lines[7], containing: "登录")?.style.dim == true)
-        apply(&screen, flag("loginEnabled", true))
+        apply(&screen, flag(.loginEnabled, true))
         frame = screen.render(context())
         #expect(frame.text[7] == ">         < 登录 >")
         #expect(span(frame.lines[7], containing: "登录")?.style.reverse == true)
         #expect(frame.cursor == nil)
-        #expect(press(&screen, .enter) == [.send(.tap("loginTap"))])
+        #expect(press(&screen, .enter) == [.send(.tap(.loginTap))])
     }
 
     @Test("the spinner shows while loggingIn, one frame per tick")
     func spinner() {
         var screen = FormScreen.login()
-        apply(&screen, flag("loginEnabled", true), flag("loggingIn", true))
+        apply(&screen, flag(.loginEnabled, true), flag(.loggingIn, true))
         #expect(screen.render(context(frame: 0)).text[7] == "          < 登录 >  | 请稍候…")
         #expect(screen.render(context(frame: 1)).text[7] == "          < 登录 >  / 请稍候…")
         #expect(screen.render(context(frame: 2)).text[7] == "          < 登录 >  - 请稍候…")
-        apply(&screen, flag("loggingIn", false))
+        apply(&screen, flag(.loggingIn, false))
         #expect(screen.render(context()).text[7] == "          < 登录 >")
     }
 

@@ -14,20 +14,20 @@ struct NavigationAndLayoutTests {
         #expect(navigator.current == .signin)
         #expect(navigator.parameters(locale: .en) == FlowParameters(locale: .en, token: nil))
         let signinGeneration = navigator.generation
-        #expect(navigator.handle(.character("a"), height: 24) == [.send(.text("username", "a"))])
+        #expect(navigator.handle(.character("a"), height: 24) == [.send(.text(.username, "a"))])
         let effects = navigator.apply(
-            FlowOutput(output: "session", name: "ann", token: "t0k"), generation: signinGeneration)
+            FlowOutput(.session, name: "ann", token: "t0k"), generation: signinGeneration)
         // The hero list opens with the empty search: every hero.
-        #expect(effects == [.switchChannel, .send(.text("searchText", ""))])
+        #expect(effects == [.switchChannel, .send(.text(.searchText, ""))])
         #expect(navigator.current == .heroes(token: "t0k"))
         #expect(navigator.parameters(locale: .zhHans) == FlowParameters(locale: .zhHans, token: "t0k"))
         #expect(navigator.stack == [.menu, .signin, .heroes(token: "t0k")])
         // An output still in flight from the sign-in channel is dropped.
         #expect(
-            navigator.apply(FlowOutput(output: "heroes", heroes: []), generation: signinGeneration).isEmpty)
+            navigator.apply(FlowOutput(.heroes, heroes: []), generation: signinGeneration).isEmpty)
         #expect(
             navigator.apply(
-                FlowOutput(output: "total", number: 7), generation: navigator.generation
+                FlowOutput(.total, number: 7), generation: navigator.generation
             ).isEmpty)
         #expect(navigator.render(context()).text[3] == "  共7个")
         #expect(navigator.handle(.escape, height: 24) == [.switchChannel])
@@ -37,7 +37,7 @@ struct NavigationAndLayoutTests {
         #expect(navigator.current == .menu)
         // The menu's hero list reuses the last session's token.
         #expect(
-            navigator.handle(.character("4"), height: 24) == [.switchChannel, .send(.text("searchText", ""))])
+            navigator.handle(.character("4"), height: 24) == [.switchChannel, .send(.text(.searchText, ""))])
         #expect(navigator.current == .heroes(token: "t0k"))
         #expect(navigator.handle(.interrupt, height: 24) == [.quit])
         #expect(navigator.handle(.resize, height: 24).isEmpty)
@@ -71,23 +71,23 @@ struct NavigationAndLayoutTests {
 
     static let screens: [any ScreenModel] = {
         var login = FormScreen.login()
-        apply(&login, result("phone", .failed, "号码长度不足"), FlowOutput(output: "tip", message: "号码长度不足 密码长度不足"))
+        apply(&login, result(.phone, .failed, "号码长度不足"), FlowOutput(.tip, message: "号码长度不足 密码长度不足"))
         var register = FormScreen.register()
         apply(
-            &register, result("username", .ok, "用户名可用"),
-            FlowOutput(output: "alert", message: "注册成功", kind: "success"))
+            &register, result(.username, .ok, "用户名可用"),
+            FlowOutput(.alert, message: "注册成功", kind: .success))
         var heroes = HeroesScreen(token: "t")
         apply(
             &heroes,
             FlowOutput(
-                output: "heroes",
+                .heroes,
                 heroes: (1...60).map {
                     FlowHero(
                         id: $0, name: String(repeating: "蝙蝠侠", count: $0 % 5 + 1),
                         intro: String(repeating: "长介绍", count: 30))
-                }), FlowOutput(output: "total", number: 60))
+                }), FlowOutput(.total, number: 60))
         var numbers = FormScreen.numbers()
-        apply(&numbers, FlowOutput(output: "sum", number: Int.max))
+        apply(&numbers, FlowOutput(.sum, number: Int.max))
         return [MenuScreen(), login, register, FormScreen.signin(), heroes, numbers]
     }()
 
@@ -111,8 +111,8 @@ struct NavigationAndLayoutTests {
     func noColor() {
         var screen = FormScreen.register()
         apply(
-            &screen, result("username", .ok, "用户名可用"), result("password", .failed, "密码长度至少6个字符"),
-            FlowOutput(output: "alert", message: "注册失败", kind: "failure"))
+            &screen, result(.username, .ok, "用户名可用"), result(.password, .failed, "密码长度至少6个字符"),
+            FlowOutput(.alert, message: "注册失败", kind: .failure))
         let frame = screen.render(context(colors: false))
         #expect(frame.lines.allSatisfy { $0.spans.allSatisfy { $0.style.color == nil } })
         #expect(frame.text[3] == "            [ok] 用户名可用")
@@ -150,7 +150,7 @@ struct NavigationAndLayoutTests {
     @Test("control characters from the gateway show as spaces, never reach the terminal")
     func controlCharacters() {
         var screen = FormScreen.login()
-        apply(&screen, FlowOutput(output: "tip", message: "a\u{1B}[2Jb\nc\u{9B}d"))
+        apply(&screen, FlowOutput(.tip, message: "a\u{1B}[2Jb\nc\u{9B}d"))
         let frame = screen.render(context())
         #expect(frame.text[9] == "  a [2Jb c d")
         let all = frame.lines.flatMap(\.spans).map(\.text).joined()

@@ -25,7 +25,7 @@ struct ReconnectionTests {
         let effects = navigator.reconnected()
         #expect(
             effects == [
-                .switchChannel, .send(.text("username", "ann")), .send(.text("password", "secret1")),
+                .switchChannel, .send(.text(.username, "ann")), .send(.text(.password, "secret1")),
             ])
         #expect(navigator.generation == opened + 1)
         #expect(!navigator.unreachable)
@@ -60,7 +60,7 @@ struct ReconnectionTests {
         apply(&screen, UsabilityTests.page(3), UsabilityTests.page(2))
         _ = press(&screen, .character("h"))
         apply(&screen, FlowOutput(output: "error", message: "network error"))
-        #expect(screen.resume() == [.text("searchText", "h")])
+        #expect(screen.resume() == [.text(.searchText, "h")])
         #expect(screen.requestedPage == 0)
         #expect(screen.awaiting)
         #expect(screen.error.isEmpty)

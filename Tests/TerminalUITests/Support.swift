@@ -30,12 +30,13 @@ func press<Screen: ScreenModel>(_ screen: inout Screen, _ keys: Key..., height: 
 }
 
 /// A field result output.
-func result(_ output: String, _ state: ValidationResult.State, _ message: String = "") -> FlowOutput {
-    FlowOutput(output: output, state: state, message: message)
+func result(_ output: FlowOutput.Name, _ state: ValidationResult.State, _ message: String = "") -> FlowOutput
+{
+    FlowOutput(output, state: state, message: message)
 }
 
 /// A flag output.
-func flag(_ output: String, _ value: Bool) -> FlowOutput { FlowOutput(output: output, value: value) }
+func flag(_ output: FlowOutput.Name, _ value: Bool) -> FlowOutput { FlowOutput(output, value: value) }
 
 /// Checks that `frame` fills exactly `height` rows, none wider than `width`, cursor inside.
 func expectFits(

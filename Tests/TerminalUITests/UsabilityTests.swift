@@ -17,26 +17,26 @@ struct UsabilityTests {
         let heroes = (first..<min(total, first + size)).map {
             FlowHero(id: $0 + 1, name: "hero\($0 + 1)", intro: "intro \($0 + 1)")
         }
-        return FlowOutput(output: "heroes", heroes: heroes)
+        return FlowOutput(.heroes, heroes: heroes)
     }
 
     @Test("the hero list opens with the empty search, so every hero shows at once")
     func opensWithEveryHero() {
         let screen = HeroesScreen(token: "t")
-        #expect(screen.openingInputs == [.text("searchText", "")])
+        #expect(screen.openingInputs == [.text(.searchText, "")])
         #expect(FormScreen.login().openingInputs.isEmpty)
     }
 
     @Test("End reaches the 151st of 151: the pages under the selection and on screen are fetched")
     func pagingReachesEveryResult() {
         var screen = HeroesScreen(token: "t")
-        apply(&screen, Self.page(0), FlowOutput(output: "total", number: 151))
+        apply(&screen, Self.page(0), FlowOutput(.total, number: 151))
         #expect(screen.rowCount == 151)
         // End: the last page is asked for, then (once it is in) the page above it on screen.
-        #expect(press(&screen, .end) == [.send(.text("page", "3"))])
+        #expect(press(&screen, .end) == [.send(.text(.page, "3"))])
         #expect(screen.selection == 150)
         #expect(screen.render(context()).text[22].hasPrefix("> …"))  // until its page arrives
-        #expect(apply(&screen, Self.page(3)) == [.send(.text("page", "2"))])
+        #expect(apply(&screen, Self.page(3)) == [.send(.text(.page, "2"))])
         #expect(apply(&screen, Self.page(2)).isEmpty)
         let frame = screen.render(context())
         #expect(frame.text[4].hasPrefix("  hero133 "))
@@ -46,13 +46,13 @@ struct UsabilityTests {
         #expect(screen.selection == 150)
         #expect(press(&screen, .pageUp, .pageUp).isEmpty)
         #expect(screen.selection == 112)
-        #expect(press(&screen, .pageUp) == [.send(.text("page", "1"))])
+        #expect(press(&screen, .pageUp) == [.send(.text(.page, "1"))])
         #expect(screen.selection == 93)
         #expect(apply(&screen, Self.page(1)).isEmpty)
         #expect(screen.render(context()).text[4].hasPrefix("> hero94 "))
         #expect((0..<151).allSatisfy { screen.hero(at: $0)?.id == $0 + 1 })
         // A new text starts over at page 0, asked for with it.
-        #expect(type(&screen, "h") == [.send(.text("page", "0")), .send(.text("searchText", "h"))])
+        #expect(type(&screen, "h") == [.send(.text(.page, "0")), .send(.text(.searchText, "h"))])
         #expect(screen.selection == 0)
         #expect(screen.pages.keys.sorted() == [0])
     }
@@ -60,9 +60,9 @@ struct UsabilityTests {
     @Test("a gateway with smaller pages: its first page's size is the page size")
     func smallerPages() {
         var screen = HeroesScreen(token: "t")
-        apply(&screen, Self.page(0, of: 30, size: 10), FlowOutput(output: "total", number: 30))
+        apply(&screen, Self.page(0, of: 30, size: 10), FlowOutput(.total, number: 30))
         #expect(screen.pageSize == 10)
-        #expect(press(&screen, .end) == [.send(.text("page", "2"))])
+        #expect(press(&screen, .end) == [.send(.text(.page, "2"))])
     }
 
     @Test("columns use the terminal's width; a cut name or intro ends in …, CJK measured in columns")
@@ -72,7 +72,7 @@ struct UsabilityTests {
         apply(
             &screen,
             FlowOutput(
-                output: "heroes",
+                .heroes,
                 heroes: [
                     FlowHero(id: 1, name: "Kha'Zix the Voidreaver", intro: "short"),
                     FlowHero(id: 2, name: long, intro: String(repeating: "intro ", count: 30)),
@@ -116,7 +116,7 @@ struct UsabilityTests {
     @Test("register: the password and Tab before the repeat field is enabled keep the typed text")
     func typedAhead() {
         var screen = FormScreen.register()
-        apply(&screen, flag("passwordEnabled", false), flag("repeatEnabled", false))
+        apply(&screen, flag(.passwordEnabled, false), flag(.repeatEnabled, false))
         _ = type(&screen, "zhangsan")
         press(&screen, .tab)
         #expect(type(&screen, "123456").isEmpty)  // kept: the password field is not enabled yet
@@ -126,24 +126,24 @@ struct UsabilityTests {
         #expect(!type(&screen, "").contains(.bell))
         // The gateway enables the fields one after the other: each sends what was typed ahead.
         #expect(
-            apply(&screen, result("username", .ok), flag("passwordEnabled", true)) == [
-                .send(.text("password", "123456"))
+            apply(&screen, result(.username, .ok), flag(.passwordEnabled, true)) == [
+                .send(.text(.password, "123456"))
             ])
         #expect(
-            apply(&screen, result("password", .ok), flag("repeatEnabled", true)) == [
-                .send(.text("repeatPassword", "123456"))
+            apply(&screen, result(.password, .ok), flag(.repeatEnabled, true)) == [
+                .send(.text(.repeatPassword, "123456"))
             ])
-        apply(&screen, flag("registerEnabled", true))
+        apply(&screen, flag(.registerEnabled, true))
         // Enter on the last field taps the enabled button.
-        #expect(press(&screen, .enter) == [.send(.tap("registerTap"))])
+        #expect(press(&screen, .enter) == [.send(.tap(.registerTap))])
     }
 
     @Test("after a registration the password field is disabled, and so is the repeat field under it")
     func cascade() {
         var screen = FormScreen.register()
-        apply(&screen, flag("passwordEnabled", true), flag("repeatEnabled", true))
+        apply(&screen, flag(.passwordEnabled, true), flag(.repeatEnabled, true))
         #expect(screen.usable(1) && screen.usable(2))
-        apply(&screen, result("username", .failed, "用户名已存在"), flag("passwordEnabled", false))
+        apply(&screen, result(.username, .failed, "用户名已存在"), flag(.passwordEnabled, false))
         #expect(!screen.usable(1))
         #expect(!screen.usable(2))
         let frame = screen.render(context())
@@ -159,8 +159,8 @@ struct UsabilityTests {
         #expect(press(&screen, .enter).isEmpty)
         #expect(screen.buttonFocused)
         press(&screen, .backTab)
-        apply(&screen, flag("loginEnabled", true))
-        #expect(press(&screen, .enter) == [.send(.tap("loginTap"))])
+        apply(&screen, flag(.loginEnabled, true))
+        #expect(press(&screen, .enter) == [.send(.tap(.loginTap))])
         #expect(screen.focus == 1)
         // Not on the first field: Enter there moves on.
         press(&screen, .backTab)
@@ -205,10 +205,10 @@ struct UsabilityTests {
     @Test("a paste edits the focused field once; the menu and hero list never navigate on it")
     func pasteIntoScreens() {
         var login = FormScreen.login()
-        #expect(press(&login, .paste("138[3")) == [.send(.text("phone", "138[3"))])
+        #expect(press(&login, .paste("138[3")) == [.send(.text(.phone, "138[3"))])
         #expect(login.focus == 0)
         var heroes = HeroesScreen(token: "t")
-        #expect(press(&heroes, .paste("bat")) == [.send(.text("searchText", "bat"))])
+        #expect(press(&heroes, .paste("bat")) == [.send(.text(.searchText, "bat"))])
         var menu = MenuScreen()
         #expect(press(&menu, .paste("3")) == [.bell])
         var navigator = Navigator(endpoint: "e")
@@ -221,7 +221,7 @@ struct UsabilityTests {
         var login = FormScreen.login()
         let token = "tok-" + String(repeating: "0123456789abcdef", count: 6)
         apply(
-            &login, FlowOutput(output: "tip", message: "Login succeeded, user: 13800138000, token: " + token))
+            &login, FlowOutput(.tip, message: "Login succeeded, user: 13800138000, token: " + token))
         let frame = login.render(context(80, 24, .en))
         expectFits(frame, 80, 24)
         let text = frame.text.joined(separator: "\n")

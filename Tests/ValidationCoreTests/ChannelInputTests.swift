@@ -24,7 +24,7 @@ struct ChannelInputTests {
             context = try Context()
             var authHandlers = RemoteHandlers()
             let (subscribed, disposed) = (slowSubscribed, slowDisposed)
-            authHandlers.request(AuthMethod.exists) { (request: ExistsRequest) -> Single<ExistsResponse> in
+            authHandlers.handle(Methods.Auth.exists) { (request: ExistsRequest) -> Single<ExistsResponse> in
                 guard request.username == "slow_name" else { return .just(ExistsResponse(exists: false)) }
                 return Single<ExistsResponse>.never().do(
                     onSubscribed: { subscribed.signal() }, onDispose: { disposed.signal() })
@@ -92,7 +92,7 @@ struct ChannelInputTests {
             (
                 nil,
                 [
-                    try .open(stream: 1, method: ValidationMethod.fields, body: Array("{}".utf8)),
+                    try .open(stream: 1, method: Methods.Validation.fields.name, body: Array("{}".utf8)),
                     try .next(stream: 1, body: Self.edit("slow_name")), try .complete(stream: 1),
                 ], 1
             ),
@@ -113,7 +113,7 @@ struct ChannelInputTests {
             (
                 nil,
                 [
-                    try .open(stream: 2, method: ValidationMethod.fields, body: Array("{}".utf8)),
+                    try .open(stream: 2, method: Methods.Validation.fields.name, body: Array("{}".utf8)),
                     try .next(stream: 2, body: Self.edit("slow_name")),
                 ], 1
             ),

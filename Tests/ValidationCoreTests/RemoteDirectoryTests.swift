@@ -26,7 +26,7 @@ struct RemoteDirectoryTests {
         let slowSubscribed = DispatchSemaphore(value: 0)
         let slowDisposed = DispatchSemaphore(value: 0)
         var handlers = RemoteHandlers()
-        handlers.request(AuthMethod.exists) { (request: ExistsRequest) -> Single<ExistsResponse> in
+        handlers.handle(Methods.Auth.exists) { (request: ExistsRequest) -> Single<ExistsResponse> in
             guard request.username == "slow_name" else {
                 return .just(ExistsResponse(exists: request.username == "taken_name"))
             }

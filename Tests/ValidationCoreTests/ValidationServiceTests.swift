@@ -1,5 +1,6 @@
 import Contracts
 import Reactive
+import RemoteStreams
 import Testing
 import ValidationCore
 
@@ -8,6 +9,13 @@ import ValidationCore
 struct ValidationServiceTests {
     let service = ValidationService(
         rules: ValidationRules(), directory: SetDirectory(names: ["taken_name"]), lookupTimeout: .seconds(2))
+
+    @Test("registers the methods of its contract, Methods.Validation")
+    func registersItsContract() {
+        var handlers = RemoteHandlers()
+        service.register(into: &handlers)
+        #expect(handlers.names == Methods.Validation.all.map(\.name).sorted())
+    }
 
     @Test("validate.username answers the final result, without validating")
     func usernameRequest() async throws {

@@ -62,8 +62,8 @@ extension RemoteHandlers {
         health: HealthState, server: ServerReference,
         stats: @escaping @Sendable () async -> [String: [String: Int]]
     ) {
-        request(SystemMethod.health) { (_: NoParameters) in Single.just(health.report) }
-        request(SystemMethod.stats) { (_: NoParameters) in
+        handle(Methods.System.health) { (_: NoParameters) in Single.just(health.report) }
+        handle(Methods.System.stats) { (_: NoParameters) in
             Single.create { done in
                 let task = Task {
                     var counters = await stats()
@@ -124,8 +124,7 @@ public enum HealthCheck {
         defer { context.terminate() }
         let outcome: Outcome
         do {
-            let report = try await client.request(SystemMethod.health, NoParameters(), as: HealthReport.self)
-                .value
+            let report = try await client.request(Methods.System.health).value
             let reasons = report.reasons.isEmpty ? "" : " (" + report.reasons.joined(separator: "; ") + ")"
             outcome = Outcome(
                 exitCode: report.ready ? 0 : 1,

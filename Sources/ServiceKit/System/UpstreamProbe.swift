@@ -85,9 +85,7 @@ public enum UpstreamProbe {
     /// Why `upstream` is not ready, or nil when it is.
     static func reason(_ upstream: Upstream, deadline: Duration) async -> String? {
         do {
-            let report = try await upstream.client.request(
-                SystemMethod.health, NoParameters(), as: HealthReport.self, deadline: deadline
-            ).value
+            let report = try await upstream.client.request(Methods.System.health, deadline: deadline).value
             return report.ready
                 ? nil : "\(upstream.name) at \(upstream.endpoint) is \(report.status.rawValue)"
         } catch {

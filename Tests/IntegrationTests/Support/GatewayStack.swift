@@ -176,11 +176,11 @@ final class GatewayFlowSession {
     private let subscription: any Disposable
     private var reads = 0
 
-    init(_ client: RemoteClient, _ method: String, _ parameters: FlowParameters) {
+    init(_ client: RemoteClient, _ method: FlowMethod, _ parameters: FlowParameters) {
         let (stream, continuation) = AsyncStream<Item>.makeStream()
         self.continuation = continuation
         subscription = client.channel(
-            method, parameters, input: inputs.asObservable(), as: FlowOutput.self, deadline: .seconds(110)
+            method, parameters, input: inputs.asObservable(), deadline: .seconds(110)
         ).subscribe { event in
             continuation.yield(.event(event))
             if event.isStopEvent { continuation.finish() }

@@ -310,7 +310,7 @@ final class ServiceProcess: Sendable {
             }
             do {
                 let report = try await client.request(
-                    SystemMethod.health, NoParameters(), as: HealthReport.self, deadline: .milliseconds(300)
+                    Methods.System.health, deadline: .milliseconds(300)
                 ).value
                 if report.ready { return }
                 last = "status \(report.status.rawValue)"

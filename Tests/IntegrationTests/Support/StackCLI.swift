@@ -159,8 +159,7 @@ extension GatewayStack {
     /// own account, made without the CLI).
     func register(_ username: String, password: String = "secret1") async throws {
         let made = try await client.request(
-            GatewayMethod.registerCommand, RegisterCommand(username: username, password: password),
-            as: CommandResult.self
+            Methods.Command.register, RegisterCommand(username: username, password: password)
         ).value
         guard made.ok else { throw SupportError("cannot register \(username): \(made)") }
     }

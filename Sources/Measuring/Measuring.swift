@@ -1,5 +1,5 @@
-// What every benchmark program prints and measures the same way: the monotonic clock, the load
-// average, and numbers formatted for the side-by-side tables.
+// What the load generator and every benchmark program measure and print the same way: the
+// monotonic clock, the load average, and numbers formatted for reports and side-by-side tables.
 import Glibc
 
 /// The monotonic clock (`CLOCK_MONOTONIC`, as the C baseline uses), in nanoseconds.

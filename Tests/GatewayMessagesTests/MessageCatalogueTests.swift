@@ -1,5 +1,5 @@
 import Contracts
-import GatewayCore
+import GatewayMessages
 import Testing
 
 @Suite("MessageCatalogue", .timeLimit(.minutes(1)))

@@ -1,0 +1,112 @@
+/// How a method is called: the three interaction models of docs/PROTOCOL.md, each opened by its own
+/// frame type.
+public enum InteractionModel: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    /// Request/response: `REQUEST`, answered by one `NEXT` or one `ERROR`.
+    case request
+    /// Request/stream: `SUBSCRIBE`, answered by `NEXT`* then `COMPLETE` or `ERROR`.
+    case stream
+    /// Channel: `OPEN`; the client streams `NEXT`* in and the server streams `NEXT`* back.
+    case channel
+
+    /// The frame type that opens a call of this model.
+    @inlinable
+    public var openingType: FrameType {
+        switch self {
+        case .request: .request
+        case .stream: .subscribe
+        case .channel: .open
+        }
+    }
+
+    public var description: String { rawValue }
+}
+
+/// A method's descriptor: its name on the wire, the interaction model it is called with, and the
+/// Swift types of its bodies. A server registers a handler for a descriptor and a client calls it,
+/// so the name, the model and the body types cannot disagree between the two: calling a method
+/// with the wrong parameters, expecting the wrong answer, or subscribing to a request method does
+/// not compile.
+///
+/// ```swift
+/// let add = RequestMethod<Pair, Int>("math.add")
+/// handlers.handle(add) { pair in .just(pair.a + pair.b) }
+/// let sum = try await client.request(add, Pair(a: 2, b: 40)).value
+/// ```
+///
+/// The descriptors of this system's services are in `Contracts` (`Methods`).
+public protocol RemoteMethod: Sendable, Hashable, CustomStringConvertible {
+    /// The parameters: the opening frame's body.
+    associatedtype Parameters: Codable & Sendable
+
+    /// The interaction model every method of this kind is called with.
+    static var model: InteractionModel { get }
+
+    /// The method's name: 1–128 bytes of `[a-z0-9._-]`, e.g. `auth.login`.
+    var name: String { get }
+}
+
+extension RemoteMethod {
+    /// The interaction model this method is called with.
+    public var model: InteractionModel { Self.model }
+
+    /// E.g. `auth.login (request)`.
+    public var description: String { "\(name) (\(Self.model))" }
+}
+
+/// A request/response method: ``Parameters`` in, one ``Answer`` (or an error) out.
+public struct RequestMethod<Parameters: Codable & Sendable, Answer: Codable & Sendable>: RemoteMethod {
+    public static var model: InteractionModel { .request }
+
+    public let name: String
+
+    /// The method `name`, which must be a valid method name (1–128 bytes of `[a-z0-9._-]`).
+    public init(_ name: String) {
+        self.name = checkedMethodName(name)
+    }
+}
+
+/// A request/stream method: ``Parameters`` in, any number of ``Element``s out, then completion or
+/// an error.
+public struct StreamMethod<Parameters: Codable & Sendable, Element: Codable & Sendable>: RemoteMethod {
+    public static var model: InteractionModel { .stream }
+
+    public let name: String
+
+    /// The method `name`, which must be a valid method name (1–128 bytes of `[a-z0-9._-]`).
+    public init(_ name: String) {
+        self.name = checkedMethodName(name)
+    }
+}
+
+/// A channel method: opened with ``Parameters``; the client streams ``Input``s in and the server
+/// streams ``Output``s back.
+public struct ChannelMethod<
+    Parameters: Codable & Sendable, Input: Codable & Sendable, Output: Codable & Sendable
+>: RemoteMethod {
+    public static var model: InteractionModel { .channel }
+
+    public let name: String
+
+    /// The method `name`, which must be a valid method name (1–128 bytes of `[a-z0-9._-]`).
+    public init(_ name: String) {
+        self.name = checkedMethodName(name)
+    }
+}
+
+/// `name`, which must be a valid method name: a descriptor with a bad one is a programming error,
+/// caught where the descriptor is made rather than at the first call.
+private func checkedMethodName(_ name: String) -> String {
+    var name = name
+    let valid = name.withUTF8 { bytes in
+        (1...ProtocolLimits.maxMethodLength).contains(bytes.count)
+            && Frame.firstInvalidMethodByte(UnsafeRawBufferPointer(bytes)) == nil
+    }
+    precondition(valid, "method names are 1-128 bytes of [a-z0-9._-]: \(name)")
+    return name
+}
+
+/// The parameters of a method that takes none: `{}` on the wire.
+public struct NoParameters: Codable, Sendable, Hashable {
+    /// The empty parameters.
+    public init() {}
+}
