@@ -2,8 +2,9 @@
 // (like a user's code), printed side by side with RxSwift 6.10.2's figures measured on the same kind
 // of 2-core machine (see docs/BENCHMARKS.md for how those were obtained).
 //
-// Each scenario runs `rounds` times in this one process and reports the best round, so the ratios
-// printed come from one run.
+// Each scenario runs `rounds` times in a child process of its own (this program with `--result`),
+// so what one scenario leaves in the heap does not slow the next, and the best round is reported.
+// The ratios printed come from one run.
 //
 // With `--baseline PATH` (another build of this program, from an older commit: `make bench-reactive
 // BENCH_REACTIVE_BASELINE=<git ref>` builds one) the two programs are measured in the same run:
@@ -287,12 +288,13 @@ if let baseline {
     exit(0)
 }
 
-print("Reactive core benchmark: best of \(rounds) rounds, release build, separate module\n")
+print("Reactive core benchmark: best of \(rounds) rounds, release build, separate module,")
+print("each scenario in a child process of its own\n")
 print(
     padded("scenario", 54) + padded("count", 10) + padded("Reactive", 12) + padded("RxSwift", 10)
         + padded("RxSwift CMO", 13) + "ratio to CMO")
 for scenario in selected {
-    let rate = measure(scenario, rounds: rounds)
+    let rate = child(CommandLine.arguments[0], scenario: scenario.letter, rounds: rounds)
     print(
         padded(scenario.name, 54) + padded("\(scenario.events)", 10) + padded(megaPerSecond(rate), 12)
             + padded(megaPerSecond(scenario.rxSwift), 10) + padded(megaPerSecond(scenario.rxSwiftCMO), 13)

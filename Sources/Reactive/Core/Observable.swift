@@ -75,7 +75,7 @@ extension ObservableType {
         let handlers = EventHandlers<Element>(
             onNext: onNext, onError: onError, onCompleted: onCompleted, onEvent: nil)
         let subscription = ClosureSubscription<Element>(handlers, onDisposed: onDisposed)
-        subscription.upstream.assign(subscribe(subscription))
+        subscription.assign(subscribe(subscription))
         return subscription
     }
 
@@ -84,7 +84,7 @@ extension ObservableType {
     public func subscribe(_ on: @escaping @Sendable (Event<Element>) -> Void) -> any Disposable {
         let handlers = EventHandlers<Element>(onNext: nil, onError: nil, onCompleted: nil, onEvent: on)
         let subscription = ClosureSubscription<Element>(handlers, onDisposed: nil)
-        subscription.upstream.assign(subscribe(subscription))
+        subscription.assign(subscribe(subscription))
         return subscription
     }
 }
@@ -135,24 +135,40 @@ final class EventHandlers<Element: Sendable>: Sendable {
 /// the client's specialised code (through `any Disposable`, and the runtime's release), where a
 /// field of a generic type such as `Mutex<EventHandlers<Element>?>` would make the runtime look up
 /// its generic metadata on every call; so the handlers are held as `AnyObject` and cast back on the
-/// event path, which is specialised.
+/// event path, which is specialised. The upstream subscription and the handlers share one lock.
 @usableFromInline
 final class ClosureSubscription<Element: Sendable>: ObserverType, Cancelable {
-    /// The handlers until the subscription is disposed.
-    @usableFromInline let held: Mutex<HeldHandlers?>
+    @usableFromInline let state: Mutex<ClosureSubscriptionState>
+    @usableFromInline let disposed = Atomic<Bool>(false)
     @usableFromInline let grammar = GrammarCheck()
-    @usableFromInline let upstream = SingleAssignmentState()
     @usableFromInline let resourceScope: Resources.Scope?
 
     @inlinable
     init(_ handlers: EventHandlers<Element>, onDisposed: (@Sendable () -> Void)?) {
-        held = Mutex(HeldHandlers(handlers: handlers, onDisposed: onDisposed))
+        state = Mutex(ClosureSubscriptionState(held: HeldHandlers(handlers: handlers, onDisposed: onDisposed)))
         resourceScope = Resources.began()
     }
 
     @inlinable
     deinit {
-        if !upstream.isDisposed { Resources.ended(resourceScope) }
+        if !disposed.load(ordering: .relaxed) { Resources.ended(resourceScope) }
+    }
+
+    /// Stores the subscription to the source; if this one is already disposed, disposes it at once.
+    @inlinable
+    func assign(_ upstream: any Disposable) {
+        let accepted: Bool = state.withLock { state in
+            switch state.upstream {
+            case .empty:
+                state.upstream = .assigned(upstream)
+                return true
+            case .assigned:
+                preconditionFailure("A subscription's upstream can be assigned only once.")
+            case .released:
+                return false
+            }
+        }
+        if !accepted { upstream.dispose() }
     }
 
     @inlinable
@@ -160,27 +176,49 @@ final class ClosureSubscription<Element: Sendable>: ObserverType, Cancelable {
         let entry = grammar.begin(event, postTerminal: .report)
         if case .drop = entry { return }
         defer { grammar.end(entry) }
-        guard let handlers = held.withLock({ $0?.handlers }) else { return }
+        guard let handlers = state.withLock({ $0.held?.handlers }) else { return }
         // Only `init` stores the handlers, always an `EventHandlers<Element>`.
         unsafeDowncast(handlers, to: EventHandlers<Element>.self).on(event)
         if event.isStopEvent { dispose() }
     }
 
-    @inlinable var isDisposed: Bool { upstream.isDisposed }
+    @inlinable var isDisposed: Bool { disposed.load(ordering: .relaxed) }
 
     @inlinable
     func dispose() {
-        guard upstream.dispose() else { return }
+        guard !disposed.exchange(true, ordering: .acquiringAndReleasing) else { return }
         Resources.ended(resourceScope)
-        let released = held.withLock { held in
-            defer { held = nil }
-            return held
-        }
-        released?.onDisposed?()
+        let (upstream, held) = state.withLock { $0.release() }
+        upstream?.dispose()
+        held?.onDisposed?()
     }
 }
 
-/// What a ``ClosureSubscription`` releases on dispose; not nested in it, where it would be generic.
+/// The state of a ``ClosureSubscription``: the subscription to its source and the handlers, both
+/// given up on dispose. Not nested in the class, where it would be generic.
+@usableFromInline
+struct ClosureSubscriptionState: Sendable {
+    @usableFromInline var upstream = SingleAssignmentState.Slot.empty
+    /// The handlers until the subscription is disposed.
+    @usableFromInline var held: HeldHandlers?
+
+    @inlinable
+    init(held: HeldHandlers) {
+        self.held = held
+    }
+
+    /// Gives up the source's subscription and the handlers, for disposing outside the lock.
+    @inlinable
+    mutating func release() -> (upstream: (any Disposable)?, held: HeldHandlers?) {
+        let released: (any Disposable)?
+        if case .assigned(let disposable) = upstream { released = disposable } else { released = nil }
+        upstream = .released
+        defer { held = nil }
+        return (released, held)
+    }
+}
+
+/// What a ``ClosureSubscription`` releases on dispose.
 @usableFromInline
 struct HeldHandlers: Sendable {
     /// The subscription's `EventHandlers<Element>`.

@@ -110,8 +110,12 @@ final class CombineLatestSink<Values: Sendable, Result: Sendable>: Cancelable, E
 }
 
 /// Receives the events of one `combineLatest` source and hands them to the sink with its index.
+///
+/// A class, not a struct: the source holds it in an `AnyObserver`, whose closure then calls it with
+/// the object as its context, instead of copying (and retaining) a boxed struct's fields on every
+/// event.
 @usableFromInline
-struct CombineLatestObserver<Element: Sendable, Values: Sendable, Result: Sendable>: ObserverType {
+final class CombineLatestObserver<Element: Sendable, Values: Sendable, Result: Sendable>: ObserverType {
     @usableFromInline let sink: CombineLatestSink<Values, Result>
     @usableFromInline let index: Int
     @usableFromInline let store: @Sendable (inout Values, Element) -> Void
