@@ -98,10 +98,14 @@ struct ObserverBookkeepingTests {
         let composite = CompositeDisposable()
         let members = (0..<200).map { _ in BooleanDisposable() }
         let keys = members.map { composite.insert($0) }
-        for index in stride(from: 0, to: 200, by: 2) { if let key = keys[index] { composite.remove(for: key) } }
+        for index in stride(from: 0, to: 200, by: 2) {
+            if let key = keys[index] { composite.remove(for: key) }
+        }
         #expect(composite.count == 100)
         #expect(members.enumerated().allSatisfy { $0.element.isDisposed == ($0.offset % 2 == 0) })
-        for index in stride(from: 199, to: 0, by: -2) { if let key = keys[index] { composite.remove(for: key) } }
+        for index in stride(from: 199, to: 0, by: -2) {
+            if let key = keys[index] { composite.remove(for: key) }
+        }
         #expect(composite.count == 0)
         #expect(members.allSatisfy { $0.isDisposed })
     }

@@ -145,7 +145,8 @@ final class ClosureSubscription<Element: Sendable>: ObserverType, Cancelable {
 
     @inlinable
     init(_ handlers: EventHandlers<Element>, onDisposed: (@Sendable () -> Void)?) {
-        state = Mutex(ClosureSubscriptionState(held: HeldHandlers(handlers: handlers, onDisposed: onDisposed)))
+        state = Mutex(
+            ClosureSubscriptionState(held: HeldHandlers(handlers: handlers, onDisposed: onDisposed)))
         resourceScope = Resources.began()
     }
 
