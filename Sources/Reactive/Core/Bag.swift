@@ -12,8 +12,19 @@
 @usableFromInline
 struct Bag<Element> {
     /// One slot: its key, and its entry or nil where the entry was removed and the hole is not
-    /// squeezed out yet.
-    @usableFromInline typealias Slot = (key: UInt64, value: Element?)
+    /// squeezed out yet. A struct, not a tuple: the standard library's array code copies tuples of
+    /// an existential through the tuple's value witnesses.
+    @usableFromInline
+    struct Slot {
+        @usableFromInline let key: UInt64
+        @usableFromInline var value: Element?
+
+        @inlinable
+        init(key: UInt64, value: Element?) {
+            self.key = key
+            self.value = value
+        }
+    }
 
     /// The slots, in ascending key order.
     @usableFromInline var slots: ContiguousArray<Slot> = []
@@ -29,7 +40,7 @@ struct Bag<Element> {
     mutating func insert(_ value: Element) -> UInt64 {
         let key = nextKey
         nextKey &+= 1
-        slots.append((key, value))
+        slots.append(Slot(key: key, value: value))
         count += 1
         return key
     }
@@ -45,10 +56,11 @@ struct Bag<Element> {
         }
         guard low < slots.count, slots[low].key == key, let value = slots[low].value else { return nil }
         count -= 1
-        if count == 0 {
+        if low == slots.count - 1 {
+            slots.removeLast()  // the usual case of one entry; cheaper than removeAll
+            if count == 0, !slots.isEmpty { slots.removeAll(keepingCapacity: true) }
+        } else if count == 0 {
             slots.removeAll(keepingCapacity: true)
-        } else if low == slots.count - 1 {
-            slots.removeLast()
         } else {
             slots[low].value = nil
             let holes = slots.count - count
@@ -77,3 +89,4 @@ struct Bag<Element> {
 }
 
 extension Bag: Sendable where Element: Sendable {}
+extension Bag.Slot: Sendable where Element: Sendable {}
