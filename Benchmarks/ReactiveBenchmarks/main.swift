@@ -233,11 +233,11 @@ func padded(_ text: String, _ width: Int) -> String {
     text.count >= width ? text : text + String(repeating: " ", count: width - text.count)
 }
 
-/// Runs `executable` on one scenario and returns the rate from its `RESULT` line.
-func child(_ executable: String, scenario: Character, rounds: Int) -> Double {
+/// Runs `executable` on the scenarios `letters` and returns the rates from its `RESULT` lines.
+func childResults(_ executable: String, letters: String, rounds: Int) -> [Character: Double] {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = ["\(rounds)", String(scenario), "--result"]
+    process.arguments = ["\(rounds)", letters, "--result"]
     let output = Pipe()
     process.standardOutput = output
     do { try process.run() } catch {
@@ -246,15 +246,31 @@ func child(_ executable: String, scenario: Character, rounds: Int) -> Double {
     }
     let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     process.waitUntilExit()
-    let prefix = "RESULT scenario=\(scenario) rate="
-    guard process.terminationStatus == 0,
-        let line = text.split(separator: "\n").first(where: { $0.hasPrefix(prefix) }),
-        let rate = Double(line.dropFirst(prefix.count))
-    else {
+    var rates: [Character: Double] = [:]
+    for line in text.split(separator: "\n") where line.hasPrefix("RESULT scenario=") {
+        let fields = line.dropFirst("RESULT scenario=".count).split(separator: " ")
+        guard fields.count == 2, let letter = fields[0].first, fields[1].hasPrefix("rate="),
+            let rate = Double(fields[1].dropFirst("rate=".count))
+        else { continue }
+        rates[letter] = rate
+    }
+    guard process.terminationStatus == 0, letters.allSatisfy({ rates[$0] != nil }) else {
         print("error: \(executable) exited with status \(process.terminationStatus):\n\(text)")
         exit(1)
     }
-    return rate
+    return rates
+}
+
+/// Runs `executable` on one scenario and returns its rate.
+func child(_ executable: String, scenario: Character, rounds: Int) -> Double {
+    childResults(executable, letters: String(scenario), rounds: rounds)[scenario] ?? 0
+}
+
+/// Scenario (e)'s two rates, batched and one `Task` per event, best of `rounds`.
+func actorCrossing(rounds: Int) -> (batched: Double, perEvent: Double) {
+    let batched = (0..<rounds).map { _ in crossIntoActor(events: 1_000_000, batched: true) }.max() ?? 0
+    let perEvent = (0..<rounds).map { _ in crossIntoActor(events: 100_000, batched: false) }.max() ?? 0
+    return (batched, perEvent)
 }
 
 let selected = scenarios.filter { only.contains($0.letter) }
@@ -262,6 +278,12 @@ let selected = scenarios.filter { only.contains($0.letter) }
 if resultLinesOnly {
     for scenario in selected {
         print("RESULT scenario=\(scenario.letter) rate=\(measure(scenario, rounds: rounds))")
+    }
+    if only.contains("e") {
+        // "e": batched into the actor; "t": one Task per event.
+        let (batched, perEvent) = actorCrossing(rounds: rounds)
+        print("RESULT scenario=e rate=\(batched)")
+        print("RESULT scenario=t rate=\(perEvent)")
     }
     exit(0)
 }
@@ -302,9 +324,10 @@ for scenario in selected {
 }
 
 if only.contains("e") {
-    let batched = (0..<rounds).map { _ in crossIntoActor(events: 1_000_000, batched: true) }.max() ?? 0
-    let perEvent = (0..<rounds).map { _ in crossIntoActor(events: 100_000, batched: false) }.max() ?? 0
-    print("\nCrossing from a plain thread into an actor")
+    let crossing = childResults(CommandLine.arguments[0], letters: "e", rounds: rounds)
+    let batched = crossing["e"] ?? 0
+    let perEvent = crossing["t"] ?? 0
+    print("\nCrossing from a plain thread into an actor (in a child process too)")
     print(
         padded("(e) observe(on: ActorScheduler): one hop per batch", 54) + padded("1000000", 10)
             + megaPerSecond(batched))
