@@ -2,23 +2,17 @@ public import Synchronization
 
 /// The live state of one `switchLatest`/`flatMapLatest` subscription.
 ///
-/// For each outer element it runs `selector` (outside the lock), makes the new inner subscription the
-/// latest, disposes the previous inner subscription and then subscribes the new one.
-///
-/// An outer element costs one object, the ``SwitchInner`` that is both the inner sequence's observer
-/// and its subscription; the latest one is kept in the state, under the lock the transition takes
-/// anyway (no separate serial disposable with a lock of its own).
+/// For each outer element it runs `selector` (outside the lock), numbers the new inner sequence as
+/// the latest, disposes the previous inner subscription and then subscribes the new one.
 @usableFromInline
 final class SwitchSink<SourceElement: Sendable, Element: Sendable>: ObserverType, Cancelable, EmittingSink {
-    @usableFromInline typealias Inner = SwitchInner<SourceElement, Element>
-
     @usableFromInline let downstream: AnyObserver<Element>
     @usableFromInline let selector: @Sendable (SourceElement) throws -> Observable<Element>
     /// Set in `init`, not here: a class's initial values are not inlined, so they would run generically.
-    @usableFromInline let state: Mutex<SwitchState<Element, Inner>>
-    @usableFromInline let outer = SingleAssignmentState()
-    /// Set once the sources have been disposed.
-    @usableFromInline let disposed = Atomic<Bool>(false)
+    @usableFromInline let state: Mutex<SwitchState<Element>>
+    @usableFromInline let outer = SingleAssignmentDisposable()
+    /// The latest inner subscription; assigning a new one disposes the previous one.
+    @usableFromInline let inner = SerialDisposable()
     /// Set when the subscriber disposes: nothing more goes downstream.
     @usableFromInline let closed = Atomic<Bool>(false)
     @usableFromInline let resource = ResourceToken()
@@ -36,7 +30,7 @@ final class SwitchSink<SourceElement: Sendable, Element: Sendable>: ObserverType
     /// Subscribes to the outer sequence.
     @inlinable
     func run(_ source: Observable<SourceElement>) {
-        outer.assign(source.subscribe(self))
+        outer.setDisposable(source.subscribe(self))
     }
 
     /// An event of the outer sequence.
@@ -49,34 +43,33 @@ final class SwitchSink<SourceElement: Sendable, Element: Sendable>: ObserverType
             do {
                 next = try selector(element)
             } catch {
-                finish(if: state.transition({ $0.fail(error) }, deliveringTo: SinkEmitter(self)))
+                finish(if: state.withLock { $0.fail(error) })
                 return
             }
-            let inner = Inner(sink: self)
-            let step = state.withLock { $0.switchTo(inner) }
-            guard case .switched(let previous, let isCurrent) = step else { return }
-            previous?.upstream.dispose()  // the previous inner subscription ends first
-            if !isCurrent { inner.upstream.dispose() }  // the sources were disposed meanwhile
-            inner.upstream.assign(next.subscribe(inner))
+            guard let id = state.withLock({ $0.switchToNext() }) else { return }
+            let subscription = SingleAssignmentDisposable()
+            inner.disposable = subscription  // disposes the previous inner subscription first
+            subscription.setDisposable(
+                next.subscribe(SwitchInnerObserver(sink: self, id: id, subscription: subscription)))
         case .error(let error):
-            finish(if: state.transition({ $0.fail(error) }, deliveringTo: SinkEmitter(self)))
+            finish(if: state.withLock { $0.fail(error) })
         case .completed:
             let finished = state.withLock { $0.completeOuter() }
             outer.dispose()
-            state.deliver(to: SinkEmitter(self))
             finish(if: finished)
         }
     }
 
-    /// `inner` sent `event`.
+    /// Inner sequence `id` sent `event`.
     @inlinable
-    func innerEvent(_ event: Event<Element>, from inner: Inner) {
-        finish(if: state.transition({ $0.receive(event, from: inner) }, deliveringTo: SinkEmitter(self)))
+    func innerEvent(_ event: Event<Element>, from id: UInt64) {
+        finish(if: state.withLock { $0.receive(event, from: id) })
     }
 
-    /// Disposes everything if a terminal event was queued.
+    /// Delivers what was queued, then disposes everything if a terminal event was queued.
     @inlinable
     func finish(if finished: Bool) {
+        state.deliver(to: SinkEmitter(self))
         if finished { disposeSources() }
     }
 
@@ -88,12 +81,11 @@ final class SwitchSink<SourceElement: Sendable, Element: Sendable>: ObserverType
 
     @inlinable
     func disposeSources() {
-        guard !disposed.exchange(true, ordering: .acquiringAndReleasing) else { return }
         outer.dispose()
-        state.withLock { $0.detachLatest() }?.upstream.dispose()
+        inner.dispose()
     }
 
-    @inlinable var isDisposed: Bool { disposed.load(ordering: .acquiring) }
+    @inlinable var isDisposed: Bool { inner.isDisposed }
 
     @inlinable
     func dispose() {
@@ -102,22 +94,25 @@ final class SwitchSink<SourceElement: Sendable, Element: Sendable>: ObserverType
     }
 }
 
-/// One inner subscription of a `switchLatest`/`flatMapLatest`: the observer of the inner sequence
-/// and the slot holding its subscription, disposed when the inner sequence terminates or a newer one
-/// replaces it.
+/// Receives the events of one inner sequence of a `switchLatest`/`flatMapLatest`.
 @usableFromInline
-final class SwitchInner<SourceElement: Sendable, Element: Sendable>: ObserverType, Sendable {
+struct SwitchInnerObserver<SourceElement: Sendable, Element: Sendable>: ObserverType {
     @usableFromInline let sink: SwitchSink<SourceElement, Element>
-    @usableFromInline let upstream = SingleAssignmentState()
+    /// The inner sequence's number.
+    @usableFromInline let id: UInt64
+    /// This inner subscription, disposed when the inner sequence terminates.
+    @usableFromInline let subscription: SingleAssignmentDisposable
 
     @inlinable
-    init(sink: SwitchSink<SourceElement, Element>) {
+    init(sink: SwitchSink<SourceElement, Element>, id: UInt64, subscription: SingleAssignmentDisposable) {
         self.sink = sink
+        self.id = id
+        self.subscription = subscription
     }
 
     @inlinable
     func on(_ event: Event<Element>) {
-        if event.isStopEvent { upstream.dispose() }
-        sink.innerEvent(event, from: self)
+        if event.isStopEvent { subscription.dispose() }
+        sink.innerEvent(event, from: id)
     }
 }
