@@ -2,6 +2,7 @@
 #
 #   make test             install what is missing, build (warnings are errors), run every test
 #   make bench-reactive   the reactive core's benchmark, release mode, side by side with RxSwift's figures
+#                         (BENCH_REACTIVE_BASELINE=<git ref>: and with that commit's build, in one run)
 #   make bench-transport  round trips: raw libzmq (C), the ZeroMQ wrapper and RemoteStreams, side by side
 #   make bench-json       JSON bodies: RemoteProtocol's own coder against Foundation's, ns per call
 #   make bench-auth       argon2id verifications (libsodium, all cores) against logins through auth-service
@@ -73,9 +74,31 @@ test: deps
 	$(SWIFT) build --build-tests $(STRICT)
 	$(SWIFT) test --skip-build $(if $(TEST_PARALLEL),,--no-parallel) $(if $(TEST_FILTER),--filter $(TEST_FILTER),)
 
+# The reactive core's scenarios, release mode, side by side with RxSwift 6.10.2's figures.
+# BENCH_REACTIVE_BASELINE=<git ref> also builds this benchmark's source against the `Reactive` of that
+# commit (in $(BENCH_REACTIVE_DIR)/<commit>, from `git archive`) and measures both builds in turn in
+# the same run, old and new side by side. BENCH_REACTIVE_ARGS: [rounds] [scenario letters]
+# [--passes N].
+BENCH_REACTIVE_BASELINE ?=
+BENCH_REACTIVE_ARGS ?=
+BENCH_REACTIVE_DIR := .build/bench-reactive
+
 bench-reactive: deps
 	$(SWIFT) build -c release $(STRICT) --product ReactiveBenchmarks
-	$$($(SWIFT) build -c release --show-bin-path)/ReactiveBenchmarks
+	@if [ -z "$(BENCH_REACTIVE_BASELINE)" ]; then \
+	  $$($(SWIFT) build -c release --show-bin-path)/ReactiveBenchmarks $(BENCH_REACTIVE_ARGS); \
+	else \
+	  commit=$$(git rev-parse --verify "$(BENCH_REACTIVE_BASELINE)^{commit}") || exit 1; \
+	  dir=$(BENCH_REACTIVE_DIR)/$$commit; \
+	  if [ ! -d $$dir/src ]; then \
+	    mkdir -p $$dir/src && git archive $$commit | tar -x -C $$dir/src || { rm -rf $$dir/src; exit 1; }; \
+	  fi; \
+	  cp Benchmarks/ReactiveBenchmarks/main.swift $$dir/src/Benchmarks/ReactiveBenchmarks/main.swift; \
+	  echo "baseline $$commit: building in $$dir/src"; \
+	  (cd $$dir/src && $(SWIFT) build -c release $(STRICT) --product ReactiveBenchmarks) || exit 1; \
+	  $$($(SWIFT) build -c release --show-bin-path)/ReactiveBenchmarks $(BENCH_REACTIVE_ARGS) \
+	    --baseline $$(cd $$dir/src && $(SWIFT) build -c release --show-bin-path)/ReactiveBenchmarks; \
+	fi
 
 # JSON body coding, release mode: ns per encode and per decode of two bodies, Foundation's
 # JSONEncoder/JSONDecoder against JSONBodyCoder's own coder, and the ratio. BENCH_JSON_ARGS sets

@@ -72,23 +72,52 @@ extension ObservableType {
         onCompleted: (@Sendable () -> Void)? = nil,
         onDisposed: (@Sendable () -> Void)? = nil
     ) -> any Disposable {
-        let subscription = ClosureSubscription<Element>(onDisposed: onDisposed) { event in
-            switch event {
-            case .next(let element): onNext?(element)
-            case .error(let error): onError?(error)
-            case .completed: onCompleted?()
-            }
-        }
-        subscription.upstream.assign(subscribe(subscription))
+        let handlers = EventHandlers<Element>(
+            onNext: onNext, onError: onError, onCompleted: onCompleted, onEvent: nil)
+        let subscription = ClosureSubscription<Element>(handlers, onDisposed: onDisposed)
+        subscription.assign(subscribe(subscription))
         return subscription
     }
 
     /// Subscribes with one closure that receives every event.
     @inlinable
     public func subscribe(_ on: @escaping @Sendable (Event<Element>) -> Void) -> any Disposable {
-        let subscription = ClosureSubscription<Element>(onDisposed: nil, handler: on)
-        subscription.upstream.assign(subscribe(subscription))
+        let handlers = EventHandlers<Element>(onNext: nil, onError: nil, onCompleted: nil, onEvent: on)
+        let subscription = ClosureSubscription<Element>(handlers, onDisposed: nil)
+        subscription.assign(subscribe(subscription))
         return subscription
+    }
+}
+
+/// The closures of one `subscribe(onNext:…)` or `subscribe(_:)` subscription, in one object that the
+/// subscription holds until it is disposed.
+@usableFromInline
+final class EventHandlers<Element: Sendable>: Sendable {
+    @usableFromInline let onNext: (@Sendable (Element) -> Void)?
+    @usableFromInline let onError: (@Sendable (any Error) -> Void)?
+    @usableFromInline let onCompleted: (@Sendable () -> Void)?
+    /// Receives every event instead of the three above (`subscribe(_:)`).
+    @usableFromInline let onEvent: (@Sendable (Event<Element>) -> Void)?
+
+    @inlinable
+    init(
+        onNext: (@Sendable (Element) -> Void)?, onError: (@Sendable (any Error) -> Void)?,
+        onCompleted: (@Sendable () -> Void)?, onEvent: (@Sendable (Event<Element>) -> Void)?
+    ) {
+        self.onNext = onNext
+        self.onError = onError
+        self.onCompleted = onCompleted
+        self.onEvent = onEvent
+    }
+
+    @inlinable
+    func on(_ event: Event<Element>) {
+        if let onEvent { return onEvent(event) }
+        switch event {
+        case .next(let element): onNext?(element)
+        case .error(let error): onError?(error)
+        case .completed: onCompleted?()
+        }
     }
 }
 
@@ -101,35 +130,46 @@ extension ObservableType {
 ///
 /// Unlike a sink it counts as a live resource until it is *disposed* (or terminates), not until it
 /// is deallocated: the caller holding a finished subscription is not a leak.
+///
+/// Everything `dispose()` and `deinit` touch is of non-generic types. Both are reached from outside
+/// the client's specialised code (through `any Disposable`, and the runtime's release), where a
+/// field of a generic type such as `Mutex<EventHandlers<Element>?>` would make the runtime look up
+/// its generic metadata on every call; so the handlers are held as `AnyObject` and cast back on the
+/// event path, which is specialised. The upstream subscription and the handlers share one lock.
 @usableFromInline
 final class ClosureSubscription<Element: Sendable>: ObserverType, Cancelable {
-    @usableFromInline
-    struct Handlers: Sendable {
-        @usableFromInline let on: @Sendable (Event<Element>) -> Void
-        @usableFromInline let onDisposed: (@Sendable () -> Void)?
-
-        @inlinable
-        init(on: @escaping @Sendable (Event<Element>) -> Void, onDisposed: (@Sendable () -> Void)?) {
-            self.on = on
-            self.onDisposed = onDisposed
-        }
-    }
-
-    /// The handlers until the subscription is disposed.
-    @usableFromInline let handlers: Mutex<Handlers?>
+    @usableFromInline let state: Mutex<ClosureSubscriptionState>
+    @usableFromInline let disposed = Atomic<Bool>(false)
     @usableFromInline let grammar = GrammarCheck()
-    @usableFromInline let upstream = SingleAssignmentState()
     @usableFromInline let resourceScope: Resources.Scope?
 
     @inlinable
-    init(onDisposed: (@Sendable () -> Void)?, handler: @escaping @Sendable (Event<Element>) -> Void) {
-        handlers = Mutex(Handlers(on: handler, onDisposed: onDisposed))
+    init(_ handlers: EventHandlers<Element>, onDisposed: (@Sendable () -> Void)?) {
+        state = Mutex(
+            ClosureSubscriptionState(held: HeldHandlers(handlers: handlers, onDisposed: onDisposed)))
         resourceScope = Resources.began()
     }
 
     @inlinable
     deinit {
-        if !upstream.isDisposed { Resources.ended(resourceScope) }
+        if !disposed.load(ordering: .relaxed) { Resources.ended(resourceScope) }
+    }
+
+    /// Stores the subscription to the source; if this one is already disposed, disposes it at once.
+    @inlinable
+    func assign(_ upstream: any Disposable) {
+        let accepted: Bool = state.withLock { state in
+            switch state.upstream {
+            case .empty:
+                state.upstream = .assigned(upstream)
+                return true
+            case .assigned:
+                preconditionFailure("A subscription's upstream can be assigned only once.")
+            case .released:
+                return false
+            }
+        }
+        if !accepted { upstream.dispose() }
     }
 
     @inlinable
@@ -137,22 +177,59 @@ final class ClosureSubscription<Element: Sendable>: ObserverType, Cancelable {
         let entry = grammar.begin(event, postTerminal: .report)
         if case .drop = entry { return }
         defer { grammar.end(entry) }
-        guard let handler = handlers.withLock({ $0?.on }) else { return }
-        handler(event)
+        guard let handlers = state.withLock({ $0.held?.handlers }) else { return }
+        // Only `init` stores the handlers, always an `EventHandlers<Element>`.
+        unsafeDowncast(handlers, to: EventHandlers<Element>.self).on(event)
         if event.isStopEvent { dispose() }
     }
 
-    @inlinable var isDisposed: Bool { upstream.isDisposed }
+    @inlinable var isDisposed: Bool { disposed.load(ordering: .relaxed) }
 
     @inlinable
     func dispose() {
-        guard upstream.dispose() else { return }
+        guard !disposed.exchange(true, ordering: .acquiringAndReleasing) else { return }
         Resources.ended(resourceScope)
-        let released = handlers.withLock { handlers in
-            defer { handlers = nil }
-            return handlers
-        }
-        released?.onDisposed?()
+        let (upstream, held) = state.withLock { $0.release() }
+        upstream?.dispose()
+        held?.onDisposed?()
+    }
+}
+
+/// The state of a ``ClosureSubscription``: the subscription to its source and the handlers, both
+/// given up on dispose. Not nested in the class, where it would be generic.
+@usableFromInline
+struct ClosureSubscriptionState: Sendable {
+    @usableFromInline var upstream = SingleAssignmentState.Slot.empty
+    /// The handlers until the subscription is disposed.
+    @usableFromInline var held: HeldHandlers?
+
+    @inlinable
+    init(held: HeldHandlers) {
+        self.held = held
+    }
+
+    /// Gives up the source's subscription and the handlers, for disposing outside the lock.
+    @inlinable
+    mutating func release() -> (upstream: (any Disposable)?, held: HeldHandlers?) {
+        let released: (any Disposable)?
+        if case .assigned(let disposable) = upstream { released = disposable } else { released = nil }
+        upstream = .released
+        defer { held = nil }
+        return (released, held)
+    }
+}
+
+/// What a ``ClosureSubscription`` releases on dispose.
+@usableFromInline
+struct HeldHandlers: Sendable {
+    /// The subscription's `EventHandlers<Element>`.
+    @usableFromInline let handlers: any AnyObject & Sendable
+    @usableFromInline let onDisposed: (@Sendable () -> Void)?
+
+    @inlinable
+    init(handlers: any AnyObject & Sendable, onDisposed: (@Sendable () -> Void)?) {
+        self.handlers = handlers
+        self.onDisposed = onDisposed
     }
 }
 

@@ -68,6 +68,30 @@ extension Mutex where Value: SerialDeliveryState {
     where Observer.Element == Value.Output {
         var buffer: [Event<Value.Output>] = []
         guard withLock({ $0.delivery.claim(into: &buffer) }) else { return }
+        drain(&buffer, to: downstream)
+    }
+
+    /// Runs `transition` under the lock, then delivers what is queued as ``deliver(to:)`` does, and
+    /// returns the transition's result. The same as a `withLock` followed by `deliver(to:)`, with one
+    /// lock fewer: the transition and the claim to deliver share one critical section.
+    @inlinable
+    func transition<Result: Sendable, Observer: ObserverType>(
+        _ transition: (inout Value) -> Result, deliveringTo downstream: Observer
+    ) -> Result where Observer.Element == Value.Output {
+        var buffer: [Event<Value.Output>] = []
+        let (result, claimed) = withLock { state in
+            let result = transition(&state)
+            return (result, state.delivery.claim(into: &buffer))
+        }
+        if claimed { drain(&buffer, to: downstream) }
+        return result
+    }
+
+    /// Delivers `buffer`, claimed by the caller, then whatever is queued meanwhile, until the queue
+    /// is empty; then gives up the delivery role.
+    @inlinable
+    func drain<Observer: ObserverType>(_ buffer: inout [Event<Value.Output>], to downstream: Observer)
+    where Observer.Element == Value.Output {
         repeat {
             for event in buffer { downstream.on(event) }
         } while withLock({ $0.delivery.next(into: &buffer) })

@@ -7,6 +7,19 @@ import Synchronization
 public protocol Disposable: Sendable {
     /// Releases the resource. Idempotent.
     func dispose()
+
+    /// Whether this disposable is known to be disposed: ``Cancelable/isDisposed`` for a
+    /// ``Cancelable`` (the default there), `false` for a disposable that cannot tell (the default
+    /// for every other one). A ``DisposeBag`` asks it to drop entries that are finished; it is a
+    /// requirement so that asking costs one call, where a cast of `any Disposable` to
+    /// `any Cancelable` costs a conformance look-up in the runtime.
+    var isKnownDisposed: Bool { get }
+}
+
+extension Disposable {
+    /// `false`: a plain disposable cannot tell whether it was disposed.
+    @inlinable
+    public var isKnownDisposed: Bool { false }
 }
 
 /// A disposable that can tell whether it was disposed.
@@ -15,11 +28,17 @@ public protocol Cancelable: Disposable {
     var isDisposed: Bool { get }
 }
 
+extension Cancelable {
+    /// ``isDisposed``.
+    @inlinable
+    public var isKnownDisposed: Bool { isDisposed }
+}
+
 /// Factories for the common disposables.
 public enum Disposables {
     /// A disposable that does nothing.
     @inlinable
-    public static func create() -> any Disposable { NopDisposable.instance }
+    public static func create() -> any Disposable { NopDisposable() }
 
     /// A disposable that runs `action` once, on the first `dispose()`.
     public static func create(with action: @escaping @Sendable () -> Void) -> any Cancelable {

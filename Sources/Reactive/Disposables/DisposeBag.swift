@@ -22,7 +22,7 @@ public final class DisposeBag: Sendable {
             guard !state.isDisposed else { return false }
             state.entries.append(disposable)
             if state.entries.count >= state.sweepThreshold {
-                state.entries.removeAll { ($0 as? any Cancelable)?.isDisposed == true }
+                state.entries.removeAll { $0.isKnownDisposed }
                 state.sweepThreshold = max(16, state.entries.count * 2)
             }
             return true

@@ -11,7 +11,7 @@ struct SingleAssignmentState: ~Copyable, Sendable {
     @usableFromInline let slot = Mutex<Slot>(.empty)
 
     @usableFromInline
-    enum Slot {
+    enum Slot: Sendable {
         /// Nothing was assigned yet.
         case empty
         /// A disposable was assigned and is held until disposal.

@@ -34,13 +34,14 @@ public final class CurrentThreadScheduler: ImmediateSchedulerType {
         if trampoline.isRunning { return body() }
         trampoline.isRunning = true
         defer {
-            trampoline.queue.removeAll(keepingCapacity: true)
+            if !trampoline.queue.isEmpty { trampoline.queue.removeAll(keepingCapacity: true) }
             trampoline.isRunning = false
         }
         let result = body()
         var index = 0
         while index < trampoline.queue.count {
-            trampoline.queue[index].invoke()
+            let action = trampoline.queue[index]  // a copy: the access ends before the action runs
+            action.invoke()
             index += 1
             if index >= 1024, index * 2 >= trampoline.queue.count {
                 trampoline.queue.removeFirst(index)
@@ -54,8 +55,11 @@ public final class CurrentThreadScheduler: ImmediateSchedulerType {
 /// One thread's trampoline: whether it runs, and its queue. Only ever touched by that thread, and
 /// kept for the thread's life, so owning it costs no allocation per subscription.
 private final class Trampoline {
-    var queue: [ScheduledAction] = []
-    var isRunning = false
+    // Only the trampoline's own thread touches these, and every access ends before anything is
+    // called that could start another (`runAsOwner` copies an action out of the queue before running
+    // it), so the runtime's exclusivity checks, paid on every subscription, would only cost time.
+    @exclusivity(unchecked) var queue: [ScheduledAction] = []
+    @exclusivity(unchecked) var isRunning = false
 
     /// This thread's trampoline, if it was ever used.
     static let current = ThreadLocal<Trampoline>()

@@ -43,28 +43,28 @@ final class CombineLatestSink<Values: Sendable, Result: Sendable>: Cancelable, E
     @inlinable
     func finishSubscribing() {
         guard subscriptions.isEmpty else { return }
-        perform(state.withLock { $0.combineNothing() })
+        perform { $0.combineNothing() }
     }
 
     @inlinable
     func receive(at index: Int, update: @Sendable (inout Values) -> Void) {
-        perform(state.withLock { $0.receive(at: index, update: update) })
+        perform { $0.receive(at: index, update: update) }
     }
 
     @inlinable
     func complete(at index: Int) {
-        perform(state.withLock { $0.complete(at: index) })
+        perform { $0.complete(at: index) }
     }
 
     @inlinable
     func fail(_ error: any Error) {
-        perform(state.withLock { $0.fail(error) })
+        perform { $0.fail(error) }
     }
 
-    /// Delivers what the transition queued, then carries out its action.
+    /// Runs the transition, delivers what it queued, then carries out its action.
     @inlinable
-    func perform(_ action: CombineLatestAction) {
-        state.deliver(to: SinkEmitter(self))
+    func perform(_ transition: (inout CombineLatestState<Values>) -> CombineLatestAction) {
+        let action = state.transition(transition, deliveringTo: SinkEmitter(self))
         switch action {
         case .none: break
         case .release(let index): subscriptions[index].dispose()
@@ -110,8 +110,12 @@ final class CombineLatestSink<Values: Sendable, Result: Sendable>: Cancelable, E
 }
 
 /// Receives the events of one `combineLatest` source and hands them to the sink with its index.
+///
+/// A class, not a struct: the source holds it in an `AnyObserver`, whose closure then calls it with
+/// the object as its context, instead of copying (and retaining) a boxed struct's fields on every
+/// event.
 @usableFromInline
-struct CombineLatestObserver<Element: Sendable, Values: Sendable, Result: Sendable>: ObserverType {
+final class CombineLatestObserver<Element: Sendable, Values: Sendable, Result: Sendable>: ObserverType {
     @usableFromInline let sink: CombineLatestSink<Values, Result>
     @usableFromInline let index: Int
     @usableFromInline let store: @Sendable (inout Values, Element) -> Void

@@ -2,17 +2,23 @@ public import Synchronization
 
 /// The live state of one `switchLatest`/`flatMapLatest` subscription.
 ///
-/// For each outer element it runs `selector` (outside the lock), numbers the new inner sequence as
-/// the latest, disposes the previous inner subscription and then subscribes the new one.
+/// For each outer element it runs `selector` (outside the lock), makes the new inner subscription the
+/// latest, disposes the previous inner subscription and then subscribes the new one.
+///
+/// An outer element costs one object, the ``SwitchInner`` that is both the inner sequence's observer
+/// and its subscription; the latest one is kept in the state, under the lock the transition takes
+/// anyway (no separate serial disposable with a lock of its own).
 @usableFromInline
 final class SwitchSink<SourceElement: Sendable, Element: Sendable>: ObserverType, Cancelable, EmittingSink {
+    @usableFromInline typealias Inner = SwitchInner<SourceElement, Element>
+
     @usableFromInline let downstream: AnyObserver<Element>
     @usableFromInline let selector: @Sendable (SourceElement) throws -> Observable<Element>
     /// Set in `init`, not here: a class's initial values are not inlined, so they would run generically.
-    @usableFromInline let state: Mutex<SwitchState<Element>>
-    @usableFromInline let outer = SingleAssignmentDisposable()
-    /// The latest inner subscription; assigning a new one disposes the previous one.
-    @usableFromInline let inner = SerialDisposable()
+    @usableFromInline let state: Mutex<SwitchState<Element, Inner>>
+    @usableFromInline let outer = SingleAssignmentState()
+    /// Set once the sources have been disposed.
+    @usableFromInline let disposed = Atomic<Bool>(false)
     /// Set when the subscriber disposes: nothing more goes downstream.
     @usableFromInline let closed = Atomic<Bool>(false)
     @usableFromInline let resource = ResourceToken()
@@ -30,7 +36,7 @@ final class SwitchSink<SourceElement: Sendable, Element: Sendable>: ObserverType
     /// Subscribes to the outer sequence.
     @inlinable
     func run(_ source: Observable<SourceElement>) {
-        outer.setDisposable(source.subscribe(self))
+        outer.assign(source.subscribe(self))
     }
 
     /// An event of the outer sequence.
@@ -43,33 +49,34 @@ final class SwitchSink<SourceElement: Sendable, Element: Sendable>: ObserverType
             do {
                 next = try selector(element)
             } catch {
-                finish(if: state.withLock { $0.fail(error) })
+                finish(if: state.transition({ $0.fail(error) }, deliveringTo: SinkEmitter(self)))
                 return
             }
-            guard let id = state.withLock({ $0.switchToNext() }) else { return }
-            let subscription = SingleAssignmentDisposable()
-            inner.disposable = subscription  // disposes the previous inner subscription first
-            subscription.setDisposable(
-                next.subscribe(SwitchInnerObserver(sink: self, id: id, subscription: subscription)))
+            let inner = Inner(sink: self)
+            let step = state.withLock { $0.switchTo(inner) }
+            guard case .switched(let previous, let isCurrent) = step else { return }
+            previous?.upstream.dispose()  // the previous inner subscription ends first
+            if !isCurrent { inner.upstream.dispose() }  // the sources were disposed meanwhile
+            inner.upstream.assign(next.subscribe(inner))
         case .error(let error):
-            finish(if: state.withLock { $0.fail(error) })
+            finish(if: state.transition({ $0.fail(error) }, deliveringTo: SinkEmitter(self)))
         case .completed:
             let finished = state.withLock { $0.completeOuter() }
             outer.dispose()
+            state.deliver(to: SinkEmitter(self))
             finish(if: finished)
         }
     }
 
-    /// Inner sequence `id` sent `event`.
+    /// `inner` sent `event`.
     @inlinable
-    func innerEvent(_ event: Event<Element>, from id: UInt64) {
-        finish(if: state.withLock { $0.receive(event, from: id) })
+    func innerEvent(_ event: Event<Element>, from inner: Inner) {
+        finish(if: state.transition({ $0.receive(event, from: inner) }, deliveringTo: SinkEmitter(self)))
     }
 
-    /// Delivers what was queued, then disposes everything if a terminal event was queued.
+    /// Disposes everything if a terminal event was queued.
     @inlinable
     func finish(if finished: Bool) {
-        state.deliver(to: SinkEmitter(self))
         if finished { disposeSources() }
     }
 
@@ -81,11 +88,12 @@ final class SwitchSink<SourceElement: Sendable, Element: Sendable>: ObserverType
 
     @inlinable
     func disposeSources() {
+        guard !disposed.exchange(true, ordering: .acquiringAndReleasing) else { return }
         outer.dispose()
-        inner.dispose()
+        state.withLock { $0.detachLatest() }?.upstream.dispose()
     }
 
-    @inlinable var isDisposed: Bool { inner.isDisposed }
+    @inlinable var isDisposed: Bool { disposed.load(ordering: .acquiring) }
 
     @inlinable
     func dispose() {
@@ -94,25 +102,22 @@ final class SwitchSink<SourceElement: Sendable, Element: Sendable>: ObserverType
     }
 }
 
-/// Receives the events of one inner sequence of a `switchLatest`/`flatMapLatest`.
+/// One inner subscription of a `switchLatest`/`flatMapLatest`: the observer of the inner sequence
+/// and the slot holding its subscription, disposed when the inner sequence terminates or a newer one
+/// replaces it.
 @usableFromInline
-struct SwitchInnerObserver<SourceElement: Sendable, Element: Sendable>: ObserverType {
+final class SwitchInner<SourceElement: Sendable, Element: Sendable>: ObserverType, Sendable {
     @usableFromInline let sink: SwitchSink<SourceElement, Element>
-    /// The inner sequence's number.
-    @usableFromInline let id: UInt64
-    /// This inner subscription, disposed when the inner sequence terminates.
-    @usableFromInline let subscription: SingleAssignmentDisposable
+    @usableFromInline let upstream = SingleAssignmentState()
 
     @inlinable
-    init(sink: SwitchSink<SourceElement, Element>, id: UInt64, subscription: SingleAssignmentDisposable) {
+    init(sink: SwitchSink<SourceElement, Element>) {
         self.sink = sink
-        self.id = id
-        self.subscription = subscription
     }
 
     @inlinable
     func on(_ event: Event<Element>) {
-        if event.isStopEvent { subscription.dispose() }
-        sink.innerEvent(event, from: id)
+        if event.isStopEvent { upstream.dispose() }
+        sink.innerEvent(event, from: self)
     }
 }

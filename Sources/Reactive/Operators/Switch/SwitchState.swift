@@ -1,29 +1,39 @@
 /// The state of one `switchLatest`/`flatMapLatest` subscription, with its transitions.
 ///
-/// Inner sequences are numbered; only events of the latest one count. Each transition runs under the
-/// sink's lock, queues what the subscriber must see and says whether the subscription is finished.
+/// Only events of the latest inner subscription count; it is kept here (as `Inner`, compared by
+/// identity) until it completes or a newer one replaces it. Each transition runs under the sink's
+/// lock, queues what the subscriber must see and says whether the subscription is finished.
 @usableFromInline
-struct SwitchState<Element: Sendable>: SerialDeliveryState {
+struct SwitchState<Element: Sendable, Inner: AnyObject & Sendable>: SerialDeliveryState {
     /// Events waiting to go downstream.
     @usableFromInline var delivery = SerialDelivery<Element>()
-    /// The number of the latest inner sequence.
-    @usableFromInline var latest: UInt64 = 0
-    /// Whether the latest inner sequence is still running.
-    @usableFromInline var hasLatest = false
+    /// The latest inner subscription while it runs.
+    @usableFromInline var latest: Inner?
     /// Whether the outer sequence completed.
     @usableFromInline var outerDone = false
+    /// Whether the sources were disposed: a new inner subscription is disposed at once.
+    @usableFromInline var sourcesDisposed = false
 
     @inlinable
     init() {}
 
-    /// The outer sequence produced a new inner sequence: returns its number, or nil if the
-    /// subscription is already finished.
+    /// What `switchTo` decided.
+    @usableFromInline
+    enum Step: Sendable {
+        /// The subscription is finished: do not subscribe.
+        case finished
+        /// Dispose `previous`, then subscribe the new inner sequence; unless `isCurrent`, the
+        /// sources were disposed and the new subscription is to be disposed at once.
+        case switched(previous: Inner?, isCurrent: Bool)
+    }
+
+    /// The outer sequence produced a new inner sequence, to be observed by `inner`.
     @inlinable
-    mutating func switchToNext() -> UInt64? {
-        guard !delivery.isTerminated else { return nil }
-        latest &+= 1
-        hasLatest = true
-        return latest
+    mutating func switchTo(_ inner: Inner) -> Step {
+        guard !delivery.isTerminated else { return .finished }
+        guard !sourcesDisposed else { return .switched(previous: nil, isCurrent: false) }
+        defer { latest = inner }
+        return .switched(previous: latest, isCurrent: true)
     }
 
     /// The outer sequence completed: the result completes now unless an inner sequence is running.
@@ -31,16 +41,16 @@ struct SwitchState<Element: Sendable>: SerialDeliveryState {
     mutating func completeOuter() -> Bool {
         guard !delivery.isTerminated else { return false }
         outerDone = true
-        guard !hasLatest else { return false }
+        guard latest == nil else { return false }
         delivery.enqueue(.completed)
         return true
     }
 
-    /// Inner sequence `id` sent `event`; ignored unless it is the latest. Returns whether the
-    /// subscription is finished.
+    /// `inner` sent `event`; ignored unless it is the latest. Returns whether the subscription is
+    /// finished.
     @inlinable
-    mutating func receive(_ event: Event<Element>, from id: UInt64) -> Bool {
-        guard id == latest, !delivery.isTerminated else { return false }
+    mutating func receive(_ event: Event<Element>, from inner: Inner) -> Bool {
+        guard inner === latest, !delivery.isTerminated else { return false }
         switch event {
         case .next:
             delivery.enqueue(event)
@@ -49,7 +59,7 @@ struct SwitchState<Element: Sendable>: SerialDeliveryState {
             delivery.enqueue(event)
             return true
         case .completed:
-            hasLatest = false
+            latest = nil
             guard outerDone else { return false }
             delivery.enqueue(.completed)
             return true
@@ -62,5 +72,13 @@ struct SwitchState<Element: Sendable>: SerialDeliveryState {
         guard !delivery.isTerminated else { return false }
         delivery.enqueue(.error(error))
         return true
+    }
+
+    /// The sources are being disposed: returns the latest inner subscription to dispose.
+    @inlinable
+    mutating func detachLatest() -> Inner? {
+        sourcesDisposed = true
+        defer { latest = nil }
+        return latest
     }
 }
