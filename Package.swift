@@ -109,7 +109,7 @@ let package = Package(
             dependencies: ["GatewayCore", "ServiceKit", "RemoteStreams", "ZeroMQ", "Contracts", "Reactive"],
             swiftSettings: common),
         .target(
-            name: "HeroCatalogCore", dependencies: ["Contracts", "Reactive", "RemoteProtocol", "RemoteStreams"],
+            name: "HeroCatalogCore", dependencies: ["Contracts", "Reactive", "RemoteProtocol", "RemoteStreams", "ZeroMQ"],
             swiftSettings: common),
         .testTarget(
             name: "HeroCatalogCoreTests",
@@ -126,12 +126,13 @@ let package = Package(
             swiftSettings: common),
         .target(
             name: "AuthCore",
-            dependencies: ["Sodium", "SQLite", "Reactive", "Contracts", "RemoteProtocol", "RemoteStreams"],
+            dependencies: ["Sodium", "SQLite", "Reactive", "Contracts", "RemoteProtocol", "RemoteStreams", "ZeroMQ"],
             swiftSettings: common),
         .testTarget(
             name: "AuthCoreTests",
             dependencies: [
                 "AuthCore", "Sodium", "SQLite", "Contracts", "Reactive", "RemoteProtocol", "RemoteStreams",
+                "ZeroMQ",
             ],
             swiftSettings: common),
         .executableTarget(

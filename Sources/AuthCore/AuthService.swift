@@ -5,6 +5,7 @@ import RemoteProtocol
 public import RemoteStreams
 public import Sodium
 import Synchronization
+public import ZeroMQ
 
 /// The clocks the service reads: a monotonic one for throttling, wall-clock seconds for token
 /// expiry. Injected so tests control time.
@@ -57,15 +58,105 @@ public struct AuthConfiguration: Sendable {
     }
 }
 
+/// The actor auth-service's mutable state lives in: the login throttle and the account events'
+/// subject. Its executor is the service's event loop (the thread its server runs on), so a request
+/// is admitted, and its verdict recorded and published, without a lock and without leaving that
+/// thread; the blocking work in between (SQLite, argon2id) runs on the store's and the hashing
+/// pool's threads, and its outcomes come back in one drain per turn of the loop.
+public actor AuthGraphs {
+    /// The loop whose executor this actor runs on.
+    public nonisolated let loop: SocketLoop
+    /// Throttling and rate limits (docs/security/throttling.md).
+    var throttle: ThrottleState
+    /// Account events, sent only from the actor (so an observer is never entered twice at once).
+    nonisolated let events = PublishSubject<AccountEvent>()
+
+    /// An actor on `loop`'s executor.
+    init(on loop: SocketLoop, policy: ThrottlePolicy) {
+        self.loop = loop
+        throttle = ThrottleState(policy: policy)
+    }
+
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { loop.executor.asUnownedSerialExecutor() }
+
+    /// Admits `attempt` unless it was disposed first (nil then: nothing was taken).
+    func admit(_ attempt: LoginAttempt, now: ContinuousClock.Instant) -> ThrottleState.Admission? {
+        guard attempt.phase == .pending else { return nil }
+        let admission = throttle.admitLogin(account: attempt.account, from: attempt.origin, now: now)
+        attempt.phase = admission == .allowed ? .inFlight : .settled
+        return admission
+    }
+
+    /// Records the verdict of an attempt in flight: true when a failure locked its origin out.
+    func settle(_ attempt: LoginAttempt, succeeded: Bool, now: ContinuousClock.Instant) -> Bool {
+        guard attempt.phase == .inFlight else { return false }
+        attempt.phase = .settled
+        if succeeded {
+            throttle.recordSuccess(account: attempt.account, from: attempt.origin)
+            return false
+        }
+        return throttle.recordFailure(account: attempt.account, from: attempt.origin, now: now)
+    }
+
+    /// An attempt that ends without a verdict (an error, or its caller went away): it is no longer
+    /// in flight and gives its tokens back; one not admitted yet never will be.
+    func abandon(_ attempt: LoginAttempt) {
+        switch attempt.phase {
+        case .pending: attempt.phase = .settled
+        case .inFlight:
+            attempt.phase = .settled
+            throttle.recordAbandoned(account: attempt.account, from: attempt.origin)
+        case .settled: break
+        }
+    }
+
+    /// Sends an account event.
+    func emit(_ kind: AccountEvent.Kind, _ username: String, _ client: String?) {
+        let milliseconds = Int64(Date().timeIntervalSince1970 * 1_000)
+        events.onNext(AccountEvent(kind: kind, username: username, client: client, at: milliseconds))
+    }
+}
+
+/// One login attempt as the throttle sees it. Its phase is read and written only on the
+/// ``AuthGraphs`` actor.
+final class LoginAttempt: Sendable {
+    /// Where the attempt is in its life.
+    enum Phase: Sendable {
+        /// Not admitted yet.
+        case pending
+        /// Admitted: it counts as a failure until it is settled or abandoned.
+        case inFlight
+        /// Refused, recorded or abandoned: nothing more to do.
+        case settled
+    }
+
+    let account: String
+    let origin: LoginOrigin
+    private let phase_ = Mutex(Phase.pending)
+
+    init(account: String, origin: LoginOrigin) {
+        self.account = account
+        self.origin = origin
+    }
+
+    /// The phase (uncontended: only the actor touches it).
+    var phase: Phase {
+        get { phase_.withLock { $0 } }
+        set { phase_.withLock { $0 = newValue } }
+    }
+}
+
 /// The auth service's logic, behind the remote-streams methods of docs/services/auth.md.
 ///
-/// Every method answers a `Single`; the work that blocks runs elsewhere: argon2id on the
-/// ``PasswordHashingPool``'s threads, SQLite on the store's threads. Nothing here blocks the server's
-/// socket loop. Login never tells an unknown user from a wrong password: both get the same answer
-/// after the same work (an unknown user is verified against a dummy hash of the same cost), and the
-/// same throttling, the account's shared budget included (``ThrottleState``). A successful login
-/// answers a device token (``DeviceTokens``) that later logins of that client present to keep an
-/// allowance of their own.
+/// Every method answers a `Single`, built as a graph: the state it reads and writes (throttling,
+/// events) is the ``AuthGraphs`` actor's, on the service's event loop; the work that blocks runs
+/// elsewhere: argon2id on the ``PasswordHashingPool``'s threads, SQLite on the store's threads. No
+/// task and no cooperative thread is on a request's path, and nothing here blocks the loop. Login
+/// never tells an unknown user from a wrong password: both get the same answer after the same work
+/// (an unknown user is verified against a dummy hash of the same cost), and the same throttling,
+/// the account's shared budget included (``ThrottleState``). A successful login answers a device
+/// token (``DeviceTokens``) that later logins of that client present to keep an allowance of their
+/// own.
 public final class AuthService: Sendable {
     /// Counters for `sys.stats`.
     public struct Counters: Sendable, Hashable, Codable {
@@ -114,31 +205,41 @@ public final class AuthService: Sendable {
     private let hashing: PasswordHashingPool
     private let configuration: AuthConfiguration
     private let clock: AuthClock
-    private let throttle: Mutex<ThrottleState>
+    private let graphs: AuthGraphs
+    private let scheduler: ActorScheduler<AuthGraphs>
+    /// The loop the service made for its actor, when it was given none (stopped when it goes).
+    private let ownLoop: SocketLoop?
+    /// Written on the actor, read by `sys.stats` from anywhere; no observer is called under it.
     private let counters_ = Mutex(Counters())
-    private let events_ = PublishSubject<AccountEvent>()
-    /// Held while an event is delivered: calls finish on many threads at once (hashing workers,
-    /// the store's threads, tasks), and an observer must never be entered by two threads at once.
-    private let emitting = Mutex(())
 
-    /// A service over `store`, hashing on `hashing`.
+    /// A service over `store`, hashing on `hashing`, whose state lives in an ``AuthGraphs`` actor on
+    /// `loop`'s executor (the process's event loop; without one the service makes a loop of its own).
     public init(
         store: any AccountStore, hashing: PasswordHashingPool,
         configuration: AuthConfiguration = AuthConfiguration(),
-        clock: AuthClock = .system
+        clock: AuthClock = .system, loop: SocketLoop? = nil
     ) {
         self.store = store
         self.hashing = hashing
         self.configuration = configuration
         self.clock = clock
-        self.throttle = Mutex(ThrottleState(policy: configuration.throttle))
+        let own = loop == nil ? try? SocketLoop(name: "auth-graphs") : nil
+        guard let loop = loop ?? own else { preconditionFailure("cannot start the auth graphs' loop") }
+        ownLoop = own
+        graphs = AuthGraphs(on: loop, policy: configuration.throttle)
+        scheduler = ActorScheduler(graphs, on: loop)
+    }
+
+    deinit {
+        ownLoop?.stop()
     }
 
     /// The counters so far.
     public var counters: Counters { counters_.withLock { $0 } }
 
-    /// Account events as they happen (hot: no replay), for `auth.events`.
-    public var events: Observable<AccountEvent> { events_.asObservable() }
+    /// Account events as they happen (hot: no replay), for `auth.events`. They are delivered on the
+    /// service's event loop.
+    public var events: Observable<AccountEvent> { graphs.events.asObservable() }
 
     /// Registers the `auth.*` methods.
     public func register(into handlers: inout RemoteHandlers) {
@@ -168,32 +269,30 @@ public final class AuthService: Sendable {
         }
         if let violation = rules.checkPassword(request.password) { return refuse(violation) }
         let password = Array(AuthRules.normalizePassword(request.password).utf8)
-        let cost = configuration.cost
-        return asyncSingle { [self] in
-            let hash = try await hashing.hash(password: password, cost: cost)
-            let outcome = try await store.createAccount(
-                username: username, passwordHash: hash, createdAt: clock.wallSeconds()
-            ).value
-            switch outcome {
-            case .created:
-                count { $0.registered += 1 }
-                emit(.registered, username, client)
-                return RegisterResponse(statusCode: 201, message: .registerOK, username: username)
-            case .taken:
-                count { $0.registrationsTaken += 1 }
-                return RegisterResponse(statusCode: 409, message: .usernameExists, username: username)
+        return hashing.hashing(password: password, cost: configuration.cost)
+            .flatMap { [self] hash in
+                store.createAccount(username: username, passwordHash: hash, createdAt: clock.wallSeconds())
             }
-        }
+            .flatMap { [self] outcome in
+                onGraphs { graphs in
+                    switch outcome {
+                    case .created:
+                        self.count { $0.registered += 1 }
+                        graphs.emit(.registered, username, client)
+                        return RegisterResponse(statusCode: 201, message: .registerOK, username: username)
+                    case .taken:
+                        self.count { $0.registrationsTaken += 1 }
+                        return RegisterResponse(statusCode: 409, message: .usernameExists, username: username)
+                    }
+                }
+            }
+            .catch { [self] error in .error(translate(error)) }
     }
 
     /// `auth.login`: throttling first, then the same work for every name (see the type's doc). The
     /// attempt is admitted when the answer is subscribed to, so a single never subscribed to
-    /// holds nothing in the throttle.
+    /// holds nothing in the throttle; one disposed before its verdict gives back what it took.
     public func login(_ request: LoginRequest, client: String) -> Single<LoginResponse> {
-        Single.deferred { [self] in attemptLogin(request, client: client) }
-    }
-
-    private func attemptLogin(_ request: LoginRequest, client: String) -> Single<LoginResponse> {
         // A name too long to be an account's (megabytes, say) is throttled and reported as its first
         // 64 scalars and an ellipsis, not kept whole; it is not looked up, only verified against the
         // dummy hash like any unknown name.
@@ -204,88 +303,127 @@ public final class AuthService: Sendable {
         // account's shared budget; any other token (garbled, forged, another account's) is as none.
         let device = configuration.deviceTokens.verify(request.deviceToken, account: username)
         let origin = device.map { LoginOrigin.device($0.id) } ?? .client(client)
-        let admission = throttle.withLock {
-            $0.admitLogin(account: username, from: origin, now: clock.now())
-        }
-        switch admission {
-        case .allowed:
-            if device != nil { count { $0.deviceLogins += 1 } }
-        case .throttled(let retryAfter, _), .budgetSpent(let retryAfter):
-            count {
-                $0.throttledLogins += 1
-                if case .budgetSpent = admission { $0.budgetSpent += 1 }
-            }
-            return .just(
-                LoginResponse(
-                    statusCode: 429, message: .loginThrottled, retryAfter: Self.wholeSeconds(retryAfter)))
-        }
         // A password over the limit cannot be right: verify an empty one against the dummy hash so
         // that it costs the same, without hashing megabytes.
         let plausible = configuration.rules.isPlausibleLogin(password: request.password)
         let password = plausible ? Array(AuthRules.normalizePassword(request.password).utf8) : []
-        let cost = configuration.cost
-        let lifetime = Int64(configuration.tokenLifetime.components.seconds)
-        let deviceTokens = configuration.deviceTokens
-        return asyncSingle { [self] in
-            let verified: StoredAccount?
-            do {
-                let account = loginName == nil ? nil : try await store.account(named: username).value
-                if let account, plausible,
-                    try await hashing.verify(password: password, against: account.passwordHash)
-                {
-                    verified = account
-                } else {
-                    if account == nil || !plausible {
-                        try await hashing.verifyDummy(password: password, cost: cost)
+        let verification = verifiedAccount(
+            loginName == nil ? nil : username, password: password, plausible: plausible)
+        let scheduler = self.scheduler
+        return Single.create { [self] done in
+            let attempt = LoginAttempt(account: username, origin: origin)
+            // The verification, then the session's commit: disposing ends whichever runs.
+            let work = SerialDisposable()
+            scheduler.schedule(isolated: { graphs in
+                guard let admission = graphs.admit(attempt, now: self.clock.now()) else { return }
+                switch admission {
+                case .allowed:
+                    if device != nil { self.count { $0.deviceLogins += 1 } }
+                    work.disposable = verification.subscribe { event in
+                        scheduler.schedule(isolated: { graphs in
+                            guard let answer = self.conclude(attempt, event, graphs: graphs, client: client, device: device)
+                            else { return }
+                            work.disposable = answer.subscribe(done)
+                        })
                     }
-                    verified = nil
+                case .throttled(let retryAfter, _), .budgetSpent(let retryAfter):
+                    self.count {
+                        $0.throttledLogins += 1
+                        if case .budgetSpent = admission { $0.budgetSpent += 1 }
+                    }
+                    done(
+                        .success(
+                            LoginResponse(
+                                statusCode: 429, message: .loginThrottled,
+                                retryAfter: Self.wholeSeconds(retryAfter))))
                 }
-            } catch {
-                // No verdict (overload, storage, cancelled): the attempt counts neither way.
-                throttle.withLock { $0.recordAbandoned(account: username, from: origin) }
-                throw error
+            })
+            return Disposables.create {
+                work.dispose()
+                scheduler.schedule(isolated: { graphs in graphs.abandon(attempt) })
             }
-            guard let account = verified else {
-                let locked = throttle.withLock {
-                    $0.recordFailure(account: username, from: origin, now: clock.now())
-                }
-                count {
-                    $0.failedLogins += 1
-                    if locked { $0.locks += 1 }
-                }
-                emit(.failed, username, client)
-                if locked { emit(.locked, username, client) }
-                return LoginResponse(statusCode: 401, message: .loginWrongPassword)
+        }
+    }
+
+    /// The account `username` names if `password` is its password, else nil, after one verification
+    /// either way (against the dummy hash when there is no such account, no name, or no plausible
+    /// password). Runs on the store's and the hashing pool's threads.
+    private func verifiedAccount(_ username: String?, password: [UInt8], plausible: Bool) -> Single<StoredAccount?>
+    {
+        let hashing = self.hashing
+        let cost = configuration.cost
+        let account: Single<StoredAccount?> = username.map { store.account(named: $0) } ?? .just(nil)
+        return account.flatMap { account in
+            guard let account, plausible else {
+                return hashing.verifyingDummy(password: password, cost: cost).map { _ in nil }
             }
-            throttle.withLock { $0.recordSuccess(account: username, from: origin) }
+            return hashing.verifying(password: password, against: account.passwordHash).map { $0 ? account : nil }
+        }
+    }
+
+    /// The verification of an admitted attempt ended (on the actor): a verdict is recorded and
+    /// answered; a failure without one (overload, storage, shutdown) abandons the attempt. Nil when
+    /// the attempt was abandoned first (its caller went away).
+    private func conclude(
+        _ attempt: LoginAttempt, _ event: SingleEvent<StoredAccount?>, graphs: isolated AuthGraphs,
+        client: String, device: DeviceTokens.Device?
+    ) -> Single<LoginResponse>? {
+        guard attempt.phase == .inFlight else { return nil }
+        let username = attempt.account
+        switch event {
+        case .failure(let error):
+            graphs.abandon(attempt)
+            return .error(translate(error))
+        case .success(nil):
+            let locked = graphs.settle(attempt, succeeded: false, now: clock.now())
+            count {
+                $0.failedLogins += 1
+                if locked { $0.locks += 1 }
+            }
+            graphs.emit(.failed, username, client)
+            if locked { graphs.emit(.locked, username, client) }
+            return .just(LoginResponse(statusCode: 401, message: .loginWrongPassword))
+        case .success(let account?):
+            _ = graphs.settle(attempt, succeeded: true, now: clock.now())
             let token = Token.generate()
-            try await store.addSession(
-                digest: token.digest, accountID: account.id, expiresAt: clock.wallSeconds() + lifetime
-            ).value
-            count { $0.logins += 1 }
-            emit(.loggedIn, username, client)
+            let lifetime = Int64(configuration.tokenLifetime.components.seconds)
             // The same device keeps its token; a first login from this client gets a new device.
-            let issued = deviceTokens.issue(account: username, device: device)
-            return LoginResponse(
+            let issued = configuration.deviceTokens.issue(account: username, device: device)
+            let answer = LoginResponse(
                 statusCode: 200, message: .loginOK,
                 user: .init(name: account.username, userToken: token.text, deviceToken: issued.token))
+            return store.addSession(
+                digest: token.digest, accountID: account.id, expiresAt: clock.wallSeconds() + lifetime
+            )
+            .flatMap { [self] _ in
+                onGraphs { graphs in
+                    self.count { $0.logins += 1 }
+                    graphs.emit(.loggedIn, username, client)
+                    return answer
+                }
+            }
+            .catch { [self] error in .error(translate(error)) }
         }
     }
 
     /// `auth.exists`: rate-limited per client.
     public func exists(_ request: ExistsRequest, client: String) -> Single<ExistsResponse> {
-        if let wait = throttle.withLock({ $0.admitExists(client: client, now: clock.now()) }) {
-            count { $0.existsRateLimited += 1 }
-            return .error(
-                RemoteError(
-                    code: .rateLimited,
-                    message: "too many username checks; retry after \(Self.wholeMilliseconds(wait)) ms"))
-        }
         let username = AuthRules.normalize(request.username)
-        return store.exists(username: username).map { [self] exists in
-            count { $0.existsAnswered += 1 }
-            return ExistsResponse(exists: exists)
-        }
+        let now = clock.now()
+        return onGraphs { graphs in graphs.throttle.admitExists(client: client, now: now) }
+            .flatMap { [self] wait in
+                if let wait {
+                    count { $0.existsRateLimited += 1 }
+                    return .error(
+                        RemoteError(
+                            code: .rateLimited,
+                            message: "too many username checks; retry after \(Self.wholeMilliseconds(wait)) ms"))
+                }
+                return store.exists(username: username).map { [self] exists in
+                    count { $0.existsAnswered += 1 }
+                    return ExistsResponse(exists: exists)
+                }
+            }
     }
 
     /// `auth.verify`: the token's user, or `unauthenticated`.
@@ -304,12 +442,14 @@ public final class AuthService: Sendable {
             return .just(LogoutResponse(revoked: false))
         }
         return store.session(digest: digest, now: clock.wallSeconds()).flatMap { [self] session in
-            store.revokeSession(digest: digest, now: clock.wallSeconds()).map { [self] revoked in
-                if revoked, let session {
-                    count { $0.logouts += 1 }
-                    emit(.loggedOut, session.username, nil)
+            store.revokeSession(digest: digest, now: clock.wallSeconds()).flatMap { [self] revoked in
+                onGraphs { graphs in
+                    if revoked, let session {
+                        self.count { $0.logouts += 1 }
+                        graphs.emit(.loggedOut, session.username, nil)
+                    }
+                    return LogoutResponse(revoked: revoked)
                 }
-                return LogoutResponse(revoked: revoked)
             }
         }
     }
@@ -320,6 +460,16 @@ public final class AuthService: Sendable {
     }
 
     // MARK: Helpers
+
+    /// `body`'s result, computed on the actor: at once when the caller is already there, else in
+    /// the loop's next drain (one for every outcome that arrived meanwhile).
+    private func onGraphs<T: Sendable>(_ body: @escaping @Sendable (isolated AuthGraphs) -> T) -> Single<T> {
+        let scheduler = self.scheduler
+        return Single.create { done in
+            scheduler.schedule(isolated: { graphs in done(.success(body(graphs))) })
+            return Disposables.create()
+        }
+    }
 
     private func refuse<T>(_ violation: AuthRules.Violation) -> Single<T> {
         count { $0.badRequests += 1 }
@@ -335,41 +485,24 @@ public final class AuthService: Sendable {
         counters_.withLock { update(&$0) }
     }
 
-    private func emit(_ kind: AccountEvent.Kind, _ username: String, _ client: String?) {
-        let milliseconds = Int64(Date().timeIntervalSince1970 * 1_000)
-        let event = AccountEvent(kind: kind, username: username, client: client, at: milliseconds)
-        emitting.withLock { _ in events_.onNext(event) }
-    }
-
-    /// Runs `body` in a task; disposing cancels the task (a queued hash is then dropped).
-    /// Pool and store errors become the protocol's codes.
-    private func asyncSingle<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) -> Single<T> {
-        Single.create { [self] done in
-            let task = Task {
-                do {
-                    done(.success(try await body()))
-                } catch let error as HashingPoolError {
-                    done(.failure(translate(error)))
-                } catch let error as RemoteError {
-                    if error.code == .overloaded { count { $0.overloaded += 1 } }
-                    done(.failure(error))
-                } catch {
-                    done(.failure(RemoteError(code: .internal, message: "auth failed: \(error)")))
-                }
-            }
-            return Disposables.create { task.cancel() }
-        }
-    }
-
-    private func translate(_ error: HashingPoolError) -> RemoteError {
+    /// Pool and store errors as the protocol's codes (overloads counted).
+    private func translate(_ error: any Error) -> RemoteError {
         switch error {
-        case .overloaded:
-            count { $0.overloaded += 1 }
-            return RemoteError(
-                code: .overloaded, message: "too many password checks in progress; retry later")
-        case .shutDown: return RemoteError(code: .unavailable, message: "the service is stopping")
-        case .cancelled: return RemoteError(code: .internal, message: "cancelled")
-        case .hashingFailed: return RemoteError(code: .internal, message: "password hashing failed")
+        case let error as HashingPoolError:
+            switch error {
+            case .overloaded:
+                count { $0.overloaded += 1 }
+                return RemoteError(
+                    code: .overloaded, message: "too many password checks in progress; retry later")
+            case .shutDown: return RemoteError(code: .unavailable, message: "the service is stopping")
+            case .cancelled: return RemoteError(code: .internal, message: "cancelled")
+            case .hashingFailed: return RemoteError(code: .internal, message: "password hashing failed")
+            }
+        case let error as RemoteError:
+            if error.code == .overloaded { count { $0.overloaded += 1 } }
+            return error
+        default:
+            return RemoteError(code: .internal, message: "auth failed: \(error)")
         }
     }
 

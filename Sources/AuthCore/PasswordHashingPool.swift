@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+public import Reactive
 public import Sodium
 import Synchronization
 
@@ -35,6 +36,10 @@ public enum HashingPoolError: Error, Sendable, Hashable {
 ///   delivered.
 /// - Shutdown: ``shutdown()`` fails every queued job with ``HashingPoolError/shutDown``, lets running
 ///   jobs finish, and returns once every worker thread has ended.
+/// - Two faces: `async` methods for code in tasks, and `Single`s (``hashing(password:cost:)``,
+///   ``verifying(password:against:)``, ``verifyingDummy(password:cost:)``) for reactive graphs: the
+///   job is queued when the single is subscribed to, its outcome is delivered on the worker's thread
+///   (no task, no cooperative thread), and disposing removes a job that is still queued.
 public final class PasswordHashingPool: Sendable {
     /// A snapshot of the pool's counters.
     public struct Counters: Sendable, Hashable {
@@ -101,8 +106,13 @@ public final class PasswordHashingPool: Sendable {
     public func dummyHash(for cost: Argon2id.Cost) async throws(HashingPoolError) -> String {
         if let known = dummyHashes.withLock({ $0[cost] }) { return known }
         let made = try await hash(password: SecureRandom.bytes(32), cost: cost)
-        // Two first callers may both have made one; the first stored is the one everyone uses.
-        return dummyHashes.withLock { hashes in
+        return keepDummy(made, for: cost)
+    }
+
+    /// Keeps `made` as the dummy hash of `cost` unless one is kept already, and returns the one kept:
+    /// two first callers may both have made one, and the first stored is the one everyone uses.
+    private func keepDummy(_ made: String, for cost: Argon2id.Cost) -> String {
+        dummyHashes.withLock { hashes in
             if let known = hashes[cost] { return known }
             hashes[cost] = made
             return made
@@ -113,6 +123,31 @@ public final class PasswordHashingPool: Sendable {
     /// the outcome: a login of an unknown user costs what a known user's login costs.
     public func verifyDummy(password: [UInt8], cost: Argon2id.Cost) async throws(HashingPoolError) {
         _ = try await verify(password: password, against: dummyHash(for: cost))
+    }
+
+    /// ``hash(password:cost:)`` as a `Single`, delivered on the worker's thread.
+    public func hashing(password: [UInt8], cost: Argon2id.Cost) -> Single<String> {
+        job {
+            Result { () throws(SodiumError) in try Argon2id.hash(password: password, cost: cost) }
+                .mapError { .hashingFailed($0) }
+        }
+    }
+
+    /// ``verify(password:against:)`` as a `Single`, delivered on the worker's thread.
+    public func verifying(password: [UInt8], against hash: String) -> Single<Bool> {
+        job { .success(Argon2id.verify(password: password, against: hash)) }
+    }
+
+    /// ``verifyDummy(password:cost:)`` as a `Single`, delivered on the worker's thread (the first
+    /// one of a cost makes the dummy hash first, on a worker too).
+    public func verifyingDummy(password: [UInt8], cost: Argon2id.Cost) -> Single<Void> {
+        let dummy: Single<String>
+        if let known = dummyHashes.withLock({ $0[cost] }) {
+            dummy = .just(known)
+        } else {
+            dummy = hashing(password: SecureRandom.bytes(32), cost: cost).map { [self] made in keepDummy(made, for: cost) }
+        }
+        return dummy.flatMap { [self] hash in verifying(password: password, against: hash).map { _ in () } }
     }
 
     /// The pool's counters now.
@@ -129,8 +164,8 @@ public final class PasswordHashingPool: Sendable {
         await core.waitForWorkersToEnd()
     }
 
-    /// Runs `work` on a worker and returns its result; the one path every job takes. Throws
-    /// ``HashingPoolError/overloaded`` at once when the queue is full.
+    /// Runs `work` on a worker and returns its result. Throws ``HashingPoolError/overloaded`` at
+    /// once when the queue is full.
     func submit<Output: Sendable>(
         _ work: @escaping @Sendable () -> Result<Output, HashingPoolError>
     ) async throws(HashingPoolError) -> Output {
@@ -139,19 +174,46 @@ public final class PasswordHashingPool: Sendable {
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation {
                 (continuation: CheckedContinuation<Result<Output, HashingPoolError>, Never>) in
-                let job = Job(
-                    id: id,
-                    run: {
-                        let result = work()
-                        return { continuation.resume(returning: result) }
-                    },
-                    fail: { continuation.resume(returning: .failure($0)) })
-                if let refusal = core.enqueue(job, isCancelled: Task.isCancelled) { job.fail(refusal) }
+                start(id, work, isCancelled: Task.isCancelled) { continuation.resume(returning: $0) }
             }
         } onCancel: {
             core.cancel(id)
         }
         return try result.get()
+    }
+
+    /// `work` on a worker, as a `Single`: queued on subscription, delivered on the worker's thread,
+    /// removed from the queue when disposed before a worker takes it.
+    func job<Output: Sendable>(
+        _ work: @escaping @Sendable () -> Result<Output, HashingPoolError>
+    ) -> Single<Output> {
+        let core = self.core
+        return Single.create { [self] done in
+            let id = core.makeJobID()
+            start(id, work, isCancelled: false) { result in
+                switch result {
+                case .success(let output): done(.success(output))
+                case .failure(let error): done(.failure(error))
+                }
+            }
+            return Disposables.create { core.cancel(id) }
+        }
+    }
+
+    /// Queues job `id` (or refuses it at once); `deliver` gets its outcome exactly once, on the worker
+    /// or, when refused, here. The one path every job takes.
+    private func start<Output: Sendable>(
+        _ id: UInt64, _ work: @escaping @Sendable () -> Result<Output, HashingPoolError>, isCancelled: Bool,
+        deliver: @escaping @Sendable (Result<Output, HashingPoolError>) -> Void
+    ) {
+        let job = Job(
+            id: id,
+            run: {
+                let result = work()
+                return { deliver(result) }
+            },
+            fail: { deliver(.failure($0)) })
+        if let refusal = core.enqueue(job, isCancelled: isCancelled) { job.fail(refusal) }
     }
 }
 

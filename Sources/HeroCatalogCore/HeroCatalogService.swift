@@ -3,17 +3,43 @@ public import Reactive
 import RemoteProtocol
 public import RemoteStreams
 import Synchronization
+public import ZeroMQ
+
+/// The actor hero-catalog-service's graphs run in: its executor is the service's event loop (the
+/// thread its server and its client of auth-service run on). It holds the catalog answering now; a
+/// reload swaps it in here, and every `heroes.watch` graph is subscribed here, so token checks'
+/// answers, reloads and the pages they cause meet on one thread.
+public actor CatalogGraphs {
+    /// The loop whose executor this actor runs on.
+    public nonisolated let loop: SocketLoop
+    /// The catalog answering now: read from anywhere, replaced only on the actor.
+    nonisolated let catalog: BehaviorRelay<HeroCatalog>
+
+    /// An actor on `loop`'s executor, answering from `catalog`.
+    init(on loop: SocketLoop, catalog: HeroCatalog) {
+        self.loop = loop
+        self.catalog = BehaviorRelay(value: catalog)
+    }
+
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { loop.executor.asUnownedSerialExecutor() }
+
+    /// Swaps in `newCatalog`; every watch sends its page again.
+    func replace(_ newCatalog: HeroCatalog) {
+        catalog.accept(newCatalog)
+    }
+}
 
 /// The hero catalog's logic, behind the `heroes.*` methods of docs/services/hero-catalog.md.
 ///
 /// Every call first verifies its token (through a ``TokenVerifier``, usually a
 /// ``CachingTokenVerifier`` over auth-service), then answers from the current ``HeroCatalog``. The
-/// catalog is held in a relay: ``replace(_:)`` swaps in a new one (a reload) and every
-/// `heroes.watch` stream sends its results again.
+/// catalog is held by the ``CatalogGraphs`` actor on the service's event loop: ``replace(_:)`` swaps
+/// in a new one there (a reload) and every `heroes.watch` stream, subscribed on that actor, sends
+/// its results again.
 ///
 /// A search is CPU work of microseconds for the built-in catalog and at most a few milliseconds
 /// for a million heroes (see docs/BENCHMARKS.md); it runs where the token's check answers: at once
-/// on a cache hit, else on the auth client's thread.
+/// on a cache hit, else when auth-service's answer arrives, both on the service's loop.
 public final class HeroCatalogService: Sendable {
     /// The bounds of the parameters.
     public struct Limits: Sendable, Hashable {
@@ -63,32 +89,48 @@ public final class HeroCatalogService: Sendable {
         }
     }
 
-    private let catalog: BehaviorRelay<HeroCatalog>
+    private let graphs: CatalogGraphs
+    private let scheduler: ActorScheduler<CatalogGraphs>
+    /// The loop the service made for its actor, when it was given none (stopped when it goes).
+    private let ownLoop: SocketLoop?
     private let verifier: any TokenVerifier
     private let limits: Limits
     private let counters_ = Mutex(Counters())
 
-    /// A service answering from `catalog`, checking tokens with `verifier`.
-    public init(catalog: HeroCatalog, verifier: any TokenVerifier, limits: Limits = Limits()) {
-        self.catalog = BehaviorRelay(value: catalog)
+    /// A service answering from `catalog`, checking tokens with `verifier`, whose graphs run in a
+    /// ``CatalogGraphs`` actor on `loop`'s executor (the process's event loop; without one the
+    /// service makes a loop of its own).
+    public init(
+        catalog: HeroCatalog, verifier: any TokenVerifier, limits: Limits = Limits(), loop: SocketLoop? = nil
+    ) {
+        let own = loop == nil ? try? SocketLoop(name: "catalog-graphs") : nil
+        guard let loop = loop ?? own else { preconditionFailure("cannot start the catalog graphs' loop") }
+        ownLoop = own
+        graphs = CatalogGraphs(on: loop, catalog: catalog)
+        scheduler = ActorScheduler(graphs, on: loop)
         self.verifier = verifier
         self.limits = limits
         counters_.withLock { $0.heroes = catalog.heroes.count }
     }
 
+    deinit {
+        ownLoop?.stop()
+    }
+
     /// The catalog answering now.
-    public var current: HeroCatalog { catalog.value }
+    public var current: HeroCatalog { graphs.catalog.value }
 
     /// The counters so far.
     public var counters: Counters { counters_.withLock { $0 } }
 
-    /// Swaps in `newCatalog`: later calls answer from it and every watch sends its results again.
+    /// Swaps in `newCatalog` on the service's loop (at once when called there, else in its next
+    /// turn): calls from then on answer from it, and every watch sends its results again.
     public func replace(_ newCatalog: HeroCatalog) {
         counters_.withLock {
             $0.reloads += 1
             $0.heroes = newCatalog.heroes.count
         }
-        catalog.accept(newCatalog)
+        scheduler.schedule(isolated: { graphs in graphs.replace(newCatalog) })
     }
 
     /// Registers `heroes.search`, `heroes.get` and `heroes.watch`. Each reads the token before the
@@ -131,7 +173,7 @@ public final class HeroCatalogService: Sendable {
         authenticated(token).flatMap { [self] _ in
             let request = try read(parameters)
             let page = try page(query: request.query, offset: request.offset, limit: request.limit)
-            let answer = catalog.value.search(request.query, offset: page.offset, limit: page.limit)
+            let answer = current.search(request.query, offset: page.offset, limit: page.limit)
             count { $0.searches += 1 }
             return .just(answer)
         }
@@ -140,7 +182,7 @@ public final class HeroCatalogService: Sendable {
     private func get(token: String?, _ parameters: Result<HeroGetRequest, RemoteError>) -> Single<Hero> {
         authenticated(token).flatMap { [self] _ in
             let request = try read(parameters)
-            guard let hero = catalog.value.hero(id: request.id) else {
+            guard let hero = current.hero(id: request.id) else {
                 count { $0.notFound += 1 }
                 throw RemoteError(code: .notFound, message: "no hero has id \(request.id)")
             }
@@ -152,7 +194,7 @@ public final class HeroCatalogService: Sendable {
     private func watch(
         token: String?, _ parameters: Result<HeroWatchRequest, RemoteError>
     ) -> Observable<HeroSearchResponse> {
-        let catalog = self.catalog
+        let catalog = graphs.catalog
         return authenticated(token).asObservable().flatMap { [self] _ in
             let request = try read(parameters)
             let page = try page(query: request.query, offset: request.offset, limit: request.limit)
@@ -163,6 +205,7 @@ public final class HeroCatalogService: Sendable {
                 }
             }
         }
+        .subscribe(on: scheduler)
     }
 
     // MARK: Helpers

@@ -24,7 +24,8 @@ final class AuthProcess: Service {
     /// Reloads the CURVE allow-list (nil without one).
     private let allowListReload: AllowListReloader?
     private let stopped = StopLatch()
-    private let purge: Task<Void, Never>
+    /// The loop's hourly timer that deletes expired sessions.
+    private let purge: SocketLoop.TimerID
 
     init(configuration: Configuration, state: StateDirectory, logger: Logger) async throws {
         typealias O = AuthOptions
@@ -50,19 +51,20 @@ final class AuthProcess: Service {
         let rules = AuthRules(
             minimumUsernameLength: configuration[O.minimumUsername],
             minimumPasswordLength: configuration[O.minimumPassword])
+        context = try Context()
+        loop = try SocketLoop(name: "auth")
         service = AuthService(
             store: store, hashing: pool,
             configuration: AuthConfiguration(
                 rules: rules, throttle: policy, cost: configuration[O.hashCost].cost,
                 tokenLifetime: configuration[O.tokenLifetime],
-                deviceTokens: DeviceTokens(secret: deviceSecret)))
+                deviceTokens: DeviceTokens(secret: deviceSecret)),
+            loop: loop)
 
         // Made now, so the first login of an unknown user costs no more than a wrong password.
         _ = try await pool.dummyHash(for: configuration[O.hashCost].cost)
         let curve = configuration[O.curve] == .on ? try state.serverCurve() : nil
         allowListReload = AllowListReloader.forServer(curve, state: state, logger: logger)
-        context = try Context()
-        loop = try SocketLoop(name: "auth")
         var handlers = RemoteHandlers()
         service.register(into: &handlers)
         let health = self.health
@@ -85,13 +87,12 @@ final class AuthProcess: Service {
                 peerQueue: O.standard.clientQueue(from: configuration)),
             handlers: handlers)
         reference.bind(self.server)
-        // Expired sessions are deleted hourly (they are refused from the moment they expire).
-        purge = Task {
-            while (try? await Task.sleep(for: .seconds(3_600))) != nil {
-                if let count = try? await service.removeExpiredSessions().value, count > 0 {
-                    logger.info("expired sessions removed", ["count": .integer(count)])
-                }
-            }
+        // Expired sessions are deleted hourly (they are refused from the moment they expire), on a
+        // timer of the loop; the deletion itself runs on the store's writer.
+        purge = loop.schedule(every: .seconds(3_600)) {
+            _ = service.removeExpiredSessions().subscribe(onSuccess: { count in
+                if count > 0 { logger.info("expired sessions removed", ["count": .integer(count)]) }
+            })
         }
         logger.notice(
             "listening",
@@ -118,7 +119,7 @@ final class AuthProcess: Service {
     func stop() async {
         health.set(.draining)
         logger.notice("draining")
-        purge.cancel()
+        loop.cancelTimer(purge)
         await server.drain()
         await server.stop()
         await store.close()

@@ -73,7 +73,7 @@ final class HeroProcess: Service {
         cache = CachingTokenVerifier(
             RemoteTokenVerifier(client: authClient, deadline: configuration[O.authDeadline]),
             lifetime: configuration[O.tokenCache])
-        service = HeroCatalogService(catalog: catalog, verifier: cache)
+        service = HeroCatalogService(catalog: catalog, verifier: cache, loop: loop)
 
         let curve = configuration[O.curve] == .on ? try state.serverCurve() : nil
         allowListReload = AllowListReloader.forServer(curve, state: state, logger: logger)

@@ -7,6 +7,7 @@ import RemoteStreams
 import Sodium
 import Synchronization
 import Testing
+import ZeroMQ
 
 @testable import AuthCore
 
@@ -46,13 +47,13 @@ struct ServiceFixture {
     init(
         throttle: ThrottlePolicy = ThrottlePolicy(), tokenLifetime: Duration = .seconds(3_600),
         workers: Int = 2,
-        queueCapacity: Int = 16
+        queueCapacity: Int = 16, loop: SocketLoop? = nil
     ) {
         pool = PasswordHashingPool(workers: workers, queueCapacity: queueCapacity)
         service = AuthService(
             store: store, hashing: pool,
             configuration: AuthConfiguration(throttle: throttle, cost: .test, tokenLifetime: tokenLifetime),
-            clock: clock.authClock)
+            clock: clock.authClock, loop: loop)
     }
 
     /// Registers `username` and expects a 201.
@@ -397,6 +398,58 @@ struct AuthServiceTests {
             for secret in ["first-secret", "second-secret", token] { #expect(!json.contains(secret)) }
         }
         #expect(fixture.service.counters.locks == 1)
+        await fixture.pool.shutdown()
+    }
+
+    @Test("the state lives on the service's loop: events come there, one at a time, from many threads' work")
+    func eventsOnTheLoop() async throws {
+        let loop = try SocketLoop(name: "auth-test")
+        defer { loop.stop() }
+        let fixture = ServiceFixture(throttle: ThrottlePolicy(freeFailures: 1_000, lockAfter: 1_000), loop: loop)
+        let delivered = Atomic(0)
+        let offTheLoop = Atomic(0)
+        let inside = Atomic(0)
+        let overlapping = Atomic(0)
+        let subscription = fixture.service.events.subscribe(onNext: { _ in
+            if inside.add(1, ordering: .sequentiallyConsistent).newValue > 1 {
+                overlapping.add(1, ordering: .relaxed)
+            }
+            if !loop.executor.isLoopThread { offTheLoop.add(1, ordering: .relaxed) }
+            delivered.add(1, ordering: .relaxed)
+            inside.subtract(1, ordering: .sequentiallyConsistent)
+        })
+        defer { subscription.dispose() }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 0..<8 {
+                group.addTask {
+                    try await fixture.register("person\(index)", "secret-\(index)")
+                    _ = try await fixture.login("person\(index)", "secret-\(index)", client: "c\(index)")
+                    _ = try await fixture.login("person\(index)", "wrong-\(index)", client: "c\(index)")
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(delivered.load(ordering: .relaxed) == 24)
+        #expect(offTheLoop.load(ordering: .relaxed) == 0)
+        #expect(overlapping.load(ordering: .relaxed) == 0)
+        #expect(fixture.service.counters.logins == 8)
+        #expect(fixture.service.counters.failedLogins == 8)
+        await fixture.pool.shutdown()
+    }
+
+    @Test("a login disposed while it is verified gives its attempt back: the next ones are not delayed")
+    func disposedWhileVerifying() async throws {
+        // One free failure: a disposed attempt that still counted would delay the next guess.
+        let fixture = ServiceFixture(throttle: ThrottlePolicy(freeFailures: 1), workers: 1)
+        try await fixture.register("someone", "the-secret")
+        let subscriptions = (0..<3).map { _ in
+            fixture.service.login(LoginRequest(username: "someone", password: "guess"), client: "c").subscribe { _ in }
+        }
+        subscriptions.forEach { $0.dispose() }
+        // Each disposal gives back what its admission took, on the service's loop, before later work.
+        #expect(try await fixture.login("someone", "the-secret").statusCode == 200)
+        #expect(try await fixture.login("someone", "guess").statusCode == 401)
+        #expect(try await fixture.login("someone", "guess").statusCode == 429)
         await fixture.pool.shutdown()
     }
 

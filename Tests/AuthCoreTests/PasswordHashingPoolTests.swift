@@ -1,5 +1,8 @@
 import Dispatch
+import Glibc
+import Reactive
 import Sodium
+import Synchronization
 import Testing
 
 @testable import AuthCore
@@ -149,5 +152,42 @@ struct PasswordHashingPoolTests {
         try await pool.verifyDummy(password: Array("guess".utf8), cost: .test)
         await pool.shutdown()
         #expect(pool.counters.completed == 3)
+    }
+    @Test("the Single face: results come on a worker's thread; disposing a queued job removes it")
+    func singles() async throws {
+        let pool = PasswordHashingPool(workers: 1, queueCapacity: 2)
+        let stored = try await pool.hashing(password: Array("hunter22".utf8), cost: .test).value
+        #expect(try await pool.verifying(password: Array("hunter22".utf8), against: stored).value)
+        // The outcome is delivered on the thread that ran the job: a worker's, no hop.
+        let ranOn = Mutex<pthread_t?>(nil)
+        let deliveredOn = Mutex<pthread_t?>(nil)
+        _ = try await pool.job { () -> Result<Int, HashingPoolError> in
+            ranOn.withLock { $0 = pthread_self() }
+            return .success(1)
+        }
+        .do(onSuccess: { _ in deliveredOn.withLock { $0 = pthread_self() } })
+        .value
+        let worker = try #require(ranOn.withLock { $0 })
+        let delivery = try #require(deliveredOn.withLock { $0 })
+        #expect(pthread_equal(worker, delivery) != 0)
+        #expect(try await !pool.verifying(password: Array("wrong".utf8), against: stored).value)
+        try await pool.verifyingDummy(password: Array("guess".utf8), cost: .test).value
+
+        let jobs = GatedJobs()
+        defer { jobs.open(8) }
+        async let running = jobs.submit(1, to: pool)
+        await jobs.waitForStarts(1)
+        let delivered = Mutex(false)
+        let queued = pool.verifying(password: Array("hunter22".utf8), against: stored)
+            .subscribe { _ in delivered.withLock { $0 = true } }
+        #expect(await waitUntil { pool.counters.queued == 1 })
+        queued.dispose()
+        #expect(pool.counters.queued == 0)
+        jobs.open(1)
+        #expect(try await running == 1)
+        await pool.shutdown()
+        #expect(!delivered.withLock { $0 })
+        // hashing, two verifications, the job, the dummy hash and its verification, the gated job.
+        #expect(pool.counters.completed == 7)
     }
 }

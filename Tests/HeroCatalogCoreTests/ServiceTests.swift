@@ -80,7 +80,7 @@ struct ServiceTests {
     }
 
     @Test("watch: the results now, again after each replace; a revoked token ends it at the next reload")
-    func watch() throws {
+    func watch() async throws {
         let clock = ManualClock()
         let (service, stub, _) = try makeService(clock: clock)
         let received = Mutex<[Int]>([])
@@ -89,14 +89,36 @@ struct ServiceTests {
             onNext: { page in received.withLock { $0.append(page.total) } },
             onError: { error in failure.withLock { $0 = (error as? RemoteError)?.code } })
         defer { subscription.dispose() }
-        #expect(received.withLock { $0 } == [0])
+        // The watch runs on the service's loop: each step is awaited there.
+        #expect(await eventually { received.withLock { $0 } == [0] })
         service.replace(try HeroCatalog(heroes: [hero(1, ["en": "New One"]), hero(2, ["en": "Newer"])]))
-        #expect(received.withLock { $0 } == [0, 2])
+        #expect(await eventually { received.withLock { $0 } == [0, 2] })
         stub.revoke("good")
         clock.advance(.seconds(6))
         service.replace(try HeroCatalog(heroes: [hero(1, ["en": "Newest"])]))
+        #expect(await eventually { failure.withLock { $0 } == .unauthenticated })
         #expect(received.withLock { $0 } == [0, 2])
         #expect(failure.withLock { $0 } == .unauthenticated)
         #expect(service.counters.reloads == 2 && service.counters.watches == 1)
     }
+
+    @Test("a replace made off the loop is applied there: later calls answer from the new catalog")
+    func replaceOffTheLoop() async throws {
+        let (service, _, _) = try makeService()
+        service.replace(try HeroCatalog(heroes: [hero(7, ["en": "Seventh"])]))
+        #expect(await eventually { service.current.heroes.map(\.id) == [7] })
+        let page = try await service.search(HeroSearchRequest(query: "", token: "good")).value
+        #expect(page.total == 1 && page.items.map(\.id) == [7])
+    }
+}
+
+/// Whether `condition` holds within `seconds`, checked between yields (the suite's time limit is the
+/// outer bound).
+private func eventually(within seconds: Int = 10, _ condition: () -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + .seconds(seconds)
+    while !condition() {
+        if ContinuousClock.now > deadline { return false }
+        await Task.yield()
+    }
+    return true
 }
