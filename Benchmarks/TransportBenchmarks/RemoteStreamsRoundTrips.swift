@@ -1,6 +1,7 @@
-// Row (3): request/response through `RemoteStreams` (RemoteClient → RemoteServer), with a small
-// JSON payload of five string fields each way: protocol codec, JSON coding, the server's actor and
-// the client's bookkeeping on top of (2).
+// Rows (3) and (4): request/response through `RemoteStreams` (RemoteClient → RemoteServer), with a
+// small JSON payload of five string fields each way (3), or the empty body `{}` (4): protocol codec,
+// JSON coding, the server's actor and the client's bookkeeping on top of (2); (4) is the transport's
+// own cost with next to no JSON.
 
 import BenchmarkSupport
 import Dispatch
@@ -22,15 +23,31 @@ struct FiveStrings: Codable, Sendable {
 /// The method row (3) calls: its payload back.
 let benchEcho = RequestMethod<FiveStrings, FiveStrings>("bench.echo")
 
+/// The method row (4) calls: `{}` in, `{}` back.
+let benchEmpty = RequestMethod<NoParameters, NoParameters>("bench.empty")
+
 let benchmarkPayload = FiveStrings(
     username: "ada.lovelace", password: "correct horse", phone: "13800138000", locale: "zh-Hans",
     client: "bench")
 
 /// Measures (3) with 1 and with 64 requests in flight.
 func remoteStreamsRequests(budget: Budget) throws -> [Measurement] {
+    try remoteStreamsRequests(benchEcho, benchmarkPayload, budget: budget)
+}
+
+/// Measures (4), the empty body, with 1 and with 64 requests in flight.
+func remoteStreamsEmptyRequests(budget: Budget) throws -> [Measurement] {
+    try remoteStreamsRequests(benchEmpty, NoParameters(), budget: budget)
+}
+
+/// Measures `method` called with `payload` (its handler answers with its parameters), with 1 and
+/// with 64 requests in flight.
+private func remoteStreamsRequests<Body: Codable & Sendable>(
+    _ method: RequestMethod<Body, Body>, _ payload: Body, budget: Budget
+) throws -> [Measurement] {
     let context = try Context()
     var handlers = RemoteHandlers()
-    handlers.handle(benchEcho) { payload in Single.just(payload) }
+    handlers.handle(method) { payload in Single.just(payload) }
     let server = try RemoteServer(
         context: context, configuration: .init(endpoints: ["tcp://127.0.0.1:*"]), handlers: handlers)
     let client = try RemoteClient(
@@ -43,16 +60,21 @@ func remoteStreamsRequests(budget: Budget) throws -> [Measurement] {
         context.terminate()
     }
     return Budget.inFlightSettings.map { inFlight in
-        _ = requestRun(client, inFlight: inFlight, count: budget.warmUp, seconds: budget.seconds)
+        _ = requestRun(
+            client, method, payload, inFlight: inFlight, count: budget.warmUp, seconds: budget.seconds)
         return requestRun(
-            client, inFlight: inFlight, count: budget.roundTrips(inFlight: inFlight), seconds: budget.seconds)
+            client, method, payload, inFlight: inFlight, count: budget.roundTrips(inFlight: inFlight),
+            seconds: budget.seconds)
     }
 }
 
 /// Keeps `inFlight` requests outstanding until `count` have completed or `seconds` have passed;
 /// each completion issues the next request from the client's delivery thread.
-private func requestRun(_ client: RemoteClient, inFlight: Int, count: Int, seconds: Double) -> Measurement {
-    let pump = RequestPump(client: client, count: count, seconds: seconds)
+private func requestRun<Body: Codable & Sendable>(
+    _ client: RemoteClient, _ method: RequestMethod<Body, Body>, _ payload: Body, inFlight: Int, count: Int,
+    seconds: Double
+) -> Measurement {
+    let pump = RequestPump(client: client, method: method, payload: payload, count: count, seconds: seconds)
     let start = DispatchTime.now().uptimeNanoseconds
     let cpuStart = ownCPUTime()
     for _ in 0..<inFlight { pump.issue() }
@@ -63,7 +85,7 @@ private func requestRun(_ client: RemoteClient, inFlight: Int, count: Int, secon
         cpu: ownCPUTime().since(cpuStart))
 }
 
-private final class RequestPump: Sendable {
+private final class RequestPump<Body: Codable & Sendable>: Sendable {
     private struct State {
         var issued = 0
         var completed = 0
@@ -72,12 +94,16 @@ private final class RequestPump: Sendable {
 
     let finished = DispatchSemaphore(value: 0)
     private let client: RemoteClient
+    private let method: RequestMethod<Body, Body>
+    private let payload: Body
     private let count: Int
     private let deadline: UInt64
     private let state = Mutex(State())
 
-    init(client: RemoteClient, count: Int, seconds: Double) {
+    init(client: RemoteClient, method: RequestMethod<Body, Body>, payload: Body, count: Int, seconds: Double) {
         self.client = client
+        self.method = method
+        self.payload = payload
         self.count = count
         deadline = DispatchTime.now().uptimeNanoseconds + UInt64(seconds * 1e9)
         state.withLock { $0.latencies.reserveCapacity(count) }
@@ -94,9 +120,9 @@ private final class RequestPump: Sendable {
         }
         guard go else { return }
         let sent = DispatchTime.now().uptimeNanoseconds
-        _ = client.request(benchEcho, benchmarkPayload).subscribe(
+        _ = client.request(method, payload).subscribe(
             onSuccess: { [self] _ in complete(latency: DispatchTime.now().uptimeNanoseconds - sent) },
-            onFailure: { error in fatalError("bench.echo failed: \(error)") })
+            onFailure: { [method] error in fatalError("\(method.name) failed: \(error)") })
     }
 
     private func complete(latency: UInt64) {

@@ -369,6 +369,8 @@ actor ServerCore {
     private var deadlines = DeadlineQueue<Deadline>()
     private var lastSweep = ContinuousClock.now
     private var counters = RemoteCounters()
+    /// The method last looked up by name (``method(named:)``).
+    private var lastMethod: (name: String, method: RemoteHandlers.Method)?
     /// `NEXT` frames sent by the graphs, counted where they are sent (off the actor).
     private let elementsSent = SharedCounter()
 
@@ -470,6 +472,15 @@ actor ServerCore {
         counters.droppedFrames += 1
     }
 
+    /// The method registered as `name`. The last one found is remembered: calls mostly come in
+    /// runs of one method, and comparing a short name costs less than hashing it.
+    private func method(named name: String) -> RemoteHandlers.Method? {
+        if let last = lastMethod, last.name == name { return last.method }
+        guard let method = handlers.methods[name] else { return nil }
+        lastMethod = (name, method)
+        return method
+    }
+
     /// Input on a channel after the client's own `COMPLETE` or `ERROR`: the channel ends with
     /// `ERROR bad_request` and its graph is disposed.
     private func refuseInput(_ key: StreamKey, _ stream: OpenStream, _ type: FrameType, loop: SocketLoop.Group) {
@@ -496,7 +507,7 @@ actor ServerCore {
         guard streams.isEmpty || streams[key] == nil else {
             return refuse(.badRequest, "stream \(key.stream) is already open")
         }
-        guard let method = handlers.methods[frame.method] else {
+        guard let method = method(named: frame.method) else {
             return refuse(.unknownMethod, "no method \(frame.method) on this server")
         }
         guard method.kind.openingType == frame.type else {

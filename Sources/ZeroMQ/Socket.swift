@@ -209,13 +209,16 @@ public final class Socket {
     /// nothing was there.
     public func receivePart(dontWait: Bool = false) throws(ZMQError) -> ZMQResult<Part> {
         var source: Int32 = -1
-        return try receivePart(dontWait: dontWait, source: &source)
+        return try receivePart(dontWait: dontWait, source: &source, wantSource: false)
     }
 
-    /// Receives one part, and sets `source` to the descriptor of the connection it came from when
-    /// libzmq knows it (`ZMQ_SRCFD`; a ROUTER's routing-id part, made by the socket itself, has
-    /// none and leaves `source` as it was).
-    private func receivePart(dontWait: Bool, source: inout Int32) throws(ZMQError) -> ZMQResult<Part> {
+    /// Receives one part and, with `wantSource`, sets `source` to the descriptor of the connection
+    /// it came from when libzmq knows it (`ZMQ_SRCFD`; a ROUTER's routing-id part, made by the
+    /// socket itself, has none and leaves `source` as it was). Asking costs a metadata lookup by
+    /// name and a `strtol` in libzmq 4.3, so it is asked only when wanted.
+    private func receivePart(
+        dontWait: Bool, source: inout Int32, wantSource: Bool
+    ) throws(ZMQError) -> ZMQResult<Part> {
         let handle = try liveHandle("zmq_msg_recv")
         let message = receiveMessage
         let flags = dontWait ? ZMQ_DONTWAIT : 0
@@ -227,21 +230,26 @@ public final class Socket {
             // path; `[UInt8](unsafeUninitializedCapacity:)` looks up the array's generic metadata at
             // run time on every call and costs about twice as much per part.
             let bytes = [UInt8](UnsafeRawBufferPointer(start: zmq_msg_data(message), count: Int(size)))
-            let descriptor = zmq_msg_get(message, ZMQ_SRCFD)
-            if descriptor >= 0 { source = descriptor }
+            if wantSource {
+                let descriptor = zmq_msg_get(message, ZMQ_SRCFD)
+                if descriptor >= 0 { source = descriptor }
+            }
             return .done((bytes, zmq_msg_more(message) != 0))
         case .wouldBlock: return .wouldBlock
         case .terminated: throw ZMQError(code: .ETERM, function: "zmq_msg_recv")
         }
     }
 
-    /// Receives every part of one message, wrapping each with `wrap`, and sets `source` to the
-    /// descriptor of the connection it came from (if libzmq knows it). Only the first part can
-    /// "would block": ZeroMQ delivers the rest of a message with it.
+    /// Receives every part of one message, wrapping each with `wrap`, and with `wantSource` sets
+    /// `source` to the descriptor of the connection it came from (if libzmq knows it: asked of each
+    /// part until one has it). Only the first part can "would block": ZeroMQ delivers the rest of a
+    /// message with it.
     private func receiveAll<Wrapped>(
-        dontWait: Bool, source: inout Int32, _ wrap: ([UInt8]) -> Wrapped
+        dontWait: Bool, source: inout Int32, wantSource: Bool = false, _ wrap: ([UInt8]) -> Wrapped
     ) throws(ZMQError) -> ZMQResult<[Wrapped]> {
-        guard case .done(let first) = try receivePart(dontWait: dontWait, source: &source) else {
+        guard
+            case .done(let first) = try receivePart(dontWait: dontWait, source: &source, wantSource: wantSource)
+        else {
             return .wouldBlock
         }
         // Room for a routing id, a delimiter and a few frames up front: growing from one element
@@ -251,7 +259,10 @@ public final class Socket {
         parts.append(wrap(first.bytes))
         var more = first.more
         while more {
-            guard case .done(let next) = try receivePart(dontWait: false, source: &source) else { break }
+            guard
+                case .done(let next) = try receivePart(
+                    dontWait: false, source: &source, wantSource: wantSource && source < 0)
+            else { break }
             parts.append(wrap(next.bytes))
             more = next.more
         }
@@ -285,7 +296,7 @@ public final class Socket {
         dontWait: Bool = false
     ) throws(ZMQError) -> ZMQResult<(parts: [Message], sourceFD: Int32)> {
         var source: Int32 = -1
-        switch try receiveAll(dontWait: dontWait, source: &source, Message.init) {
+        switch try receiveAll(dontWait: dontWait, source: &source, wantSource: true, Message.init) {
         case .done(let parts): return .done((parts, source))
         case .wouldBlock: return .wouldBlock
         }
