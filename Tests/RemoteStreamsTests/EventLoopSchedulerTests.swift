@@ -82,6 +82,39 @@ struct EventLoopSchedulerTests {
         await loop.stop()
     }
 
+    @Test("from one actor's drain into another's on the same loop: nested, at once; never back into one running")
+    func actorsOfOneLoopNest() async throws {
+        let loop = try SocketLoop(name: "graphs-nest")
+        let server = Graphs(loop: loop)
+        let flows = Graphs(loop: loop)
+        let serverScheduler = ActorScheduler(server, on: loop)
+        let flowScheduler = ActorScheduler(flows, on: loop)
+        let order = Mutex<[String]>([])
+        let done = DispatchSemaphore(value: 0)
+        loop.execute {
+            _ = serverScheduler.schedule(()) { _ in
+                order.withLock { $0.append("server: frame") }
+                _ = flowScheduler.schedule(()) { _ in
+                    order.withLock { $0.append("flow: input") }
+                    // Back to the server, whose work is further up the stack: queued, not re-entered.
+                    _ = serverScheduler.schedule(()) { _ in
+                        order.withLock { $0.append("server: answer") }
+                        done.signal()
+                        return Disposables.create()
+                    }
+                    order.withLock { $0.append("flow: output") }
+                    return Disposables.create()
+                }
+                order.withLock { $0.append("server: next frame") }
+                return Disposables.create()
+            }
+        }
+        #expect(await signalled(done))
+        #expect(
+            order.withLock { $0 } == ["server: frame", "flow: input", "flow: output", "server: next frame", "server: answer"])
+        await loop.stop()
+    }
+
     @Test("timers are the loop's: due work runs on its thread; disposed before it is due, it never runs")
     func timersAreTheLoops() async throws {
         let loop = try SocketLoop(name: "graphs-timer")

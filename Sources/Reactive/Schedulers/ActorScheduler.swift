@@ -18,11 +18,14 @@ import Synchronization
 ///   scheduling never grows the stack.
 /// - **Fair.** A drain yields the actor after a bounded batch so other work on the actor can run.
 /// - **On an event loop, no hops at all.** When the actor's executor is an event loop's thread
-///   (``EventLoopThread``), work scheduled from that thread outside any actor's work runs at once, in
-///   a drain right there (the thread is the actor's executor, so it is isolated to the actor), and
-///   timers come from the loop's timer queue instead of Dispatch. Work scheduled from inside another
-///   actor's work on the loop is queued and drained later in the same turn of the loop, so an actor's
-///   code never re-enters itself.
+///   (``EventLoopThread``), work scheduled from that thread between the loop's jobs runs at once, in a
+///   drain right there (the thread is the actor's executor, so it is isolated to the actor), and
+///   timers come from the loop's timer queue instead of Dispatch. That holds inside another actor's
+///   drain on the same loop too: the actors of one loop share its thread and form one isolation
+///   domain, so a frame handled by a server's actor reaches a graph's actor in the same call, with
+///   no job and no task. Only an actor whose code is already running on the thread (its drain, or
+///   `run(on:)`, is further up the stack) gets its work queued, and drained once that code returns
+///   (or later in the same turn of the loop), so an actor's code never re-enters itself.
 /// - The scheduler holds its actor weakly; once the actor is gone, queued work is dropped.
 ///
 /// Create one scheduler per actor and keep it: ordering is per scheduler.
@@ -157,7 +160,8 @@ public final class ActorScheduler<A: Actor>: SchedulerType {
     /// inline instead of hopping, and `SharingScheduler.make()` returns this scheduler.
     public func run<R>(on actor: isolated A, _ body: () throws -> R) rethrows -> R {
         precondition(ObjectIdentifier(actor) == actorID, "ActorScheduler.run(on:) given another actor")
-        return try IsolationContext.current.withValue(IsolationContext(actorID: actorID, scheduler: self)) {
+        let context = IsolationContext(actorID: actorID, scheduler: self, outer: IsolationContext.current.value)
+        return try IsolationContext.current.withValue(context) {
             try body()
         }
     }
@@ -172,9 +176,11 @@ public final class ActorScheduler<A: Actor>: SchedulerType {
             return true
         }
         guard startDrain else { return }
-        // On the loop's thread, outside this actor's work (and any other actor's, so that no
-        // actor's code re-enters itself): drain right here, the thread being the actor's executor.
-        if let loop, IsolationContext.current.value == nil, loop.inLoop, let actor {
+        // On the loop's thread between its jobs, with this actor's code not running further up the
+        // stack (so it never re-enters itself): drain right here, the thread being the actor's
+        // executor. The actors whose drains enclose this one are the loop's too (their code runs
+        // on no other thread), so this nests one actor's work in another's without a hop.
+        if let loop, loop.inLoop, IsolationContext.current.value?.encloses(actorID) != true, let actor {
             actor.assumeIsolated { Self.drain($0, self) }
             return
         }
@@ -203,7 +209,8 @@ public final class ActorScheduler<A: Actor>: SchedulerType {
 
     private static func drain(_ actor: isolated A, _ scheduler: ActorScheduler) {
         scheduler.drainCount.add(1, ordering: .relaxed)
-        let context = IsolationContext(actorID: scheduler.actorID, scheduler: scheduler)
+        let context = IsolationContext(
+            actorID: scheduler.actorID, scheduler: scheduler, outer: IsolationContext.current.value)
         let exhausted = IsolationContext.current.withValue(context) { () -> Bool in
             for _ in 0..<scheduler.batchLimit {
                 guard let item = scheduler.next() else { return true }
@@ -233,16 +240,31 @@ public final class ActorScheduler<A: Actor>: SchedulerType {
 
 /// What the calling thread is running on: set while an actor scheduler drains, so that work
 /// scheduled from inside can run inline and `SharingScheduler.make()` finds the actor's scheduler.
-/// Drains of different actors on one event loop's thread nest; each restores the one outside it.
+/// Drains of different actors on one event loop's thread nest; each restores the one outside it,
+/// and each knows the ones outside it (`outer`), so that an actor whose code is running further up
+/// the stack is never entered again.
 final class IsolationContext {
     let actorID: ObjectIdentifier
     let scheduler: any SchedulerType
+    /// The context this one is nested in, on the same thread.
+    let outer: IsolationContext?
     /// How deep inline work is nested on this thread (0 or 1). Only this thread touches it.
     var inlineDepth = 0
 
-    init(actorID: ObjectIdentifier, scheduler: any SchedulerType) {
+    init(actorID: ObjectIdentifier, scheduler: any SchedulerType, outer: IsolationContext?) {
         self.actorID = actorID
         self.scheduler = scheduler
+        self.outer = outer
+    }
+
+    /// Whether the actor `id` runs in this context or one it is nested in.
+    func encloses(_ id: ObjectIdentifier) -> Bool {
+        var context: IsolationContext? = self
+        while let current = context {
+            if current.actorID == id { return true }
+            context = current.outer
+        }
+        return false
     }
 
     /// The context of the calling thread.
