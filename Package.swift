@@ -144,7 +144,10 @@ let package = Package(
         .target(
             name: "ServiceKit", dependencies: ["ZeroMQ", "Reactive", "RemoteStreams", "Contracts"],
             swiftSettings: common),
-        .testTarget(name: "ServiceKitTests", dependencies: ["ServiceKit", "ZeroMQ"], swiftSettings: common),
+        .testTarget(
+            name: "ServiceKitTests",
+            dependencies: ["ServiceKit", "Contracts", "Reactive", "RemoteStreams", "ZeroMQ"],
+            swiftSettings: common),
         .target(
             name: "ValidationCore",
             dependencies: ["Contracts", "Reactive", "RemoteProtocol", "RemoteStreams", "ZeroMQ"],
