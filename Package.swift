@@ -192,7 +192,7 @@ let package = Package(
             swiftSettings: common),
         .executableTarget(
             name: "gateway-cli",
-            dependencies: ["GatewayClient", "TerminalUI", "Contracts", "Reactive", "RemoteProtocol"],
+            dependencies: ["GatewayClient", "TerminalUI", "Contracts", "Reactive", "RemoteProtocol", "ServiceKit"],
             swiftSettings: common),
         .testTarget(
             name: "GatewayClientTests",
