@@ -203,7 +203,8 @@ let package = Package(
             swiftSettings: common),
         .systemLibrary(name: "CNcursesw", providers: [.apt(["libncurses-dev"])]),
         .target(
-            name: "TerminalUI", dependencies: ["CNcursesw", "Contracts", "GatewayMessages", "Reactive"],
+            name: "TerminalUI",
+            dependencies: ["CNcursesw", "Contracts", "GatewayMessages", "Reactive", "ServiceKit"],
             swiftSettings: common),
         .testTarget(
             name: "TerminalUITests", dependencies: ["TerminalUI", "Contracts", "Reactive"], swiftSettings: common),

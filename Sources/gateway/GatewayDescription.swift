@@ -37,7 +37,8 @@ struct GatewayDescription: HostedService {
                 let endpoint = configuration[endpointOption].description
                 let curve =
                     configuration[curveOption].isOn
-                    ? try host.clientCurve(serverKeyFile: configuration[keyOption] ?? host.state.file(keyFile)) : nil
+                    ? try host.clientCurve(
+                        serverKeyFile: configuration[keyOption] ?? host.state.file(keyFile)) : nil
                 // One connection per service, but several to validation-service: it counts the
                 // channels it holds per connection, and every screen of every end client holds one
                 // there. RemoteClient spreads its calls over its connections in turn.
@@ -45,9 +46,11 @@ struct GatewayDescription: HostedService {
                 let client = try RemoteClient(
                     context: host.context, loop: host.loop,
                     configuration: .init(
-                        endpoints: Array(repeating: endpoint, count: connections), deadline: deadline, name: name,
+                        endpoints: Array(repeating: endpoint, count: connections), deadline: deadline,
+                        name: name,
                         curve: curve))
-                upstreams.append(Peer(name: name, endpoint: endpoint, client: client, liveness: UpstreamLiveness()))
+                upstreams.append(
+                    Peer(name: name, endpoint: endpoint, client: client, liveness: UpstreamLiveness()))
             }
         } catch {
             for upstream in upstreams { await upstream.client.stop() }
@@ -74,8 +77,10 @@ struct GatewayDescription: HostedService {
                     logger: host.logger)
             },
             listening: [
-                "clients": .string(configuration[O.clients].rawValue), "auth_endpoint": .string(auth.endpoint),
-                "validation_endpoint": .string(validation.endpoint), "heroes_endpoint": .string(heroes.endpoint),
+                "clients": .string(configuration[O.clients].rawValue),
+                "auth_endpoint": .string(auth.endpoint),
+                "validation_endpoint": .string(validation.endpoint),
+                "heroes_endpoint": .string(heroes.endpoint),
             ])
     }
 

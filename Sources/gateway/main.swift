@@ -5,6 +5,7 @@ import ServiceKit
 
 let configuration = GatewayOptions.interface.parseOrExit()
 await ServiceHost.main(
-    GatewayDescription(configuration: configuration), name: "gateway", version: GatewayOptions.interface.version,
+    GatewayDescription(configuration: configuration), name: "gateway",
+    version: GatewayOptions.interface.version,
     configuration: configuration, options: GatewayOptions.server,
     allowAnyClient: configuration[GatewayOptions.clients] == .any)

@@ -23,7 +23,8 @@ struct HeroDescription: HostedService {
                 logger.warning("--auth-server-key is deprecated: use --auth-public-key")
             }
             let keyPath =
-                configuration[O.authPublicKey] ?? configuration[O.authServerKey] ?? host.state.file("auth.pub")
+                configuration[O.authPublicKey] ?? configuration[O.authServerKey]
+                ?? host.state.file("auth.pub")
             let serverKey: [UInt8]
             do {
                 serverKey = try CurveKeyFiles.publicKey(at: keyPath)
@@ -45,7 +46,8 @@ struct HeroDescription: HostedService {
         let deadline = configuration[O.authDeadline]
         let auth = try RemoteClient(
             context: host.context, loop: host.loop,
-            configuration: .init(endpoints: [authEndpoint], deadline: deadline, name: "heroes-auth", curve: authCurve))
+            configuration: .init(
+                endpoints: [authEndpoint], deadline: deadline, name: "heroes-auth", curve: authCurve))
         let cache = CachingTokenVerifier(
             RemoteTokenVerifier(client: auth, deadline: deadline), lifetime: configuration[O.tokenCache])
         let service = HeroCatalogService(catalog: catalog, verifier: cache)
@@ -56,11 +58,13 @@ struct HeroDescription: HostedService {
                 // Degraded (still serving the catalog to tokens in the cache; other token checks fail
                 // with `unavailable`) while auth-service does not answer.
                 await UpstreamProbe.run(
-                    [Upstream(name: "auth-service", endpoint: authEndpoint, client: auth)], deadline: deadline,
+                    [Upstream(name: "auth-service", endpoint: authEndpoint, client: auth)],
+                    deadline: deadline,
                     interval: configuration[O.authProbeInterval], health: host.health, logger: logger)
             },
             listening: [
-                "auth_endpoint": .string(authEndpoint), "auth_curve": .string(configuration[O.authCurve].rawValue),
+                "auth_endpoint": .string(authEndpoint),
+                "auth_curve": .string(configuration[O.authCurve].rawValue),
                 "catalog": .string(catalogPath ?? "built-in"), "heroes": .integer(catalog.heroes.count),
             ])
     }

@@ -13,12 +13,14 @@ struct ValidationDescription: HostedService {
         let authEndpoint = configuration[O.authEndpoint].description
         let authCurve =
             configuration[O.authCurve].isOn
-            ? try host.clientCurve(serverKeyFile: configuration[O.authPublicKey] ?? host.state.file("auth.pub"))
+            ? try host.clientCurve(
+                serverKeyFile: configuration[O.authPublicKey] ?? host.state.file("auth.pub"))
             : nil
         let deadline = configuration[O.authDeadline]
         let auth = try RemoteClient(
             context: host.context, loop: host.loop,
-            configuration: .init(endpoints: [authEndpoint], deadline: deadline, name: "auth-client", curve: authCurve))
+            configuration: .init(
+                endpoints: [authEndpoint], deadline: deadline, name: "auth-client", curve: authCurve))
         let rules = ValidationRules(
             minimumUsernameLength: configuration[O.minimumUsername],
             maximumUsernameLength: configuration[O.maximumUsername],
@@ -39,11 +41,13 @@ struct ValidationDescription: HostedService {
                 // Degraded (still serving; usernames then answer network.error) while auth-service
                 // does not answer.
                 await UpstreamProbe.run(
-                    [Upstream(name: "auth-service", endpoint: authEndpoint, client: auth)], deadline: deadline,
+                    [Upstream(name: "auth-service", endpoint: authEndpoint, client: auth)],
+                    deadline: deadline,
                     interval: configuration[O.authProbeInterval], health: host.health, logger: host.logger)
             },
             listening: [
-                "auth_endpoint": .string(authEndpoint), "auth_curve": .string(configuration[O.authCurve].rawValue),
+                "auth_endpoint": .string(authEndpoint),
+                "auth_curve": .string(configuration[O.authCurve].rawValue),
             ])
     }
 

@@ -6,4 +6,5 @@ import ServiceKit
 let configuration = ValidationOptions.interface.parseOrExit()
 await ServiceHost.main(
     ValidationDescription(configuration: configuration), name: "validation",
-    version: ValidationOptions.interface.version, configuration: configuration, options: ValidationOptions.server)
+    version: ValidationOptions.interface.version, configuration: configuration,
+    options: ValidationOptions.server)

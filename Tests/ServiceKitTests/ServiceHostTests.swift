@@ -139,7 +139,9 @@ struct ServiceHostTests {
             try await run.value
             #expect(rig.exits.all.isEmpty)
             let messages = rig.log.messages
-            #expect(messages.firstIndex(of: "listening")! < messages.firstIndex(of: "shutdown requested: draining")!)
+            let listening = try #require(messages.firstIndex(of: "listening"))
+            let draining = try #require(messages.firstIndex(of: "shutdown requested: draining"))
+            #expect(listening < draining)
             #expect(rig.events.all.last == "stop")
         }
     }
@@ -228,7 +230,9 @@ final class Recorder<Item: Equatable & Sendable>: Sendable {
         let ready = state.withLock { state in
             state.items.append(item)
             let items = state.items
-            let ready = state.waiters.filter { waiter in items.filter { $0 == waiter.item }.count >= waiter.count }
+            let ready = state.waiters.filter { waiter in
+                items.filter { $0 == waiter.item }.count >= waiter.count
+            }
             state.waiters.removeAll { waiter in ready.contains { $0.id == waiter.id } }
             return ready
         }
@@ -383,7 +387,8 @@ struct HostRig {
     let host: ServiceHost<RecordingService>
 
     init(
-        root: String, drainTimeout: Duration = .seconds(10), curve: CurveSetting = .off, startGate: Bool = false,
+        root: String, drainTimeout: Duration = .seconds(10), curve: CurveSetting = .off,
+        startGate: Bool = false,
         failure: String? = nil
     ) throws {
         state = try StateDirectory(creating: root + "/state")
@@ -411,12 +416,13 @@ struct HostRig {
     /// A plain client of the host's server.
     func client() throws -> RemoteClient {
         try RemoteClient(
-            context: Self.context,
-            configuration: .init(endpoints: [endpoint.description], deadline: .seconds(5), name: "test-client"))
+            context: try Self.context.get(),
+            configuration: .init(
+                endpoints: [endpoint.description], deadline: .seconds(5), name: "test-client"))
     }
 
     /// The tests' clients' context, for the whole test process.
-    static let context = try! Context()
+    static let context = Result { try Context() }
 }
 
 /// Runs `body` with a fresh temporary directory, removed afterwards.

@@ -66,6 +66,7 @@ public struct HostResources: Sendable {
     /// created on first start).
     public func clientCurve(serverKeyFile: String) throws(ServiceKitError) -> RemoteClient.Curve {
         RemoteClient.Curve(
-            serverKey: try CurveKeyFiles.publicKey(at: serverKeyFile), keys: try CurveKeyFiles.clientKeys(in: state))
+            serverKey: try CurveKeyFiles.publicKey(at: serverKeyFile),
+            keys: try CurveKeyFiles.clientKeys(in: state))
     }
 }

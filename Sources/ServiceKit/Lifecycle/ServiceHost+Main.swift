@@ -40,8 +40,9 @@ extension ServiceHost {
     /// ```swift
     /// let configuration = AuthOptions.interface.parseOrExit()
     /// await ServiceHost.main(
-    ///     AuthHosted(configuration: configuration), name: "auth", version: AuthOptions.interface.version,
-    ///     configuration: configuration, options: AuthOptions.server)
+    ///     AuthDescription(configuration: configuration), name: "auth",
+    ///     version: AuthOptions.interface.version, configuration: configuration,
+    ///     options: AuthOptions.server)
     /// ```
     public static func main(
         _ service: Service, name: String, version: String,
@@ -71,7 +72,8 @@ extension ServiceHost {
             name: name, version: version, endpoint: endpoint, curve: curve, allowAnyClient: allowAnyClient,
             maxStreamsTotal: configuration[options.maximumStreams],
             maxStreamsPerClient: configuration[options.maximumStreamsPerClient],
-            peerQueue: standard.clientQueue(from: configuration), drainTimeout: configuration[standard.drainTimeout])
+            peerQueue: standard.clientQueue(from: configuration),
+            drainTimeout: configuration[standard.drainTimeout])
         do {
             try await ServiceHost(service, settings: settings, state: state, logger: logger).run()
             exit(ServiceHostError.exitCode(for: nil))
@@ -96,7 +98,8 @@ extension ServiceHost {
             logger.error("cannot start", ["error": .string("\(error)")])
             return 1
         }
-        let outcome = await HealthCheck.run(endpoint: endpoint.description, curve: clientCurve, timeout: .seconds(2))
+        let outcome = await HealthCheck.run(
+            endpoint: endpoint.description, curve: clientCurve, timeout: .seconds(2))
         print(outcome.message)
         return outcome.exitCode
     }

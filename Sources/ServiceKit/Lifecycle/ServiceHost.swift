@@ -27,7 +27,8 @@ public import ZeroMQ
 /// the drain and cancels at once (it then throws `CancellationError`).
 ///
 /// ```swift
-/// let host = ServiceHost(AuthHosted(configuration), settings: settings, state: state, logger: logger)
+/// let host = ServiceHost(
+///     AuthDescription(configuration: configuration), settings: settings, state: state, logger: logger)
 /// try await host.run()
 /// ```
 public struct ServiceHost<Service: HostedService>: Sendable {
@@ -54,7 +55,8 @@ public struct ServiceHost<Service: HostedService>: Sendable {
 
         /// Settings with every value given.
         public init(
-            name: String, version: String, endpoint: Endpoint, curve: CurveSetting, allowAnyClient: Bool = false,
+            name: String, version: String, endpoint: Endpoint, curve: CurveSetting,
+            allowAnyClient: Bool = false,
             maxStreamsTotal: Int, maxStreamsPerClient: Int,
             peerQueue: SocketLoop.PeerQueueLimit = SocketLoop.PeerQueueLimit(), drainTimeout: Duration
         ) {
@@ -218,7 +220,8 @@ public struct ServiceHost<Service: HostedService>: Sendable {
             let server = try RemoteServer(
                 context: context, loop: loop,
                 configuration: .init(
-                    endpoints: [settings.endpoint.description], maxStreamsPerClient: settings.maxStreamsPerClient,
+                    endpoints: [settings.endpoint.description],
+                    maxStreamsPerClient: settings.maxStreamsPerClient,
                     maxStreamsTotal: settings.maxStreamsTotal, name: "\(settings.name)-server", curve: curve,
                     peerQueue: settings.peerQueue),
                 handlers: handlers)
@@ -249,7 +252,9 @@ public struct ServiceHost<Service: HostedService>: Sendable {
 
     /// Drains the server within the drain timeout, then stops it; true when the deadline passed first
     /// (stopping the server then cancels the remaining work: its streams are disposed).
-    private func drainAndStop(_ server: RemoteServer, health: HealthState, lifecycle: LockedLifecycle) async -> Bool {
+    private func drainAndStop(_ server: RemoteServer, health: HealthState, lifecycle: LockedLifecycle) async
+        -> Bool
+    {
         health.set(.draining)
         logger.notice("draining")
         let timeout = settings.drainTimeout
