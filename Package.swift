@@ -145,7 +145,10 @@ let package = Package(
         .target(
             name: "ServiceKit", dependencies: ["ZeroMQ", "Reactive", "RemoteStreams", "Contracts"],
             swiftSettings: common),
-        .testTarget(name: "ServiceKitTests", dependencies: ["ServiceKit", "ZeroMQ"], swiftSettings: common),
+        .testTarget(
+            name: "ServiceKitTests",
+            dependencies: ["ServiceKit", "Contracts", "Reactive", "RemoteStreams", "ZeroMQ"],
+            swiftSettings: common),
         .target(
             name: "ValidationCore",
             dependencies: ["Contracts", "Reactive", "RemoteProtocol", "RemoteStreams", "ZeroMQ"],
@@ -190,7 +193,7 @@ let package = Package(
             swiftSettings: common),
         .executableTarget(
             name: "gateway-cli",
-            dependencies: ["GatewayClient", "TerminalUI", "Contracts", "Reactive", "RemoteProtocol"],
+            dependencies: ["GatewayClient", "TerminalUI", "Contracts", "Reactive", "RemoteProtocol", "ServiceKit"],
             swiftSettings: common),
         .testTarget(
             name: "GatewayClientTests",
@@ -201,7 +204,8 @@ let package = Package(
             swiftSettings: common),
         .systemLibrary(name: "CNcursesw", providers: [.apt(["libncurses-dev"])]),
         .target(
-            name: "TerminalUI", dependencies: ["CNcursesw", "Contracts", "GatewayMessages", "Reactive"],
+            name: "TerminalUI",
+            dependencies: ["CNcursesw", "Contracts", "GatewayMessages", "Reactive", "ServiceKit"],
             swiftSettings: common),
         .testTarget(
             name: "TerminalUITests", dependencies: ["TerminalUI", "Contracts", "Reactive"], swiftSettings: common),

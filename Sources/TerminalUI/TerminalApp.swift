@@ -2,6 +2,7 @@ public import Contracts
 internal import Dispatch
 internal import Foundation
 public import Reactive
+internal import ServiceKit
 internal import Synchronization
 
 #if canImport(Glibc)
@@ -138,36 +139,34 @@ final class OutputQueue: Sendable {
     }
 }
 
-/// SIGTERM, SIGINT and SIGHUP, caught (with Dispatch, not in a signal handler) so the UI thread can
-/// restore the terminal before the process ends.
+/// SIGTERM, SIGINT and SIGHUP, caught through ServiceKit's `ProcessSignals` (not in a signal
+/// handler) so the UI thread can restore the terminal before the process ends.
 final class SignalWatch: Sendable {
-    /// The signal that arrived, 0 while none has; set on a Dispatch queue, read by the UI thread.
+    /// The signal that arrived, 0 while none has; set by the watching task, read by the UI thread.
     final class Received: Sendable {
         let number = Atomic<Int32>(0)
     }
 
     private static let watched: [Int32] = [SIGTERM, SIGINT, SIGHUP]
-    private let sources: Mutex<[any DispatchSourceSignal]>
+    private let signals = ProcessSignals()
+    private let watcher: Task<Void, Never>
     /// The dispositions before `init`, restored by `stop` (the caller's own handlers survive).
     private let previous: Mutex<[Int32: sighandler_t]>
     private let flag = Received()
 
     /// Watches the signals; each one caught also wakes `wake`'s waiter.
     init(wake: WakePipe? = nil) {
-        var sources: [any DispatchSourceSignal] = []
         var previous: [Int32: sighandler_t] = [:]
-        for number in Self.watched {
-            previous[number] = signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { [flag] in
+        for number in Self.watched { previous[number] = signal(number, SIG_IGN) }
+        self.previous = Mutex(previous)
+        let (signals, flag) = (self.signals, self.flag)
+        signals.watch(Self.watched)
+        watcher = Task {
+            for await number in signals.received {
                 _ = flag.number.compareExchange(expected: 0, desired: number, ordering: .relaxed)
                 wake?.wake()
             }
-            source.resume()
-            sources.append(source)
         }
-        self.sources = Mutex(sources)
-        self.previous = Mutex(previous)
     }
 
     /// The signal that arrived, 0 while none has.
@@ -175,10 +174,8 @@ final class SignalWatch: Sendable {
 
     /// Stops watching and restores the dispositions from before.
     func stop() {
-        sources.withLock { sources in
-            for source in sources { source.cancel() }
-            sources = []
-        }
+        signals.finish()
+        watcher.cancel()
         previous.withLock { previous in
             for (number, handler) in previous { signal(number, handler) }
             previous = [:]

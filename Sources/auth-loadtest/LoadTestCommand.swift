@@ -220,27 +220,27 @@ final class ProgressLine: Sendable {
 /// SIGINT during a run: the first stops sending, so the report covers what was measured; a second
 /// exits at once (130).
 final class Interruption {
-    private let source: any DispatchSourceSignal
-
-    private final class Presses: Sendable {
-        let count = Atomic<Int>(0)
-    }
+    private let signals = ProcessSignals()
+    private let watcher: Task<Void, Never>
 
     init(driver: LoadDriver) {
-        signal(SIGINT, SIG_IGN)
-        let presses = Presses()
-        source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-        source.setEventHandler {
-            if presses.count.add(1, ordering: .relaxed).newValue > 1 { exit(130) }
-            FileHandle.standardError.write(Data("\ninterrupted: stopping (again to quit at once)\n".utf8))
-            driver.stop()
+        let signals = self.signals
+        signals.watch([SIGINT])
+        watcher = Task {
+            var presses = 0
+            for await _ in signals.received {
+                presses += 1
+                if presses > 1 { exit(130) }
+                FileHandle.standardError.write(Data("\ninterrupted: stopping (again to quit at once)\n".utf8))
+                driver.stop()
+            }
         }
-        source.resume()
     }
 
     /// Stops watching (SIGINT kills the process again).
     func cancel() {
-        source.cancel()
+        signals.finish()
+        watcher.cancel()
         signal(SIGINT, SIG_DFL)
     }
 }

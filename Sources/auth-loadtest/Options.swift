@@ -2,14 +2,6 @@ import Contracts
 import LoadTestCore
 import ServiceKit
 
-/// `--curve`.
-enum CurveSetting: String, CaseIterable, Sendable {
-    /// CURVE with the service's public key and a client key pair (the default, as the service's).
-    case on
-    /// Plain connections, for a service started with `--curve off` (development).
-    case off
-}
-
 /// `--progress`.
 enum ProgressSetting: String, CaseIterable, Sendable {
     /// A live line on standard error when it is a terminal.

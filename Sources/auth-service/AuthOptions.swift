@@ -36,14 +36,6 @@ enum SynchronousSetting: String, CaseIterable, Sendable {
     }
 }
 
-/// `--curve`.
-enum CurveSetting: String, CaseIterable, Sendable {
-    /// CURVE with the state directory's keys and allow-list (the default).
-    case on
-    /// Plain connections: for loopback development and tests only.
-    case off
-}
-
 /// Every option of `auth-service`, with its variable and default.
 enum AuthOptions {
     static let standard = StandardOptions(environmentPrefix: "AUTH")
@@ -141,6 +133,10 @@ enum AuthOptions {
             clientFailures, accountFreeFailures, accountFailuresPerMinute, deviceKey, existsPerSecond,
             existsBurst, maximumStreams, maximumStreamsPerClient, check,
         ] + standard.all
+
+    static let server = ServerOptions(
+        endpoint: endpoint, curve: curve, maximumStreams: maximumStreams,
+        maximumStreamsPerClient: maximumStreamsPerClient, check: check, standard: standard)
 
     static let interface = CommandLineInterface(
         executable: "auth-service", version: ProjectVersion.current,

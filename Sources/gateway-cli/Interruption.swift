@@ -1,5 +1,5 @@
-import Dispatch
 import GatewayClient
+import ServiceKit
 import Synchronization
 
 #if canImport(Glibc)
@@ -10,25 +10,25 @@ import Synchronization
 /// the program exits with ``ExitCode/interrupted``. Before the script starts (while reading a
 /// password from a pipe) a signal exits at once.
 ///
-/// The signals are taken from their default action and delivered by dispatch sources, so the
-/// handler is ordinary Swift code on a dispatch thread.
-/// Owned by the main thread (not `Sendable`); only ``Slot`` is shared with the signal handlers.
+/// The signals come through ServiceKit's `ProcessSignals`, so the handler is ordinary Swift code in
+/// a task, never in a signal handler. Owned by the main thread (not `Sendable`); only ``Slot`` is
+/// shared with the task that watches.
 final class Interruption {
     /// What to do on a signal, once the script runs; `fired` if one came first.
     final class Slot: Sendable {
         let state = Mutex<(handler: (@Sendable () -> Void)?, fired: Bool)>((nil, false))
     }
 
-    private let sources: [any DispatchSourceSignal]
+    private let signals = ProcessSignals()
     private let slot = Slot()
+    private let watcher: Task<Void, Never>
 
     /// Starts catching SIGINT and SIGTERM.
     init() {
-        let slot = self.slot
-        sources = [SIGINT, SIGTERM].map { number in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler {
+        let (signals, slot) = (self.signals, self.slot)
+        signals.watch([SIGINT, SIGTERM])
+        watcher = Task {
+            for await _ in signals.received {
                 let handler = slot.state.withLock { state -> (@Sendable () -> Void)? in
                     state.fired = true
                     return state.handler
@@ -39,8 +39,6 @@ final class Interruption {
                 }
                 handler()
             }
-            source.resume()
-            return source
         }
     }
 
@@ -54,6 +52,7 @@ final class Interruption {
     }
 
     deinit {
-        for source in sources { source.cancel() }
+        signals.finish()
+        watcher.cancel()
     }
 }

@@ -1,14 +1,6 @@
 import Contracts
 import ServiceKit
 
-/// `--curve`, `--auth-curve`, `--validation-curve` and `--heroes-curve`.
-enum CurveSetting: String, CaseIterable, Sendable {
-    /// CURVE (the default).
-    case on
-    /// Plain connections: for loopback development and tests only.
-    case off
-}
-
 /// `--clients`: who may connect to the gateway when CURVE is on.
 enum ClientPolicy: String, CaseIterable, Sendable {
     /// Any client that knows the gateway's public key (connections are still encrypted).
@@ -102,6 +94,10 @@ enum GatewayOptions {
             validationCurve, heroesCurve, authPublicKey, validationPublicKey, heroesPublicKey, deadline,
             probeInterval, maximumChannels, maximumChannelsPerClient, validationConnections, check,
         ] + standard.all
+
+    static let server = ServerOptions(
+        endpoint: endpoint, curve: curve, maximumStreams: maximumChannels,
+        maximumStreamsPerClient: maximumChannelsPerClient, check: check, standard: standard)
 
     static let interface = CommandLineInterface(
         executable: "gateway", version: ProjectVersion.current,

@@ -1,14 +1,6 @@
 import Contracts
 import ServiceKit
 
-/// `--curve` and `--auth-curve`.
-enum CurveSetting: String, CaseIterable, Sendable {
-    /// CURVE (the default).
-    case on
-    /// Plain connections: for loopback development and tests only.
-    case off
-}
-
 /// Every option of `hero-catalog-service`, with its variable and default.
 enum HeroOptions {
     static let standard = StandardOptions(environmentPrefix: "HEROES")
@@ -71,6 +63,10 @@ enum HeroOptions {
             tokenCache, authServerKey,
             maximumStreams, maximumStreamsPerClient, check,
         ] + standard.all
+
+    static let server = ServerOptions(
+        endpoint: endpoint, curve: curve, maximumStreams: maximumStreams,
+        maximumStreamsPerClient: maximumStreamsPerClient, check: check, standard: standard)
 
     static let interface = CommandLineInterface(
         executable: "hero-catalog-service", version: ProjectVersion.current,

@@ -2,14 +2,6 @@ import Contracts
 import ServiceKit
 import ValidationCore
 
-/// `--curve` and `--auth-curve`.
-enum CurveSetting: String, CaseIterable, Sendable {
-    /// CURVE (the default).
-    case on
-    /// Plain connections: for loopback development and tests only.
-    case off
-}
-
 /// Every option of `validation-service`, with its variable and default.
 enum ValidationOptions {
     static let standard = StandardOptions(environmentPrefix: "VALIDATION")
@@ -84,6 +76,10 @@ enum ValidationOptions {
             maximumPhoneDigits,
             maximumStreams, maximumStreamsPerClient, check,
         ] + standard.all
+
+    static let server = ServerOptions(
+        endpoint: endpoint, curve: curve, maximumStreams: maximumStreams,
+        maximumStreamsPerClient: maximumStreamsPerClient, check: check, standard: standard)
 
     static let interface = CommandLineInterface(
         executable: "validation-service", version: ProjectVersion.current,

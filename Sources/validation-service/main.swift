@@ -1,13 +1,10 @@
 // validation-service: the field rules over the remote-streams protocol, usernames checked live
 // against auth-service. Everything it does is in ValidationCore; this file reads the configuration
-// and runs it.
+// and hosts it.
 import ServiceKit
 
 let configuration = ValidationOptions.interface.parseOrExit()
-await ServiceMain.run(
-    service: "validation", configuration: configuration, standard: ValidationOptions.standard,
-    endpoint: configuration[ValidationOptions.endpoint],
-    curve: configuration[ValidationOptions.curve] == .on, check: configuration[ValidationOptions.check]
-) { state, logger in
-    try await ValidationProcess(configuration: configuration, state: state, logger: logger)
-}
+await ServiceHost.main(
+    ValidationDescription(configuration: configuration), name: "validation",
+    version: ValidationOptions.interface.version, configuration: configuration,
+    options: ValidationOptions.server)

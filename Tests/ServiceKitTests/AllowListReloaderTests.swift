@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-    import Glibc
-#endif
 import ServiceKit
 import Synchronization
 import Testing
@@ -84,30 +81,5 @@ struct AllowListReloaderTests {
             #expect(AllowListReloader.forServer(curve, state: directory, logger: logger) == nil)
             #expect(AllowListReloader.forServer(nil, state: directory, logger: logger) == nil)
         }
-    }
-
-    @Test("one SIGHUP runs the one reload action, which reloads every part; before an action is set it is ignored")
-    func oneHandlerRunsEveryReload() async throws {
-        let hangups = ReloadSignal()
-        hangups.installHandler()
-        defer { hangups.cancel() }
-        let parts = Mutex<[String]>([])
-        // libdispatch replaces the ignore disposition with its own handler when it registers the
-        // source on its manager thread; a signal sent before that would be ignored.
-        try await waitUntil("libdispatch's handler is installed") { !isIgnored(SIGHUP) }
-        // A real SIGHUP before any action: the process survives and the hang-up is counted.
-        kill(getpid(), SIGHUP)
-        try await waitUntil("the hang-up is handled") { hangups.counts.ignored == 1 }
-        #expect(hangups.counts == (reloads: 0, ignored: 1))
-        hangups.setAction {
-            parts.withLock { $0.append("allow-list") }
-            parts.withLock { $0.append("catalog") }
-        }
-        kill(getpid(), SIGHUP)
-        try await waitUntil("the reload runs") { hangups.counts.reloads == 1 }
-        hangups.deliver()
-        hangups.waitForReloads()
-        #expect(hangups.counts == (reloads: 2, ignored: 1))
-        #expect(parts.withLock { $0 } == ["allow-list", "catalog", "allow-list", "catalog"])
     }
 }

@@ -20,7 +20,7 @@ public struct StandardOptions: Sendable {
     /// `--drain-timeout`: how long a graceful shutdown may take (default 10s).
     public let drainTimeout: Option<Duration>
     /// `--init`: prepare the state directory (keys, allow-list), print the public keys and exit
-    /// (``ServiceMain`` does it; see ``StateDirectory/initialize()``).
+    /// (``ServiceHost``'s `main` does it; see ``StateDirectory/initialize()``).
     public let initialize: Option<Bool>
     /// `--client-queue-messages`: answers the server keeps for one client that is not reading
     /// (default 1,000), beyond libzmq's own 1,000.

@@ -3,7 +3,7 @@ public import ZeroMQ
 
 /// Reloads a CURVE server's allow-list from its state directory's `allowed_clients`, so an operator
 /// can admit or revoke a client key without a restart (`systemctl reload`, or `kill -HUP <pid>`:
-/// each service's ``Service/reload()`` calls ``reload()``).
+/// ``ServiceHost`` calls ``reload()`` on SIGHUP).
 ///
 /// A reload reads the file again and replaces the whole list at once: handshakes after it see the
 /// new keys; connections already authenticated stay up (revoking a key stops new connections, not

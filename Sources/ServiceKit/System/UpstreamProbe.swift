@@ -35,51 +35,49 @@ public struct Upstream: Sendable {
 /// the one in progress if any: `health` and the verdicts follow a recovery without waiting for the
 /// next interval.
 ///
-/// Start it after the server is ready to serve; cancel the returned task (and await its value) when
-/// draining, before setting `draining`.
+/// Run it while the service serves (``RunningService/serve()``): it returns once its task is
+/// cancelled, which the host does when the drain begins, before setting `draining`.
 public enum UpstreamProbe {
-    /// Starts probing; the first round runs at once.
-    public static func start(
+    /// Probes until cancelled; the first round runs at once.
+    public static func run(
         _ upstreams: [Upstream], deadline: Duration, interval: Duration, health: HealthState, logger: Logger
-    ) -> Task<Void, Never> {
+    ) async {
         let alarm = ProbeAlarm()
         let watches = upstreams.map { upstream in
             upstream.client.connectionChanges.subscribe(onNext: { change in
                 if change.isUp { alarm.ring() }
             })
         }
-        return Task {
-            defer { for watch in watches { watch.dispose() } }
-            var wasReachable: [String: Bool] = [:]
-            repeat {
-                let reasons = await withTaskGroup(of: (Int, String?).self) { group in
-                    for (index, upstream) in upstreams.enumerated() {
-                        group.addTask { (index, await reason(upstream, deadline: deadline)) }
-                    }
-                    var reasons = [String?](repeating: nil, count: upstreams.count)
-                    for await (index, reason) in group { reasons[index] = reason }
-                    return reasons
+        defer { for watch in watches { watch.dispose() } }
+        var wasReachable: [String: Bool] = [:]
+        repeat {
+            let reasons = await withTaskGroup(of: (Int, String?).self) { group in
+                for (index, upstream) in upstreams.enumerated() {
+                    group.addTask { (index, await reason(upstream, deadline: deadline)) }
                 }
-                if Task.isCancelled { return }
-                for (upstream, reason) in zip(upstreams, reasons) {
-                    let reachable = reason == nil
-                    upstream.observe(reachable)
-                    guard wasReachable[upstream.name] != reachable else { continue }
-                    wasReachable[upstream.name] = reachable
-                    if let reason {
-                        logger.warning("\(upstream.name) unreachable", ["reason": .string(reason)])
-                    } else {
-                        logger.notice("\(upstream.name) reachable", ["endpoint": .string(upstream.endpoint)])
-                    }
-                }
-                let notReady = reasons.compactMap { $0 }
-                if notReady.isEmpty {
-                    health.set(.ready)
+                var reasons = [String?](repeating: nil, count: upstreams.count)
+                for await (index, reason) in group { reasons[index] = reason }
+                return reasons
+            }
+            if Task.isCancelled { return }
+            for (upstream, reason) in zip(upstreams, reasons) {
+                let reachable = reason == nil
+                upstream.observe(reachable)
+                guard wasReachable[upstream.name] != reachable else { continue }
+                wasReachable[upstream.name] = reachable
+                if let reason {
+                    logger.warning("\(upstream.name) unreachable", ["reason": .string(reason)])
                 } else {
-                    health.set(.degraded, reasons: notReady)
+                    logger.notice("\(upstream.name) reachable", ["endpoint": .string(upstream.endpoint)])
                 }
-            } while await alarm.wait(upTo: interval)
-        }
+            }
+            let notReady = reasons.compactMap { $0 }
+            if notReady.isEmpty {
+                health.set(.ready)
+            } else {
+                health.set(.degraded, reasons: notReady)
+            }
+        } while await alarm.wait(upTo: interval)
     }
 
     /// Why `upstream` is not ready, or nil when it is.

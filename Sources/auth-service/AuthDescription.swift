@@ -1,0 +1,115 @@
+import AuthCore
+import RemoteStreams
+import SQLite
+import ServiceKit
+import Sodium
+import ZeroMQ
+
+/// auth-service's own part of the process: the store, the hashing pool and the logic, whose
+/// handlers the host serves. The store and the pool close after the server has drained, so every
+/// acknowledged write is committed.
+struct AuthDescription: HostedService {
+    let configuration: Configuration
+
+    func start(on host: HostResources, handlers: inout RemoteHandlers) async throws -> Running {
+        typealias O = AuthOptions
+        let logger = host.logger
+        let databasePath = configuration[O.database] ?? host.state.file("auth.sqlite")
+        // Read first: a secret that cannot be used stops the start before anything is open.
+        let deviceSecret = try DeviceTokens.loadOrCreateSecret(
+            at: configuration[O.deviceKey] ?? host.state.file("device.key"))
+        let store = try await SQLiteAccountStore(
+            configuration: .init(path: databasePath, synchronous: configuration[O.synchronous].value),
+            report: { message in logger.error("storage", ["problem": .string(message)]) })
+        let pool = PasswordHashingPool(
+            workers: configuration[O.hashWorkers],
+            queueCapacity: configuration[O.hashQueue] ?? 4 * configuration[O.hashWorkers])
+        let policy = ThrottlePolicy(
+            freeFailures: configuration[O.freeFailures], maximumDelay: configuration[O.maximumDelay],
+            lockAfter: configuration[O.lockAfter], lockDuration: configuration[O.lockDuration],
+            clientFailuresPerMinute: configuration[O.clientFailures],
+            accountFreeFailures: configuration[O.accountFreeFailures],
+            accountFailuresPerMinute: configuration[O.accountFailuresPerMinute],
+            existsPerSecond: configuration[O.existsPerSecond], existsBurst: configuration[O.existsBurst])
+        let rules = AuthRules(
+            minimumUsernameLength: configuration[O.minimumUsername],
+            minimumPasswordLength: configuration[O.minimumPassword])
+        let service = AuthService(
+            store: store, hashing: pool,
+            configuration: AuthConfiguration(
+                rules: rules, throttle: policy, cost: configuration[O.hashCost].cost,
+                tokenLifetime: configuration[O.tokenLifetime],
+                deviceTokens: DeviceTokens(secret: deviceSecret)),
+            loop: host.loop)
+        // Expired sessions are deleted hourly (they are refused from the moment they expire), on a
+        // timer of the loop; the deletion itself runs on the store's writer.
+        let purge = host.loop.schedule(every: .seconds(3_600)) {
+            _ = service.removeExpiredSessions().subscribe(onSuccess: { count in
+                if count > 0 { logger.info("expired sessions removed", ["count": .integer(count)]) }
+            })
+        }
+        let running = Running(
+            service: service, store: store, pool: pool, loop: host.loop, purge: purge,
+            listening: [
+                "database": .string(databasePath), "hash_cost": .string(configuration[O.hashCost].rawValue),
+                "hash_workers": .integer(configuration[O.hashWorkers]),
+            ])
+        do {
+            // Made now, so the first login of an unknown user costs no more than a wrong password.
+            _ = try await pool.dummyHash(for: configuration[O.hashCost].cost)
+        } catch {
+            await running.stop()
+            throw error
+        }
+        service.register(into: &handlers)
+        return running
+    }
+
+    struct Running: RunningService {
+        let service: AuthService
+        let store: SQLiteAccountStore
+        let pool: PasswordHashingPool
+        let loop: SocketLoop
+        /// The loop's hourly timer that deletes expired sessions.
+        let purge: SocketLoop.TimerID
+        let listening: [String: LogValue]
+
+        func stats() async -> [String: [String: Int]] {
+            [
+                "auth": service.counters.statsGroup, "store": store.counters.statsGroup,
+                "hashing": pool.counters.statsGroup,
+            ]
+        }
+
+        func stop() async {
+            loop.cancelTimer(purge)
+            await store.close()
+            await pool.shutdown()
+        }
+    }
+}
+
+extension AuthService.Counters {
+    var statsGroup: [String: Int] {
+        [
+            "registered": registered, "registrations_taken": registrationsTaken, "logins": logins,
+            "failed_logins": failedLogins, "throttled_logins": throttledLogins, "budget_spent": budgetSpent,
+            "device_logins": deviceLogins, "locks": locks,
+            "exists_answered": existsAnswered, "exists_rate_limited": existsRateLimited, "verified": verified,
+            "unauthenticated": unauthenticated, "logouts": logouts, "bad_requests": badRequests,
+            "overloaded": overloaded,
+        ]
+    }
+}
+
+extension SQLiteAccountStore.Counters {
+    var statsGroup: [String: Int] {
+        ["commits": commits, "writes": writes, "largest_group": largestGroup, "failures": failures]
+    }
+}
+
+extension PasswordHashingPool.Counters {
+    var statsGroup: [String: Int] {
+        ["queued": queued, "running": running, "completed": completed, "rejected": rejected]
+    }
+}

@@ -1,0 +1,71 @@
+import Reactive
+import RemoteStreams
+import ServiceKit
+import ValidationCore
+
+/// validation-service's own part of the process: the client to auth-service and the field graphs,
+/// both on the host's loop, and the probe of auth-service's health.
+struct ValidationDescription: HostedService {
+    let configuration: Configuration
+
+    func start(on host: HostResources, handlers: inout RemoteHandlers) async throws -> Running {
+        typealias O = ValidationOptions
+        let authEndpoint = configuration[O.authEndpoint].description
+        let authCurve =
+            configuration[O.authCurve].isOn
+            ? try host.clientCurve(
+                serverKeyFile: configuration[O.authPublicKey] ?? host.state.file("auth.pub"))
+            : nil
+        let deadline = configuration[O.authDeadline]
+        let auth = try RemoteClient(
+            context: host.context, loop: host.loop,
+            configuration: .init(
+                endpoints: [authEndpoint], deadline: deadline, name: "auth-client", curve: authCurve))
+        let rules = ValidationRules(
+            minimumUsernameLength: configuration[O.minimumUsername],
+            maximumUsernameLength: configuration[O.maximumUsername],
+            minimumLoginPasswordLength: configuration[O.minimumLoginPassword],
+            minimumRegisterPasswordLength: configuration[O.minimumPassword],
+            minimumPhoneDigits: configuration[O.minimumPhoneDigits],
+            maximumPhoneDigits: configuration[O.maximumPhoneDigits])
+        // The client's own deadline fires first and says why (timeout or unavailable); the graph's
+        // timeout, a little later, only guards against a lookup that never ends.
+        let lookupTimeout = RxTimeInterval.milliseconds(Int(deadline / .milliseconds(1)) + 500)
+        let service = ValidationService(
+            rules: rules, directory: RemoteUsernameDirectory(client: auth, deadline: deadline),
+            lookupTimeout: lookupTimeout, loop: host.loop)
+        service.register(into: &handlers)
+        return Running(
+            service: service, auth: auth,
+            probe: {
+                // Degraded (still serving; usernames then answer network.error) while auth-service
+                // does not answer.
+                await UpstreamProbe.run(
+                    [Upstream(name: "auth-service", endpoint: authEndpoint, client: auth)],
+                    deadline: deadline,
+                    interval: configuration[O.authProbeInterval], health: host.health, logger: host.logger)
+            },
+            listening: [
+                "auth_endpoint": .string(authEndpoint),
+                "auth_curve": .string(configuration[O.authCurve].rawValue),
+            ])
+    }
+
+    struct Running: RunningService {
+        let service: ValidationService
+        let auth: RemoteClient
+        let probe: @Sendable () async -> Void
+        let listening: [String: LogValue]
+
+        func stats() async -> [String: [String: Int]] {
+            [
+                "validation": service.counters.statsGroup, "username_checks": service.checks.statsGroup,
+                "auth_client": auth.counters.statsGroup,
+            ]
+        }
+
+        func serve() async { await probe() }
+
+        func stop() async { await auth.stop() }
+    }
+}
