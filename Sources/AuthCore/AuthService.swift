@@ -410,20 +410,27 @@ public final class AuthService: Sendable {
     public func exists(_ request: ExistsRequest, client: String) -> Single<ExistsResponse> {
         let username = AuthRules.normalize(request.username)
         let now = clock.now()
-        return onGraphs { graphs in graphs.throttle.admitExists(client: client, now: now) }
-            .flatMap { [self] wait in
-                if let wait {
-                    count { $0.existsRateLimited += 1 }
-                    return .error(
-                        RemoteError(
-                            code: .rateLimited,
-                            message: "too many username checks; retry after \(Self.wholeMilliseconds(wait)) ms"))
-                }
-                return store.exists(username: username).map { [self] exists in
-                    count { $0.existsAnswered += 1 }
-                    return ExistsResponse(exists: exists)
-                }
-            }
+        let admit: @Sendable (isolated AuthGraphs) -> Duration? = { graphs in
+            graphs.throttle.admitExists(client: client, now: now)
+        }
+        // On the loop (a request's handler) the rate limit is read in place; elsewhere on the actor.
+        if let admitted = scheduler.runNow(admit) { return answerExists(username, wait: admitted) }
+        return onGraphs(admit).flatMap { [self] wait in answerExists(username, wait: wait) }
+    }
+
+    /// `auth.exists` once the rate limit has answered: `rate_limited` with the wait, or the lookup.
+    private func answerExists(_ username: String, wait: Duration?) -> Single<ExistsResponse> {
+        if let wait {
+            count { $0.existsRateLimited += 1 }
+            return .error(
+                RemoteError(
+                    code: .rateLimited,
+                    message: "too many username checks; retry after \(Self.wholeMilliseconds(wait)) ms"))
+        }
+        return store.exists(username: username).map { [self] exists in
+            count { $0.existsAnswered += 1 }
+            return ExistsResponse(exists: exists)
+        }
     }
 
     /// `auth.verify`: the token's user, or `unauthenticated`.
@@ -465,6 +472,7 @@ public final class AuthService: Sendable {
     /// the loop's next drain (one for every outcome that arrived meanwhile).
     private func onGraphs<T: Sendable>(_ body: @escaping @Sendable (isolated AuthGraphs) -> T) -> Single<T> {
         let scheduler = self.scheduler
+        if let value = scheduler.runNow(body) { return .just(value) }
         return Single.create { done in
             scheduler.schedule(isolated: { graphs in done(.success(body(graphs))) })
             return Disposables.create()

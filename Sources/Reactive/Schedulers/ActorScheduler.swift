@@ -139,6 +139,24 @@ public final class ActorScheduler<A: Actor>: SchedulerType {
         return item
     }
 
+    /// Runs `body` isolated to the actor at once, on the calling thread, when that needs no hop and
+    /// keeps the order of the work already scheduled: inline work on the actor (as `schedule`
+    /// runs it), or, on the actor's event loop between its jobs, with nothing queued for the actor
+    /// and its code not running further up the stack (as a nested drain would run it). Returns nil,
+    /// running nothing, otherwise; the caller then schedules the work instead. A request handler on
+    /// the loop uses it to read or update the actor's state without building a graph for it.
+    public func runNow<R: Sendable>(_ body: @Sendable (isolated A) throws -> R) rethrows -> R? {
+        if let context = inlineContext(), let actor {
+            context.inlineDepth += 1
+            defer { context.inlineDepth -= 1 }
+            return try actor.assumeIsolated { try body($0) }
+        }
+        guard let loop, loop.inLoop, IsolationContext.current.value?.encloses(actorID) != true,
+            !queue.withLock({ $0.isDraining || $0.hasPending }), let actor
+        else { return nil }
+        return try actor.assumeIsolated { actor in try run(on: actor) { try body(actor) } }
+    }
+
     /// Runs `action` isolated to the actor, after the work already queued (fire and forget).
     public func perform(_ action: @escaping @Sendable (isolated A) -> Void) {
         enqueue(
