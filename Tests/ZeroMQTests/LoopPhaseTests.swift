@@ -317,6 +317,8 @@ struct GroupStatisticsTests {
     func ownCounters() async throws {
         let context = try Context()
         let loop = try SocketLoop(name: "group-statistics")
+        let release = DispatchSemaphore(value: 0)
+        let released = DispatchSemaphore(value: 0)
         let (first, second) = try await onThread { () -> (SocketLoop.Group, SocketLoop.Group) in
             func router() throws -> Socket {
                 let router = try Socket(context, .router, linger: 0)
@@ -337,10 +339,20 @@ struct GroupStatisticsTests {
                     for index in 0..<10 { group.send([message.parts[0], Message("\(index)")], to: message.socket) }
                 }
             }
-            let dealer = try Socket(context, .dealer, linger: 0)
-            try dealer.set(.receiveHighWaterMark, 1)
-            try dealer.connect(endpoint)
-            try dealer.send([Message("ask")])
+            // The peer that asks once and then does not read, open until released.
+            Thread {
+                do {
+                    let dealer = try Socket(context, .dealer, linger: 0)
+                    try dealer.set(.receiveHighWaterMark, 1)
+                    try dealer.connect(endpoint)
+                    try dealer.send([Message("ask")])
+                    _ = release.wait(timeout: .now() + 30)
+                    dealer.close(linger: 0)
+                } catch {
+                    Issue.record("the peer that does not read: \(error)")
+                }
+                released.signal()
+            }.start()
             return (first, second)
         }
         first.send([Message("nobody"), Message("x")], to: SocketLoop.SocketID(0))  // unreachable: dropped
@@ -359,6 +371,8 @@ struct GroupStatisticsTests {
         #expect(all.sent == one.sent + two.sent)
         await first.detach()
         #expect(first.statistics.dropped == 1)  // kept once detached
+        release.signal()
+        #expect(await arrived(released))
         await loop.stop()
     }
 }

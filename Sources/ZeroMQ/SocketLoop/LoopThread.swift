@@ -420,11 +420,11 @@ final class LoopThread {
             let count = slots[index].close(linger: 0)
             if count > 0 { unsent[slots[index].group, default: 0] += count }
         }
-        Glibc.close(wakeReadFD)
+        Posix.close(wakeReadFD)
         var detaching: [(group: Int, done: @Sendable () -> Void)] = detachments
         detachments.removeAll()
         let waiters = loop.withShared { shared in
-            if shared.wakeWriteFD >= 0 { Glibc.close(shared.wakeWriteFD) }
+            if shared.wakeWriteFD >= 0 { Posix.close(shared.wakeWriteFD) }
             shared.wakeWriteFD = -1
             shared.state.finished()
             for message in shared.outgoing { unsent[group(of: message.socket), default: 0] += 1 }

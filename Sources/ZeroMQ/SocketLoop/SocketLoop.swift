@@ -578,8 +578,7 @@ public final class SocketLoop: Sendable {
     static func wake(_ shared: inout Shared) {
         guard !shared.wakePending, shared.wakeWriteFD >= 0 else { return }
         shared.wakePending = true
-        var byte: UInt8 = 0
-        _ = Glibc.write(shared.wakeWriteFD, &byte, 1)  // one byte in an empty pipe: never blocks
+        Posix.wake(shared.wakeWriteFD)  // one byte in an empty pipe: never blocks
     }
 
     /// Runs `body` on the shared state (the loop thread's side).
