@@ -54,7 +54,9 @@ public enum Posix {
     /// Reads what is available into `buffer` (up to its size); 0 at the end of the file.
     public static func read(_ descriptor: Int32, into buffer: inout [UInt8]) throws(PosixError) -> Int {
         let result = buffer.withUnsafeMutableBytes { raw in
-            Result { () throws(PosixError) in try retrying("read") { Glibc.read(descriptor, raw.baseAddress, raw.count) } }
+            Result { () throws(PosixError) in
+                try retrying("read") { Glibc.read(descriptor, raw.baseAddress, raw.count) }
+            }
         }
         return try result.get()
     }
@@ -116,7 +118,7 @@ public enum Posix {
         do throws(PosixError) {
             try retrying("mkdir", path: path) { Glibc.mkdir(path, mode) }
             return true
-        } catch where error.code == EEXIST {
+        } catch  where error.code == EEXIST {
             return false
         }
     }
@@ -132,7 +134,7 @@ public enum Posix {
         do throws(PosixError) {
             try retrying("unlink", path: path) { Glibc.unlink(path) }
             return true
-        } catch where error.code == ENOENT {
+        } catch  where error.code == ENOENT {
             return false
         }
     }
@@ -187,7 +189,9 @@ public enum Posix {
     public static func drain(_ descriptor: Int32) {
         var buffer = (UInt64(0), UInt64(0))
         while true {
-            let count = withUnsafeMutableBytes(of: &buffer) { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+            let count = withUnsafeMutableBytes(of: &buffer) {
+                Glibc.read(descriptor, $0.baseAddress, $0.count)
+            }
             if count > 0 { continue }
             if count == -1 && errno == EINTR { continue }
             return

@@ -53,7 +53,8 @@ struct LoopPhaseTests {
         #expect(PollTimeout.milliseconds(.seconds(2)) == 2_000)
     }
 
-    @Test("a socket's events: readable wakes at once; writable with messages waiting retries now or after 1 ms")
+    @Test(
+        "a socket's events: readable wakes at once; writable with messages waiting retries now or after 1 ms")
     func socketEvents() {
         var idle = PollTimeout.indefinite
         idle.socketReported(readable: false, writable: true, hasPending: false, stalled: false)
@@ -108,7 +109,8 @@ struct LoopPhaseTests {
         slot.cutOff[peerC] = .now
         var queue = [peerA, peerB, peerC].map { [Message($0), Message("hi")] }
         var batch: [SocketLoop.Received] = []
-        _ = slot.read(as: 0, into: &batch) { () throws(ZMQError) -> ZMQResult<(parts: [Message], sourceFD: Int32)> in
+        _ = slot.read(as: 0, into: &batch) {
+            () throws(ZMQError) -> ZMQResult<(parts: [Message], sourceFD: Int32)> in
             queue.isEmpty ? .wouldBlock : .done((queue.removeFirst(), 9))
         }
         #expect(batch.map(\.senderBlocked) == [false, true, true])
@@ -129,7 +131,8 @@ struct LoopPhaseTests {
 
     // MARK: Sending in order
 
-    @Test("in order: a socket that would block keeps the rest, stalled when nothing went; a failure drops one")
+    @Test(
+        "in order: a socket that would block keeps the rest, stalled when nothing went; a failure drops one")
     func inOrder() {
         var slot = Slot(socket: nil, group: 0, local: 0, options: .init())
         slot.pending = (0..<4).map { [Message("\($0)")] }
@@ -170,14 +173,19 @@ struct LoopPhaseTests {
         #expect(tally.sent == 6 && tally.dropped == 0)
     }
 
-    @Test("per peer: over its bound a peer's messages are dropped and reported; cut off, it is tried once per message until it reads")
+    @Test(
+        "per peer: over its bound a peer's messages are dropped and reported; cut off, it is tried once per message until it reads"
+    )
     func overflowAndCutOff() {
         var slot = routedSlot(limit: .init(messages: 2, bytes: 1 << 20))
         var peers = FakePeers(blocked: [peerB])
         slot.pending = (1...3).map { message(peerB, $0) }
         var tally = SocketLoop.Tally()
         let result = peers.flush(&slot, &tally)
-        #expect(result.overflows == [SocketLoop.PeerOverflow(socket: SocketLoop.SocketID(1), peer: peerB, dropped: 3)])
+        #expect(
+            result.overflows == [
+                SocketLoop.PeerOverflow(socket: SocketLoop.SocketID(1), peer: peerB, dropped: 3)
+            ])
         #expect(tally.dropped == 3 && tally.peerOverflows == 1)
         #expect(slot.cutOff[peerB] == peers.now && slot.blockedPeers.isEmpty && slot.backlogged == 0)
         // Still not reading: a message for it is tried, then dropped, not kept.
@@ -252,7 +260,9 @@ struct LoopPhaseTests {
     @Test("a batch is handed to each group as runs of its own sockets, in order")
     func runsOfABatch() {
         let groupOf = [0, 0, 1, 1, 2]
-        let batch = [0, 1, 2, 3, 3, 4].map { SocketLoop.Received(socket: SocketLoop.SocketID($0), parts: [Message("x")]) }
+        let batch = [0, 1, 2, 3, 3, 4].map {
+            SocketLoop.Received(socket: SocketLoop.SocketID($0), parts: [Message("x")])
+        }
         let runs = LoopThread.runs(of: batch) { groupOf[$0] }
         #expect(runs.map(\.group) == [0, 1, 2])
         #expect(runs.map(\.range) == [0..<2, 2..<5, 5..<6])
@@ -336,7 +346,9 @@ struct GroupStatisticsTests {
             let first = loop.attach([dropping], options: options) { _, _ in }
             let second = loop.attach([blocking], options: options) { batch, group in
                 for message in batch {
-                    for index in 0..<10 { group.send([message.parts[0], Message("\(index)")], to: message.socket) }
+                    for index in 0..<10 {
+                        group.send([message.parts[0], Message("\(index)")], to: message.socket)
+                    }
                 }
             }
             // The peer that asks once and then does not read, open until released.
@@ -363,8 +375,10 @@ struct GroupStatisticsTests {
             }
         }
         let (one, two, all) = (first.statistics, second.statistics, loop.statistics)
-        #expect(one.dropped == 1 && one.blockedPeers == 0 && one.queuedForBlockedPeers == 0 && one.received == 0)
-        #expect(two.dropped == 0 && two.blockedPeers == 1 && two.queuedForBlockedPeers > 0 && two.received == 1)
+        #expect(
+            one.dropped == 1 && one.blockedPeers == 0 && one.queuedForBlockedPeers == 0 && one.received == 0)
+        #expect(
+            two.dropped == 0 && two.blockedPeers == 1 && two.queuedForBlockedPeers > 0 && two.received == 1)
         #expect(two.lastError == nil && one.lastError?.code == .EHOSTUNREACH)
         #expect(all.dropped == 1 && all.blockedPeers == 1 && all.received == 1)
         #expect(all.queuedForBlockedPeers == two.queuedForBlockedPeers)

@@ -96,7 +96,8 @@ struct PosixTests {
         }
         // In a missing directory: the temporary file cannot be made, and is named.
         let missing = "\(directory)/missing/file"
-        #expect(throws: Posix.PosixError(function: "open", code: ENOENT, path: "\(missing).tmp.\(getpid())")) {
+        #expect(throws: Posix.PosixError(function: "open", code: ENOENT, path: "\(missing).tmp.\(getpid())"))
+        {
             try Posix.replaceFile(missing, with: [1], mode: 0o600)
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory).sorted() == ["file", "taken"])

@@ -216,7 +216,8 @@ final class LoopThread {
         for index in slots.indices where slots[index].group == group {
             // A short linger: the last answers it sent (a draining server's) still reach their peers;
             // closing never blocks, and the context waits at most this long for them.
-            tallies[group, default: SocketLoop.Tally()].dropped += slots[index].close(linger: Self.detachLinger)
+            tallies[group, default: SocketLoop.Tally()].dropped += slots[index].close(
+                linger: Self.detachLinger)
             descriptors[index + 1].fd = -1
         }
         backlogChanged = true
@@ -301,7 +302,8 @@ final class LoopThread {
                 shared.statistics.received += batch.count
                 for run in runs {
                     shared.groupStatistics[run.group, default: SocketLoop.Statistics()].batches += 1
-                    shared.groupStatistics[run.group, default: SocketLoop.Statistics()].received += run.range.count
+                    shared.groupStatistics[run.group, default: SocketLoop.Statistics()].received +=
+                        run.range.count
                 }
             }
             shared.inHandler = true
@@ -343,7 +345,9 @@ final class LoopThread {
         for index in slots.indices where slots[index].hasPending || !slots[index].blockedPeers.isEmpty {
             guard let socket = slots[index].socket else { continue }
             let group = slots[index].group
-            let send = { (parts: [Message]) throws(ZMQError) -> ZMQResult<Void> in try socket.send(parts, dontWait: true) }
+            let send = { (parts: [Message]) throws(ZMQError) -> ZMQResult<Void> in
+                try socket.send(parts, dontWait: true)
+            }
             if let peerLimit = slots[index].peerLimit {
                 if slots[index].flushRouted(
                     peerLimit, now: now, &tallies[group, default: SocketLoop.Tally()], &overflowed, send)
@@ -358,7 +362,9 @@ final class LoopThread {
         }
         // A blocked peer's pipe gets room when it reads, which libzmq signals on the socket's
         // descriptor; look again in a while in any case.
-        if slots.contains(where: { !$0.blockedPeers.isEmpty }) { pollTimeout.atMost(PollTimeout.blockedPeerRetry) }
+        if slots.contains(where: { !$0.blockedPeers.isEmpty }) {
+            pollTimeout.atMost(PollTimeout.blockedPeerRetry)
+        }
         if !overflows.isEmpty {
             let happened = overflows
             overflows.removeAll(keepingCapacity: true)
@@ -371,7 +377,9 @@ final class LoopThread {
 
     /// Forgets cut-off peers after ``Slot/cutOffMemory``, looking once a second.
     func sweepCutOff(now: ContinuousClock.Instant) {
-        guard now - lastCutOffSweep >= .seconds(1), slots.contains(where: { !$0.cutOff.isEmpty }) else { return }
+        guard now - lastCutOffSweep >= .seconds(1), slots.contains(where: { !$0.cutOff.isEmpty }) else {
+            return
+        }
         lastCutOffSweep = now
         for index in slots.indices where !slots[index].cutOff.isEmpty {
             slots[index].expireCutOff(now: now)
@@ -404,7 +412,9 @@ final class LoopThread {
             }
             for (group, tally) in turn {
                 shared.statistics.add(tally)
-                if group != Self.noGroup { shared.groupStatistics[group, default: SocketLoop.Statistics()].add(tally) }
+                if group != Self.noGroup {
+                    shared.groupStatistics[group, default: SocketLoop.Statistics()].add(tally)
+                }
             }
         }
     }
@@ -430,7 +440,9 @@ final class LoopThread {
             for message in shared.outgoing { unsent[group(of: message.socket), default: 0] += 1 }
             for (group, count) in unsent {
                 shared.statistics.dropped += count
-                if group != Self.noGroup { shared.groupStatistics[group, default: SocketLoop.Statistics()].dropped += count }
+                if group != Self.noGroup {
+                    shared.groupStatistics[group, default: SocketLoop.Statistics()].dropped += count
+                }
             }
             shared.outgoing.removeAll()
             shared.work.removeAll()

@@ -205,7 +205,8 @@ struct Slot {
             tally.dropped += dropped
             tally.peerOverflows += 1
             cutOff[peer] = now
-            overflows.append(SocketLoop.PeerOverflow(socket: SocketLoop.SocketID(local), peer: peer, dropped: dropped))
+            overflows.append(
+                SocketLoop.PeerOverflow(socket: SocketLoop.SocketID(local), peer: peer, dropped: dropped))
         }
         pending.removeAll(keepingCapacity: true)
         pendingStart = 0

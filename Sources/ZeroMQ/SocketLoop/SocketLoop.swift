@@ -143,7 +143,8 @@ public final class SocketLoop: Sendable {
 
         /// The options of the initializer's sockets.
         var options: Options {
-            Options(maxMessagesPerSocket: maxMessagesPerSocket, routed: routed, drainedEachTurn: drainedEachTurn)
+            Options(
+                maxMessagesPerSocket: maxMessagesPerSocket, routed: routed, drainedEachTurn: drainedEachTurn)
         }
     }
 
@@ -349,7 +350,8 @@ public final class SocketLoop: Sendable {
 
     /// A loop with no sockets yet (attach them with ``attach(_:options:onPeerOverflow:handler:)``),
     /// running jobs of `executor` (a new one by default) on its thread.
-    public init(name: String = "zeromq-socket-loop", executor: LoopExecutor = LoopExecutor()) throws(ZMQError) {
+    public init(name: String = "zeromq-socket-loop", executor: LoopExecutor = LoopExecutor()) throws(ZMQError)
+    {
         // The wake-up is a pipe rather than an inproc PAIR: a plain descriptor costs poll(2) alone,
         // while each ZeroMQ socket in the set costs a `ZMQ_EVENTS` query (two system calls).
         let ends = try Posix.nonBlockingPipe()
@@ -441,7 +443,8 @@ public final class SocketLoop: Sendable {
         }
         let group = Group(loop: self, id: id, base: base, count: count)
         let attachment = Attachment(
-            group: group, sockets: sockets, options: options, handler: handler, onPeerOverflow: onPeerOverflow)
+            group: group, sockets: sockets, options: options, handler: handler, onPeerOverflow: onPeerOverflow
+        )
         shared.withLock { shared in
             guard shared.state.acceptsWork else {
                 // Never taken: the sockets close when the attachment goes.
@@ -472,8 +475,11 @@ public final class SocketLoop: Sendable {
     /// blocking. Returns false (and counts it as dropped) when the loop has stopped.
     @discardableResult
     public func send(_ parts: [Message], to socket: SocketID) -> Bool {
-        guard let initialCount else { preconditionFailure("this loop was made without sockets: send to a group") }
-        precondition(socket.index >= 0 && socket.index < initialCount, "no socket \(socket.index) in the loop")
+        guard let initialCount else {
+            preconditionFailure("this loop was made without sockets: send to a group")
+        }
+        precondition(
+            socket.index >= 0 && socket.index < initialCount, "no socket \(socket.index) in the loop")
         return enqueue(parts, to: socket.index, group: 0)
     }
 
@@ -591,4 +597,3 @@ public final class SocketLoop: Sendable {
         ended.signal()
     }
 }
-
