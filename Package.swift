@@ -205,7 +205,7 @@ let package = Package(
         .systemLibrary(name: "CNcursesw", providers: [.apt(["libncurses-dev"])]),
         .target(
             name: "TerminalUI",
-            dependencies: ["CNcursesw", "Contracts", "GatewayMessages", "Reactive", "ServiceKit"],
+            dependencies: ["CNcursesw", "Contracts", "GatewayMessages", "Reactive", "ServiceKit", "ZeroMQ"],
             swiftSettings: common),
         .testTarget(
             name: "TerminalUITests", dependencies: ["TerminalUI", "Contracts", "Reactive"], swiftSettings: common),

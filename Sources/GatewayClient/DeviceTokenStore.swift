@@ -2,6 +2,7 @@ import Contracts
 import Foundation
 import RemoteProtocol
 import ServiceKit
+import ZeroMQ
 
 #if canImport(Glibc)
     import Glibc
@@ -110,30 +111,26 @@ public struct DeviceTokenStore: Sendable {
 
     private func locked(_ body: () throws -> Void) throws {
         let lockPath = (path as NSString).deletingPathExtension + ".lock"
-        let descriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw StoreError(path: lockPath, call: "open", errno: errno) }
-        defer { close(descriptor) }
-        while flock(descriptor, LOCK_EX) != 0 {
-            guard errno == EINTR else { throw StoreError(path: lockPath, call: "flock", errno: errno) }
+        let descriptor: Int32
+        do throws(Posix.PosixError) {
+            descriptor = try Posix.open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, mode: 0o600)
+        } catch {
+            throw StoreError(path: lockPath, call: "open", errno: error.code)
+        }
+        defer { Posix.close(descriptor) }
+        do throws(Posix.PosixError) {
+            try Posix.retrying("flock") { flock(descriptor, LOCK_EX) }
+        } catch {
+            throw StoreError(path: lockPath, call: "flock", errno: error.code)
         }
         try body()
     }
 
     private func write(_ bytes: [UInt8]) throws {
-        let temporary = "\(path).tmp.\(getpid())"
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw StoreError(path: temporary, call: "open", errno: errno) }
-        let line = bytes + [0x0a]
-        let written =
-            fchmod(descriptor, 0o600) == 0 && Glibc.write(descriptor, line, line.count) == line.count
-            && fsync(descriptor) == 0
-        let number = errno
-        close(descriptor)
-        guard written, rename(temporary, path) == 0 else {
-            let failure = StoreError(
-                path: path, call: written ? "rename" : "write", errno: written ? errno : number)
-            unlink(temporary)
-            throw failure
+        do throws(Posix.PosixError) {
+            try Posix.replaceFile(path, with: bytes + [0x0a], mode: 0o600)
+        } catch {
+            throw StoreError(path: error.path ?? path, call: error.function, errno: error.code)
         }
     }
 

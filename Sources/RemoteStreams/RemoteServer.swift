@@ -185,8 +185,8 @@ public final class RemoteServer: Sendable {
     public var counters: RemoteCounters {
         get async {
             var counters = await scheduler.run { core in core.snapshot }
-            // The loop's counters: only a server's sockets are routed, so these are its own.
-            let loop = loop.loop.statistics
+            // Its own group's counters: the loop may also carry clients' sockets.
+            let loop = loop.statistics
             counters.blockedClients = loop.blockedPeers + loop.cutOffPeers
             counters.queuedForBlockedClients = loop.queuedForBlockedPeers
             counters.messagesDropped = loop.dropped

@@ -4,6 +4,7 @@ internal import Foundation
 public import Reactive
 internal import ServiceKit
 internal import Synchronization
+internal import ZeroMQ
 
 #if canImport(Glibc)
     internal import Glibc
@@ -61,7 +62,7 @@ public enum TerminalApp {
 
     static func complain(_ message: String) {
         let line = Array("gateway-cli: \(message)\n".utf8)
-        _ = line.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
+        try? Posix.write(STDERR_FILENO, line)
     }
 }
 
@@ -75,25 +76,19 @@ final class WakePipe: Sendable {
 
     /// A non-blocking pipe (close-on-exec), nil when the process is out of descriptors.
     init?() {
-        var ends: [Int32] = [-1, -1]
-        guard pipe(&ends) == 0 else { return nil }
-        for end in ends {
-            _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL, 0) | O_NONBLOCK)
-            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
-        }
-        readEnd = ends[0]
-        writeEnd = ends[1]
+        guard let ends = try? Posix.nonBlockingPipe() else { return nil }
+        readEnd = ends.read
+        writeEnd = ends.write
     }
 
     deinit {
-        close(readEnd)
-        close(writeEnd)
+        Posix.close(readEnd)
+        Posix.close(writeEnd)
     }
 
     /// Wakes the waiting UI thread (a full pipe already will: the byte is dropped).
     func wake() {
-        var byte: UInt8 = 1
-        _ = write(writeEnd, &byte, 1)
+        Posix.wake(writeEnd)
     }
 
     /// Waits until `descriptor` has input, ``wake()`` was called (since the last wait), or
@@ -104,8 +99,7 @@ final class WakePipe: Sendable {
             pollfd(fd: readEnd, events: Int16(POLLIN), revents: 0),
         ]
         _ = poll(&descriptors, nfds_t(descriptors.count), milliseconds)
-        var buffer = [UInt8](repeating: 0, count: 64)
-        while read(readEnd, &buffer, buffer.count) > 0 {}
+        Posix.drain(readEnd)
     }
 }
 

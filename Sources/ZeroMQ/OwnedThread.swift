@@ -59,10 +59,8 @@ public enum OwnedThread {
     /// look: Foundation's `Thread.name` does not reach the kernel on Linux, and a new thread
     /// otherwise inherits its creator's name (often a Dispatch queue's).
     private static func nameKernelThread(_ name: String) {
-        let descriptor = open("/proc/thread-self/comm", O_WRONLY)
-        guard descriptor >= 0 else { return }
-        defer { close(descriptor) }
-        let bytes = Array(name.utf8.prefix(15))
-        _ = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        guard let descriptor = try? Posix.open("/proc/thread-self/comm", O_WRONLY) else { return }
+        defer { Posix.close(descriptor) }
+        try? Posix.write(descriptor, name.utf8.prefix(15))
     }
 }

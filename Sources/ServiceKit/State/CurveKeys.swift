@@ -96,20 +96,13 @@ public enum CurveKeyFiles {
 
 /// Reads a whole (small) text file.
 func readFile(_ path: String, code: ServiceKitError.Code) throws(ServiceKitError) -> String {
-    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-    guard descriptor >= 0 else { throw .system(code, "open", path: path) }
-    defer { close(descriptor) }
-    var bytes: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 4096)
-    while true {
-        let count = read(descriptor, &chunk, chunk.count)
-        if count > 0 {
-            bytes += chunk[..<count]
-        } else if count == 0 {
-            break
-        } else if errno != EINTR {
-            throw .system(code, "read", path: path)
-        }
+    let bytes: [UInt8]
+    do throws(Posix.PosixError) {
+        let descriptor = try Posix.open(path, O_RDONLY | O_CLOEXEC)
+        defer { Posix.close(descriptor) }
+        bytes = try Posix.readAll(descriptor)
+    } catch {
+        throw .system(code, error.function, path: path, errno: error.code)
     }
     guard let text = String(validating: bytes, as: UTF8.self) else {
         throw ServiceKitError(code: code, path: path, message: "is not valid UTF-8 text")
@@ -122,19 +115,9 @@ func readFile(_ path: String, code: ServiceKitError.Code) throws(ServiceKitError
 func writeAtomically(_ path: String, _ line: String, mode: mode_t, code: ServiceKitError.Code = .keyFile)
     throws(ServiceKitError)
 {
-    let temporary = "\(path).tmp.\(getpid())"
-    let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
-    guard descriptor >= 0 else { throw .system(code, "open", path: temporary) }
-    let bytes = Array((line + "\n").utf8)
-    let ok =
-        fchmod(descriptor, mode) == 0 && write(descriptor, bytes, bytes.count) == bytes.count
-        && fsync(descriptor) == 0
-    let number = errno
-    close(descriptor)
-    guard ok, rename(temporary, path) == 0 else {
-        let failure = ServiceKitError.system(
-            code, ok ? "rename" : "write", path: path, errno: ok ? errno : number)
-        unlink(temporary)
-        throw failure
+    do throws(Posix.PosixError) {
+        try Posix.replaceFile(path, with: Array((line + "\n").utf8), mode: mode)
+    } catch {
+        throw .system(code, error.function, path: error.path ?? path, errno: error.code)
     }
 }

@@ -1,3 +1,5 @@
+import ZeroMQ
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -23,33 +25,47 @@ public struct PidFile: Sendable, Hashable {
         let path = directory.file("\(service).pid")
         // Two rounds: a stale file is removed once, then creation must succeed exclusively.
         for _ in 0..<2 {
-            let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-            if descriptor >= 0 {
-                defer { close(descriptor) }
-                let text = Array("\(pid)\n".utf8)
-                guard write(descriptor, text, text.count) == text.count else {
-                    let number = errno
-                    unlink(path)
-                    throw .system(.pidFile, "write", path: path, errno: number)
-                }
-                return PidFile(path: path, pid: pid)
+            let descriptor: Int32
+            do throws(Posix.PosixError) {
+                descriptor = try Posix.open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode: 0o644)
+            } catch where error.code == EEXIST {
+                try removeStale(path, pid: pid)
+                continue
+            } catch {
+                throw .system(.pidFile, "open", path: path, errno: error.code)
             }
-            guard errno == EEXIST else { throw .system(.pidFile, "open", path: path) }
-            if let other = readPid(path), other != pid, isAlive(other) {
-                throw ServiceKitError(
-                    code: .alreadyRunning, path: path,
-                    message: "another instance is running with pid \(other); stop it first, or give this "
-                        + "one its own --state-dir")
+            defer { Posix.close(descriptor) }
+            do throws(Posix.PosixError) {
+                try Posix.write(descriptor, Array("\(pid)\n".utf8))
+            } catch {
+                _ = try? Posix.unlink(path)
+                throw .system(.pidFile, "write", path: path, errno: error.code)
             }
-            guard unlink(path) == 0 || errno == ENOENT else { throw .system(.pidFile, "unlink", path: path) }
+            return PidFile(path: path, pid: pid)
         }
         throw ServiceKitError(
             code: .pidFile, path: path, message: "another process keeps recreating the pid file")
     }
 
+    /// Removes the existing pid file at `path` unless it names another live process (then throws
+    /// ``ServiceKitError/Code/alreadyRunning``).
+    private static func removeStale(_ path: String, pid: Int32) throws(ServiceKitError) {
+        if let other = readPid(path), other != pid, isAlive(other) {
+            throw ServiceKitError(
+                code: .alreadyRunning, path: path,
+                message: "another instance is running with pid \(other); stop it first, or give this "
+                    + "one its own --state-dir")
+        }
+        do throws(Posix.PosixError) {
+            try Posix.unlink(path)
+        } catch {
+            throw .system(.pidFile, "unlink", path: path, errno: error.code)
+        }
+    }
+
     /// Removes the file if it still names this pid (a clean exit).
     public func release() {
-        if PidFile.readPid(path) == pid { unlink(path) }
+        if PidFile.readPid(path) == pid { _ = try? Posix.unlink(path) }
     }
 
     /// The pid in the file, or nil when it is missing or not a positive number.

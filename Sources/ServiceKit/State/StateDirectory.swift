@@ -1,4 +1,5 @@
 import Foundation
+import ZeroMQ
 
 #if canImport(Glibc)
     import Glibc
@@ -42,8 +43,10 @@ public struct StateDirectory: Sendable, Hashable {
         var prefix = path.hasPrefix("/") ? "/" : ""
         for component in path.split(separator: "/") {
             prefix += component
-            if mkdir(prefix, 0o700) != 0 && errno != EEXIST {
-                throw .system(.stateDirectory, "mkdir", path: prefix)
+            do throws(Posix.PosixError) {
+                try Posix.mkdir(prefix, 0o700)
+            } catch {
+                throw .system(.stateDirectory, "mkdir", path: prefix, errno: error.code)
             }
             prefix += "/"
         }
@@ -52,7 +55,11 @@ public struct StateDirectory: Sendable, Hashable {
         guard status.st_mode & S_IFMT == S_IFDIR else {
             throw ServiceKitError(code: .stateDirectory, path: path, message: "exists and is not a directory")
         }
-        guard chmod(path, 0o700) == 0 else { throw .system(.stateDirectory, "chmod", path: path) }
+        do throws(Posix.PosixError) {
+            try Posix.chmod(path, 0o700)
+        } catch {
+            throw .system(.stateDirectory, "chmod", path: path, errno: error.code)
+        }
         self.path = path
     }
 
