@@ -89,6 +89,20 @@ struct SocketLoopGroupTests {
         context.terminate()
     }
 
+    @Test("stop() on the loop's own thread (a deinit there) asks it to stop and returns: no self-join")
+    func stopFromTheLoopsOwnThread() async throws {
+        let loop = try SocketLoop(name: "self-stop")
+        let returned = DispatchSemaphore(value: 0)
+        _ = loop.execute {
+            loop.stop()
+            returned.signal()
+        }
+        #expect(await arrived(returned))
+        // The loop ends after that turn: the async stop resumes, and later work is refused.
+        await loop.stop()
+        #expect(!loop.execute {})
+    }
+
     @Test("one-shot timers run once, soonest first, on the loop's thread; a cancelled one never runs")
     func oneShotTimers() async throws {
         let loop = try SocketLoop(name: "oneshot")

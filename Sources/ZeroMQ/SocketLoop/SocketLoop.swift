@@ -553,9 +553,13 @@ public final class SocketLoop: Sendable {
 
     /// Stops the loop: its thread closes every socket with linger 0 and ends; this call returns when
     /// it has (a join). Blocks the caller for at most one loop turn; from async code prefer
-    /// ``stop()-swift.method``'s async form. Later calls return at once.
+    /// ``stop()-swift.method``'s async form. Later calls return at once. Called on the loop's own
+    /// thread (from a handler, a job, a timer, or the deinit of an object whose last reference a
+    /// graph on the loop released), it cannot wait for that thread to end: it asks the loop to stop
+    /// and returns, and the loop ends once the current turn is over.
     public func stop() {
         requestStop()
+        guard !executor.isLoopThread else { return }
         ended.wait()
         ended.signal()
     }
