@@ -20,7 +20,9 @@ struct GatewayDescription: HostedService {
 
     let configuration: Configuration
 
-    func start(on host: HostResources, handlers: inout RemoteHandlers) async throws -> Running {
+    func start(on host: HostResources, shared: NothingShared, handlers: inout RemoteHandlers) async throws
+        -> Running
+    {
         typealias O = GatewayOptions
         let deadline = configuration[O.deadline]
         let wiring: [(String, Option<Endpoint>, Option<CurveSetting>, Option<String?>, String)] = [

@@ -8,7 +8,9 @@ import ValidationCore
 struct ValidationDescription: HostedService {
     let configuration: Configuration
 
-    func start(on host: HostResources, handlers: inout RemoteHandlers) async throws -> Running {
+    func start(on host: HostResources, shared: NothingShared, handlers: inout RemoteHandlers) async throws
+        -> Running
+    {
         typealias O = ValidationOptions
         let authEndpoint = configuration[O.authEndpoint].description
         let authCurve =

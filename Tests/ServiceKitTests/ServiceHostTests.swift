@@ -344,9 +344,15 @@ final class RecordingService: HostedService {
 
     func openGate() { gate?.finish() }
 
-    func start(on host: HostResources, handlers: inout RemoteHandlers) async throws -> Running {
+    func open(on process: ProcessResources) async throws -> NothingShared {
+        health.withLock { $0 = process.health }
+        return NothingShared()
+    }
+
+    func start(on host: HostResources, shared: NothingShared, handlers: inout RemoteHandlers) async throws
+        -> Running
+    {
         events.append("start")
-        health.withLock { $0 = host.health }
         if let gateStream { for await _ in gateStream {} }
         if let failure { throw TestFailure(message: failure) }
         let events = self.events
