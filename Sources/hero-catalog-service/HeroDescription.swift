@@ -60,7 +60,8 @@ struct HeroDescription: HostedService {
         let auth = try RemoteClient(
             context: host.context, loop: host.loop,
             configuration: .init(
-                endpoints: [authEndpoint], deadline: deadline, name: "heroes-auth", curve: authCurve))
+                endpoints: [authEndpoint], deadline: deadline, name: "heroes-auth", curve: authCurve,
+                discoversShards: true))
         let cache = CachingTokenVerifier(
             RemoteTokenVerifier(client: auth, deadline: deadline), lifetime: configuration[O.tokenCache])
         let service = HeroCatalogService(catalog: shared.catalog, verifier: cache, loop: host.loop)
@@ -89,6 +90,14 @@ struct HeroDescription: HostedService {
         let logger: Logger
         let listening: [String: LogValue]
         let shards = ShardServices()
+
+        /// The counters of the `heroes` group that describe the one catalog rather than a shard's work.
+        static let processCounters: Set<String> = ["heroes", "reloads"]
+
+        func stats() async -> [String: [String: Int]] {
+            guard let first = shards.all.first else { return [:] }
+            return ["heroes": first.counters.statsGroup.filter { Self.processCounters.contains($0.key) }]
+        }
 
         /// SIGHUP: rereads `--catalog` once and swaps it into every shard; a file that fails to load
         /// leaves the current catalog in place.
@@ -132,7 +141,8 @@ struct HeroDescription: HostedService {
         func stats() async -> [String: [String: Int]] {
             let statistics = cache.statistics
             return [
-                "heroes": service.counters.statsGroup,
+                // The catalog's size and reloads are the process's: the shared part reports them.
+                "heroes": service.counters.statsGroup.filter { !Shared.processCounters.contains($0.key) },
                 "token_cache": ["hits": statistics.hits, "misses": statistics.misses],
                 "auth_client": auth.counters.statsGroup,
             ]
