@@ -11,14 +11,16 @@ public import ZeroMQ
 /// (a ``HostedService``).
 ///
 /// Nothing starts in `init`. ``run()`` takes the pid file, watches SIGTERM, SIGINT and SIGHUP
-/// (one ``ProcessSignals``), makes the process's ZeroMQ `Context` and its one `SocketLoop`, starts
-/// the service on them, sets up CURVE (server keys, allow-list and its reload), binds the
-/// `RemoteServer` with the service's handlers and `sys.health`/`sys.stats`, sets health `ready`,
-/// logs `listening`, and serves until a shutdown signal. Then it drains: health `draining`, new
-/// calls refused, requests in flight answered, all within the drain timeout; when the deadline
-/// passes the remaining work is cancelled (the server stops, its streams are disposed) and `run()`
-/// throws ``ServiceHostError/drainTimedOut(signal:)``. Either way it then stops the server, the
-/// service, the loop and the context, releases the pid file and returns (or throws).
+/// (one ``ProcessSignals``), makes the process's ZeroMQ `Context` and one `SocketLoop` per shard
+/// (``Settings/loops``), opens the service's shared part and starts each shard's part, sets up
+/// CURVE (server keys, one ZAP handler for the allow-list, its reload), binds each shard's
+/// `RemoteServer` (shard 0 on the endpoint, the others on ``Endpoint/forShard(_:)``) with the
+/// service's handlers and `sys.health`/`sys.stats`/`sys.endpoints`, sets health `ready`, logs
+/// `listening`, and serves until a shutdown signal. Then it drains every shard: health `draining`,
+/// new calls refused, requests in flight answered, all within the drain timeout; when the deadline
+/// passes the remaining work is cancelled (the servers stop, their streams are disposed) and `run()`
+/// throws ``ServiceHostError/drainTimedOut(signal:)``. Either way it then stops the servers, the
+/// service's parts, the loops and the context, releases the pid file and returns (or throws).
 ///
 /// Signals: the first SIGTERM/SIGINT drains (one that comes while starting drains as soon as the
 /// start is done); any later one exits the process at once with `128 + signal`. SIGHUP reloads the
