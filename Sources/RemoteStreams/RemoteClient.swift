@@ -742,14 +742,22 @@ public final class RemoteClient: Sendable {
     }
 
     /// On the loop's thread: connects to the shards of `answer` other than the one that answered
-    /// (which is `dialled`) and not known yet.
+    /// (which is `dialled`), as many times each as `dialled` is configured, less those known.
     private func addShards(_ answer: ShardEndpoints, dialled: String) {
+        let copies = configuration.endpoints.filter { $0 == dialled }.count
         for (shard, endpoint) in answer.endpoints.enumerated() where shard != answer.shard {
             let endpoint = Self.dialableEndpoint(endpoint, dialled: dialled)
+            addReplicas(of: endpoint, upTo: copies)
+        }
+    }
+
+    /// Connects to `endpoint` until the client has `copies` replicas of it.
+    private func addReplicas(of endpoint: String, upTo copies: Int) {
+        for _ in 0..<copies {
             let replica = state.withLock { state -> Int? in
-                state.replicas.contains { $0.endpoint == endpoint } ? nil : state.replicas.count
+                state.replicas.count { $0.endpoint == endpoint } >= copies ? nil : state.replicas.count
             }
-            guard let replica else { continue }
+            guard let replica else { return }
             // Only this thread adds replicas, so the index stays free until appended.
             let added: Replica
             do {
@@ -757,7 +765,7 @@ public final class RemoteClient: Sendable {
                     try Self.connect(endpoint, context: context, configuration: configuration), endpoint: endpoint,
                     as: replica, to: loop, inbox: inbox, configuration: configuration)
             } catch {
-                continue  // not an endpoint this client can dial: the shards it reached still serve
+                return  // not an endpoint this client can dial: the shards it reached still serve
             }
             state.withLock { $0.replicas.append(added) }
         }
