@@ -321,7 +321,9 @@ public final class AuthService: Sendable {
                     if device != nil { self.count { $0.deviceLogins += 1 } }
                     work.disposable = verification.subscribe { event in
                         scheduler.schedule(isolated: { graphs in
-                            guard let answer = self.conclude(attempt, event, graphs: graphs, client: client, device: device)
+                            guard
+                                let answer = self.conclude(
+                                    attempt, event, graphs: graphs, client: client, device: device)
                             else { return }
                             work.disposable = answer.subscribe(done)
                         })
@@ -348,8 +350,9 @@ public final class AuthService: Sendable {
     /// The account `username` names if `password` is its password, else nil, after one verification
     /// either way (against the dummy hash when there is no such account, no name, or no plausible
     /// password). Runs on the store's and the hashing pool's threads.
-    private func verifiedAccount(_ username: String?, password: [UInt8], plausible: Bool) -> Single<StoredAccount?>
-    {
+    private func verifiedAccount(_ username: String?, password: [UInt8], plausible: Bool) -> Single<
+        StoredAccount?
+    > {
         let hashing = self.hashing
         let cost = configuration.cost
         let account: Single<StoredAccount?> = username.map { store.account(named: $0) } ?? .just(nil)
@@ -357,7 +360,9 @@ public final class AuthService: Sendable {
             guard let account, plausible else {
                 return hashing.verifyingDummy(password: password, cost: cost).map { _ in nil }
             }
-            return hashing.verifying(password: password, against: account.passwordHash).map { $0 ? account : nil }
+            return hashing.verifying(password: password, against: account.passwordHash).map {
+                $0 ? account : nil
+            }
         }
     }
 

@@ -145,7 +145,9 @@ public final class PasswordHashingPool: Sendable {
         if let known = dummyHashes.withLock({ $0[cost] }) {
             dummy = .just(known)
         } else {
-            dummy = hashing(password: SecureRandom.bytes(32), cost: cost).map { [self] made in keepDummy(made, for: cost) }
+            dummy = hashing(password: SecureRandom.bytes(32), cost: cost).map { [self] made in
+                keepDummy(made, for: cost)
+            }
         }
         return dummy.flatMap { [self] hash in verifying(password: password, against: hash).map { _ in () } }
     }

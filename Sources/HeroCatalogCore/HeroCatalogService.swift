@@ -211,7 +211,9 @@ public final class HeroCatalogService: Sendable {
     // MARK: Helpers
 
     /// The parameters, or their `bad_request` (counted).
-    private func read<Parameters>(_ parameters: Result<Parameters, RemoteError>) throws(RemoteError) -> Parameters {
+    private func read<Parameters>(_ parameters: Result<Parameters, RemoteError>) throws(RemoteError)
+        -> Parameters
+    {
         switch parameters {
         case .success(let parameters): return parameters
         case .failure(let error):

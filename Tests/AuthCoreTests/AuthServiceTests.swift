@@ -405,7 +405,8 @@ struct AuthServiceTests {
     func eventsOnTheLoop() async throws {
         let loop = try SocketLoop(name: "auth-test")
         defer { loop.stop() }
-        let fixture = ServiceFixture(throttle: ThrottlePolicy(freeFailures: 1_000, lockAfter: 1_000), loop: loop)
+        let fixture = ServiceFixture(
+            throttle: ThrottlePolicy(freeFailures: 1_000, lockAfter: 1_000), loop: loop)
         let delivered = Atomic(0)
         let offTheLoop = Atomic(0)
         let inside = Atomic(0)
@@ -443,7 +444,8 @@ struct AuthServiceTests {
         let fixture = ServiceFixture(throttle: ThrottlePolicy(freeFailures: 1), workers: 1)
         try await fixture.register("someone", "the-secret")
         let subscriptions = (0..<3).map { _ in
-            fixture.service.login(LoginRequest(username: "someone", password: "guess"), client: "c").subscribe { _ in }
+            fixture.service.login(LoginRequest(username: "someone", password: "guess"), client: "c").subscribe
+            { _ in }
         }
         subscriptions.forEach { $0.dispose() }
         // Each disposal gives back what its admission took, on the service's loop, before later work.

@@ -43,7 +43,8 @@ private func signalled(_ semaphore: DispatchSemaphore) async -> Bool {
 
 @Suite("ActorScheduler on a socket loop", .timeLimit(.minutes(1)))
 struct EventLoopSchedulerTests {
-    @Test("scheduled from the loop's thread between jobs: it runs at once, right there, isolated to the actor")
+    @Test(
+        "scheduled from the loop's thread between jobs: it runs at once, right there, isolated to the actor")
     func runsAtOnceFromTheLoop() async throws {
         let loop = try SocketLoop(name: "graphs-loop")
         let graphs = Graphs(loop: loop)
@@ -82,7 +83,9 @@ struct EventLoopSchedulerTests {
         await loop.stop()
     }
 
-    @Test("from one actor's drain into another's on the same loop: nested, at once; never back into one running")
+    @Test(
+        "from one actor's drain into another's on the same loop: nested, at once; never back into one running"
+    )
     func actorsOfOneLoopNest() async throws {
         let loop = try SocketLoop(name: "graphs-nest")
         let server = Graphs(loop: loop)
@@ -111,7 +114,9 @@ struct EventLoopSchedulerTests {
         }
         #expect(await signalled(done))
         #expect(
-            order.withLock { $0 } == ["server: frame", "flow: input", "flow: output", "server: next frame", "server: answer"])
+            order.withLock { $0 } == [
+                "server: frame", "flow: input", "flow: output", "server: next frame", "server: answer",
+            ])
         await loop.stop()
     }
 

@@ -9,7 +9,8 @@ import Testing
 /// one-shot timers and its timer queue, one phase at a time.
 @Suite("Socket loop: groups and timers", .timeLimit(.minutes(1)))
 struct SocketLoopGroupTests {
-    @Test("two groups on one loop: each handler gets its own sockets' messages, ids from 0, on the one thread")
+    @Test(
+        "two groups on one loop: each handler gets its own sockets' messages, ids from 0, on the one thread")
     func groupsShareTheThread() async throws {
         let context = try Context()
         let loop = try SocketLoop(name: "groups")
@@ -161,7 +162,9 @@ struct TimerQueueTests {
         let start = ContinuousClock.now
         let log = Mutex<[Int]>([])
         queue.add(id: 1, due: start + .milliseconds(30), interval: nil) { log.withLock { $0.append(1) } }
-        queue.add(id: 2, due: start + .milliseconds(10), interval: .milliseconds(15)) { log.withLock { $0.append(2) } }
+        queue.add(id: 2, due: start + .milliseconds(10), interval: .milliseconds(15)) {
+            log.withLock { $0.append(2) }
+        }
         queue.add(id: 3, due: start + .milliseconds(20), interval: nil) { log.withLock { $0.append(3) } }
         queue.cancel(3)
         #expect(queue.count == 2)

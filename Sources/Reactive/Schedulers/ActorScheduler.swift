@@ -178,7 +178,8 @@ public final class ActorScheduler<A: Actor>: SchedulerType {
     /// inline instead of hopping, and `SharingScheduler.make()` returns this scheduler.
     public func run<R>(on actor: isolated A, _ body: () throws -> R) rethrows -> R {
         precondition(ObjectIdentifier(actor) == actorID, "ActorScheduler.run(on:) given another actor")
-        let context = IsolationContext(actorID: actorID, scheduler: self, outer: IsolationContext.current.value)
+        let context = IsolationContext(
+            actorID: actorID, scheduler: self, outer: IsolationContext.current.value)
         return try IsolationContext.current.withValue(context) {
             try body()
         }
