@@ -365,6 +365,8 @@ actor ServerCore {
     private var ticker: SocketLoop.TimerID?
     /// Set by ``drain(loop:)``: new streams are refused, and these wait for the open ones to end.
     private var draining = false
+    /// Set by ``disposeAll(loop:)``: the server is stopping, nothing opens or waits any more.
+    private var stopped = false
     private var drainWaiters: [CheckedContinuation<Void, Never>] = []
     private var deadlines = DeadlineQueue<Deadline>()
     private var lastSweep = ContinuousClock.now
@@ -658,6 +660,8 @@ actor ServerCore {
     /// they would never finish by themselves), and returns once the requests in flight have been
     /// answered.
     func drain(loop: SocketLoop.Group) async {
+        // A stop that came first (a drain deadline that passed before this ran) disposed everything.
+        guard !stopped else { return }
         draining = true
         for (key, stream) in streams where stream.kind != .request {
             guard close(key) != nil else { continue }
@@ -667,7 +671,14 @@ actor ServerCore {
                 to: key.peer, loop: loop)
         }
         guard !streams.isEmpty else { return }
-        await withCheckedContinuation { drainWaiters.append($0) }
+        await withCheckedContinuation { continuation in
+            // Checked again where the waiter is kept: a stop that got in first has no one to wake.
+            if stopped || streams.isEmpty {
+                continuation.resume()
+            } else {
+                drainWaiters.append(continuation)
+            }
+        }
     }
 
     private func resumeDrainWaiters() {
@@ -773,6 +784,8 @@ actor ServerCore {
 
     /// Disposes every open stream (the server is stopping).
     func disposeAll(loop: SocketLoop.Group) {
+        stopped = true
+        draining = true
         if let ticker { loop.loop.cancelTimer(ticker) }
         for key in streams.keys { close(key)?.dispose() }
         resumeDrainWaiters()

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Glibc
 import Reactive
 import Testing
 
@@ -141,8 +142,22 @@ struct SerialSchedulerTests {
             return Disposables.create()
         }
         #expect(arrived(started))
-        DispatchQueue.global().async { release.signal() }
-        scheduler.dispose()
+        // dispose() on another thread; the running item is released only once the stop has begun
+        // (scheduling is then refused), so the queued work cannot slip in before it.
+        let disposed = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            scheduler.dispose()
+            disposed.signal()
+        }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline {
+            let probe = scheduler.schedule {}
+            if (probe as? any Cancelable)?.isDisposed == true { break }
+            probe.dispose()
+            sched_yield()
+        }
+        release.signal()
+        #expect(arrived(disposed))
         // dispose() returned: the running item finished and nothing else will ever run.
         #expect(finished.value)
         let late = scheduler.schedule { ran.append("late") }
