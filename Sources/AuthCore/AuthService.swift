@@ -223,8 +223,7 @@ public final class AuthService: Sendable {
         self.hashing = hashing
         self.configuration = configuration
         self.clock = clock
-        let own = loop == nil ? try? SocketLoop(name: "auth-graphs") : nil
-        guard let loop = loop ?? own else { preconditionFailure("cannot start the auth graphs' loop") }
+        let (loop, own) = SocketLoop.forService(loop, name: "auth-graphs")
         ownLoop = own
         graphs = AuthGraphs(on: loop, policy: configuration.throttle)
         scheduler = ActorScheduler(graphs, on: loop)

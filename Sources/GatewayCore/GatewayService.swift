@@ -112,8 +112,7 @@ public final class GatewayService: Sendable {
             ownLoop = nil
             self.scheduler = scheduler
         } else {
-            let own = loop == nil ? try? SocketLoop(name: "gateway-flows") : nil
-            guard let loop = loop ?? own else { preconditionFailure("cannot start the flows' loop") }
+            let (loop, own) = SocketLoop.forService(loop, name: "gateway-flows")
             let graphs = FlowGraphs(on: loop)
             self.graphs = graphs
             ownLoop = own

@@ -103,8 +103,7 @@ public final class HeroCatalogService: Sendable {
     public init(
         catalog: HeroCatalog, verifier: any TokenVerifier, limits: Limits = Limits(), loop: SocketLoop? = nil
     ) {
-        let own = loop == nil ? try? SocketLoop(name: "catalog-graphs") : nil
-        guard let loop = loop ?? own else { preconditionFailure("cannot start the catalog graphs' loop") }
+        let (loop, own) = SocketLoop.forService(loop, name: "catalog-graphs")
         ownLoop = own
         graphs = CatalogGraphs(on: loop, catalog: catalog)
         scheduler = ActorScheduler(graphs, on: loop)

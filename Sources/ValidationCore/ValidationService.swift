@@ -69,8 +69,7 @@ public final class ValidationService: Sendable {
             ownLoop = nil
             self.scheduler = scheduler
         } else {
-            let own = loop == nil ? try? SocketLoop(name: "validation-graphs") : nil
-            guard let loop = loop ?? own else { preconditionFailure("cannot start the graphs' loop") }
+            let (loop, own) = SocketLoop.forService(loop, name: "validation-graphs")
             let graphs = FieldGraphs(on: loop)
             self.graphs = graphs
             ownLoop = own

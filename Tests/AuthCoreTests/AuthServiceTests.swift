@@ -440,17 +440,31 @@ struct AuthServiceTests {
 
     @Test("a login disposed while it is verified gives its attempt back: the next ones are not delayed")
     func disposedWhileVerifying() async throws {
-        // One free failure: a disposed attempt that still counted would delay the next guess.
-        let fixture = ServiceFixture(throttle: ThrottlePolicy(freeFailures: 1), workers: 1)
+        // Three free failures: the three attempts are all admitted (in flight they count as
+        // failures), and had they not been given back, the fourth attempt would be delayed.
+        let fixture = ServiceFixture(throttle: ThrottlePolicy(freeFailures: 3), workers: 1)
         try await fixture.register("someone", "the-secret")
+        // The one worker is held, so the three verifications wait in the queue: none can reach a
+        // verdict before it is disposed (a test-cost hash would otherwise finish in microseconds).
+        let gate = DispatchSemaphore(value: 0)
+        let holding = fixture.pool.job { () -> Result<Int, HashingPoolError> in
+            gate.wait()
+            return .success(0)
+        }
+        .subscribe { _ in }
+        defer { holding.dispose() }
+        #expect(await eventually { fixture.pool.counters.running == 1 })
         let subscriptions = (0..<3).map { _ in
             fixture.service.login(LoginRequest(username: "someone", password: "guess"), client: "c").subscribe
             { _ in }
         }
+        #expect(await eventually { fixture.pool.counters.queued == 3 })
         subscriptions.forEach { $0.dispose() }
+        #expect(await eventually { fixture.pool.counters.queued == 0 })
+        gate.signal()
         // Each disposal gives back what its admission took, on the service's loop, before later work.
         #expect(try await fixture.login("someone", "the-secret").statusCode == 200)
-        #expect(try await fixture.login("someone", "guess").statusCode == 401)
+        for _ in 0..<3 { #expect(try await fixture.login("someone", "guess").statusCode == 401) }
         #expect(try await fixture.login("someone", "guess").statusCode == 429)
         await fixture.pool.shutdown()
     }
@@ -534,4 +548,14 @@ struct AuthServiceTests {
         #expect(fixture.service.counters.failedLogins == 0)
         await fixture.pool.shutdown()
     }
+}
+
+/// Whether `condition` holds within `seconds`, checked between yields.
+private func eventually(within seconds: Int = 10, _ condition: () -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + .seconds(seconds)
+    while !condition() {
+        if ContinuousClock.now > deadline { return false }
+        await Task.yield()
+    }
+    return true
 }

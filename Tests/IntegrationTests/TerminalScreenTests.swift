@@ -106,8 +106,11 @@ struct TerminalScreenTests {
         #expect(tip + 1 < rows.count && rows[tip + 1].count >= 20, "\(done)")
 
         try await tmux.press("Escape")
-        let back = try await tmux.waitForScreen("the menu again") {
-            lines($0).first == "Reactive login" && $0.contains("> 1  Log in")
+        // A capture can land mid-redraw (the menu drawn, the old tip not yet cleared): wait for the
+        // finished screen, which must show the menu and no stale tip (waitForScreen throws if it
+        // never does).
+        let back = try await tmux.waitForScreen("the menu again, without the login screen's tip") {
+            lines($0).first == "Reactive login" && $0.contains("> 1  Log in") && !$0.contains("Login succeeded")
         }
         #expect(!back.contains("Login succeeded"))
 
