@@ -113,17 +113,31 @@ bench-json: deps
 # target), then (2) the same through the ZeroMQ wrapper; the Swift program runs (1) and prints the table.
 # Budget (round trips per run with 1 / 64 in flight, seconds per run, rounds): BENCH_TRANSPORT_ARGS.
 # BENCH_TRANSPORT_PIN="taskset -c 0" runs every thread on one CPU: steadier figures on a shared machine.
+# BENCH_TRANSPORT_BASELINE=<git ref> also builds that commit's TransportBenchmarks (in
+# $(BENCH_TRANSPORT_DIR)/<commit>, from `git archive`) and measures its rows (3) and (4) in turn with
+# the others in the same run, old and new side by side.
 BENCH_TRANSPORT_DIR := .build/bench-transport
 BENCH_TRANSPORT_ARGS ?= --count1 20000 --count64 600000 --seconds 5 --rounds 5
 BENCH_TRANSPORT_PIN ?=
+BENCH_TRANSPORT_BASELINE ?=
 
 bench-transport: deps
 	@mkdir -p $(BENCH_TRANSPORT_DIR)
 	$(CC) -O2 -Wall -Wextra -Werror -o $(BENCH_TRANSPORT_DIR)/raw_roundtrip \
 	  Benchmarks/TransportBenchmarks/raw/raw_roundtrip.c -lzmq -lpthread
 	$(SWIFT) build -c release $(STRICT) --product TransportBenchmarks
+	@baseline=""; if [ -n "$(BENCH_TRANSPORT_BASELINE)" ]; then \
+	  commit=$$(git rev-parse --verify "$(BENCH_TRANSPORT_BASELINE)^{commit}") || exit 1; \
+	  dir=$(BENCH_TRANSPORT_DIR)/$$commit; \
+	  if [ ! -d $$dir/src ]; then \
+	    mkdir -p $$dir/src && git archive $$commit | tar -x -C $$dir/src || { rm -rf $$dir/src; exit 1; }; \
+	  fi; \
+	  echo "baseline $$commit: building in $$dir/src"; \
+	  (cd $$dir/src && $(SWIFT) build -c release --product TransportBenchmarks) || exit 1; \
+	  baseline="--baseline $$(cd $$dir/src && $(SWIFT) build -c release --show-bin-path)/TransportBenchmarks"; \
+	fi; \
 	$(BENCH_TRANSPORT_PIN) $$($(SWIFT) build -c release --show-bin-path)/TransportBenchmarks \
-	  --raw $(BENCH_TRANSPORT_DIR)/raw_roundtrip $(BENCH_TRANSPORT_ARGS)
+	  --raw $(BENCH_TRANSPORT_DIR)/raw_roundtrip $(BENCH_TRANSPORT_ARGS) $$baseline
 
 # Auth in one run: (1) raw argon2id verifications on every core, (2) logins through auth-service and
 # the ratio (2)/(1), (3) auth.exists, (4) durable registrations. The benchmark starts each auth-service

@@ -40,7 +40,8 @@ func parseResultLine(_ line: Substring) -> Measurement? {
         let cpu = fields["cpu_us"].flatMap({ Double($0) })
     else { return nil }
     return Measurement(
-        inFlight: inFlight, roundTrips: roundTrips, seconds: seconds, p50: p50, p99: p99, cpuPerRoundTrip: cpu)
+        inFlight: inFlight, roundTrips: roundTrips, seconds: seconds, p50: p50, p99: p99, cpuPerRoundTrip: cpu
+    )
 }
 
 /// A failure that ends the benchmark with a message.
@@ -48,4 +49,55 @@ struct BenchmarkError: Error, CustomStringConvertible {
     /// What went wrong.
     let description: String
     init(_ description: String) { self.description = description }
+}
+
+/// Rows (3) and (4) of an older build of this benchmark (`--baseline PATH`), for A/B runs in one
+/// run: the older binary is run with `--raw none --only remotestreams --rounds 1` and the same
+/// budget, and its `RESULT` lines are read. One run gives both rows; the row asked for second takes
+/// the figures kept from the first.
+final class BaselineRows {
+    private let executable: String
+    private var kept: [String: [Measurement]] = [:]
+
+    init(executable: String) {
+        self.executable = executable
+    }
+
+    /// The baseline's figures for `implementation` (`swift-remotestreams`, or
+    /// `swift-remotestreams-empty`), from the run made for the other row if it is kept, else from a
+    /// new run.
+    func measure(_ implementation: String, budget: Budget) throws -> [Measurement] {
+        if let results = kept.removeValue(forKey: implementation) { return results }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = [
+            "--raw", "none", "--only", "remotestreams", "--rounds", "1",
+            "--count1", "\(budget.roundTripsOneInFlight)", "--count64", "\(budget.roundTripsManyInFlight)",
+            "--seconds", "\(budget.seconds)",
+        ]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let text = String(decoding: data, as: UTF8.self)
+        guard process.terminationStatus == 0 else {
+            throw BenchmarkError("\(executable) exited with status \(process.terminationStatus):\n\(text)")
+        }
+        var byImplementation: [String: [Measurement]] = [:]
+        for line in text.split(separator: "\n") {
+            guard let result = parseResultLine(line),
+                let field = line.split(separator: " ").first(where: { $0.hasPrefix("impl=") })
+            else { continue }
+            byImplementation[String(field.dropFirst("impl=".count)), default: []].append(result)
+        }
+        for (name, results) in byImplementation where results.map(\.inFlight) != Budget.inFlightSettings {
+            throw BenchmarkError("unexpected output from \(executable) for \(name):\n\(text)")
+        }
+        guard let results = byImplementation.removeValue(forKey: implementation) else {
+            throw BenchmarkError("no \(implementation) rows from \(executable):\n\(text)")
+        }
+        kept = byImplementation
+        return results
+    }
 }

@@ -16,10 +16,13 @@
 // the same way for every row; `awaitOnPool` runs an async client from this synchronous top level).
 //
 // Usage: TransportBenchmarks --raw PATH [--count1 N] [--count64 N] [--seconds S] [--rounds N]
-//                            [--only SERVER[,SERVER...]]
+//                            [--only SERVER[,SERVER...]] [--baseline PATH]
 // `--only socketloop` (or `blocking`, `remotestreams`: rows (3) and (4)) measures only those
-// contenders after (1); `--raw none` leaves (1) out too (the table's ratios are then to the first
-// row measured): handy under a profiler that cannot follow the C program.
+// contenders after (1), as does a row's `impl` (`--only swift-remotestreams-empty`: row (4));
+// `--raw none` leaves (1) out too (the table's ratios are then to the first
+// row measured): handy under a profiler that cannot follow the C program. `--baseline PATH` adds
+// rows (3) and (4) of an older build of this program (`make bench-transport
+// BENCH_TRANSPORT_BASELINE=<git ref>` builds one), measured in turn with the others, for A/B runs.
 
 import Foundation
 import Measuring
@@ -39,7 +42,7 @@ struct Contender {
 func usage() -> Never {
     print(
         "usage: TransportBenchmarks --raw PATH [--count1 N] [--count64 N] [--seconds S] [--rounds N] "
-            + "[--only SERVER[,SERVER...]]")
+            + "[--only SERVER[,SERVER...]] [--baseline PATH]")
     exit(2)
 }
 
@@ -47,6 +50,7 @@ var budget = Budget()
 var rawExecutable: String?
 var only: String?
 var rounds = 5
+var baseline: BaselineRows?
 var arguments = CommandLine.arguments.dropFirst()
 while let option = arguments.popFirst() {
     guard option != "--help" && option != "-h", let value = arguments.popFirst() else { usage() }
@@ -57,6 +61,7 @@ while let option = arguments.popFirst() {
     case "--seconds": budget.seconds = Double(value) ?? 0
     case "--only": only = value
     case "--rounds": rounds = Int(value) ?? 0
+    case "--baseline": baseline = BaselineRows(executable: value)
     default: usage()
     }
 }
@@ -64,7 +69,7 @@ guard let rawExecutable, budget.roundTripsOneInFlight > 0, budget.roundTripsMany
     budget.seconds > 0, rounds > 0
 else { usage() }
 
-let contenders = [
+var contenders = [
     Contender(
         label: "(1) raw libzmq, C", implementation: "raw-c", server: "blocking",
         measure: { try rawBaseline(executable: rawExecutable, budget: $0) }),
@@ -81,6 +86,18 @@ let contenders = [
         label: "(4) RemoteStreams request, {}", implementation: "swift-remotestreams-empty",
         server: "remotestreams", measure: remoteStreamsEmptyRequests),
 ]
+if let baseline {
+    contenders += [
+        Contender(
+            label: "(3) JSON, baseline build", implementation: "baseline-remotestreams",
+            server: "remotestreams",
+            measure: { try baseline.measure("swift-remotestreams", budget: $0) }),
+        Contender(
+            label: "(4) {}, baseline build", implementation: "baseline-remotestreams-empty",
+            server: "remotestreams",
+            measure: { try baseline.measure("swift-remotestreams-empty", budget: $0) }),
+    ]
+}
 
 print(
     "DEALER/ROUTER round trips over tcp://127.0.0.1, \(payloadSize)-byte requests; each run bounded by "
@@ -89,7 +106,9 @@ print(
         + "\(budget.warmUp) warm-up round trips")
 let selected = contenders.enumerated().filter { index, contender in
     if index == 0 { return rawExecutable != "none" }
-    return only.map { $0.split(separator: ",").contains(Substring(contender.server)) } ?? true
+    return only.map { names in
+        names.split(separator: ",").contains { $0 == contender.server || $0 == contender.implementation }
+    } ?? true
 }.map(\.element)
 // Rounds interleave the contenders, so load from other processes hits them alike; each row keeps its
 // best round per in-flight setting (the highest rate, with that round's latencies).

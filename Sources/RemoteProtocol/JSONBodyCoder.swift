@@ -24,6 +24,8 @@ public struct JSONBodyCoder: Sendable {
     ///
     /// - Throws: `RemoteError` with code `internal` when `value` cannot be encoded (e.g. a NaN).
     public func encode<Value: Encodable>(_ value: Value) throws(RemoteError) -> [UInt8] {
+        // The parameters of methods that take none, and their answers: no encoder needed.
+        if Value.self == NoParameters.self { return Self.emptyObject }
         do {
             return try JSONStreamEncoder(sortedKeys: sortedKeys).encodeTopLevel(value)
         } catch is JSONOutOfOrderEncoding {
@@ -57,12 +59,40 @@ public struct JSONBodyCoder: Sendable {
         throws(RemoteError)
         -> Value
     {
+        if Value.self == NoParameters.self, Self.isEmptyObject(body) {
+            return unsafeBitCast(NoParameters(), to: Value.self)
+        }
         do {
             return try JSONNodeDecoder.decode(Value.self, from: body)
         } catch {
             throw RemoteError(
                 code: .badRequest, message: "body is not JSON for \(Value.self): \(Self.describe(error))")
         }
+    }
+
+    /// `{}`.
+    static let emptyObject: [UInt8] = [UInt8(ascii: "{"), UInt8(ascii: "}")]
+
+    /// Whether `body` is `{}`, with any JSON whitespace around and between the braces: what
+    /// ``NoParameters`` decodes from without a parser (any other body takes the full path, which
+    /// accepts an object with members and explains what is wrong with anything else).
+    static func isEmptyObject(_ body: [UInt8]) -> Bool {
+        var index = body.startIndex
+        func skipWhitespace() {
+            while index < body.endIndex,
+                body[index] == 0x20 || body[index] == 0x0A || body[index] == 0x0D || body[index] == 0x09
+            {
+                index += 1
+            }
+        }
+        skipWhitespace()
+        guard index < body.endIndex, body[index] == UInt8(ascii: "{") else { return false }
+        index += 1
+        skipWhitespace()
+        guard index < body.endIndex, body[index] == UInt8(ascii: "}") else { return false }
+        index += 1
+        skipWhitespace()
+        return index == body.endIndex
     }
 
     /// A one-line account of a coding error: what is wrong, then where.

@@ -163,10 +163,13 @@ public final class RemoteClient: Sendable {
     static let tick = Duration.milliseconds(10)
 
     /// Connects one DEALER per endpoint, on a loop of the client's own.
-    public convenience init(context: Context, configuration: Configuration, coder: JSONBodyCoder = .shared) throws {
+    public convenience init(context: Context, configuration: Configuration, coder: JSONBodyCoder = .shared)
+        throws
+    {
         let loop = try SocketLoop(name: configuration.name)
         do {
-            try self.init(context: context, loop: loop, ownsLoop: true, configuration: configuration, coder: coder)
+            try self.init(
+                context: context, loop: loop, ownsLoop: true, configuration: configuration, coder: coder)
         } catch {
             loop.stop()
             throw error
@@ -178,7 +181,8 @@ public final class RemoteClient: Sendable {
     public convenience init(
         context: Context, loop: SocketLoop, configuration: Configuration, coder: JSONBodyCoder = .shared
     ) throws {
-        try self.init(context: context, loop: loop, ownsLoop: false, configuration: configuration, coder: coder)
+        try self.init(
+            context: context, loop: loop, ownsLoop: false, configuration: configuration, coder: coder)
     }
 
     private init(
@@ -213,7 +217,9 @@ public final class RemoteClient: Sendable {
         }
         sockets += monitors
         let inbox = Inbox()
-        loop = socketLoop.attach(sockets, options: .init(maxMessagesPerSocket: configuration.maxMessagesPerTurn)) {
+        loop = socketLoop.attach(
+            sockets, options: .init(maxMessagesPerSocket: configuration.maxMessagesPerTurn)
+        ) {
             batch, _ in inbox.deliver(batch)
         }
         // Both run on the loop's thread, where answers are delivered: a call never sees an answer
@@ -300,7 +306,7 @@ public final class RemoteClient: Sendable {
         // cancel closure is made per call.
         return Single(
             raw: Observable(unsafeSubscribe: { [self] downstream in
-                let call = RequestCall<Response>(downstream: downstream, coder: coder, method: method)
+                let call = RequestCall(downstream: downstream, coder: coder, method: method)
                 let stream = open(
                     .request, method, Result { () throws(RemoteError) in try coder.encode(parameters) },
                     input: nil, deadline: deadline, receiver: call)
@@ -735,16 +741,24 @@ final class ClosureReceiver: CallReceiver {
     func receive(_ event: Event<[UInt8]>) { handler(event) }
 }
 
-/// One request, from subscription to answer: receives the answer and decodes it for the subscriber,
+/// One request, from subscription to answer: receives the answer and hands it to the subscriber,
 /// and is the subscription's disposable (disposing before the answer cancels the call on the
 /// server). It keeps the single's grammar itself: the subscriber gets the element and `completed`,
 /// or one error, and nothing after it is disposed.
+///
+/// Not generic: the typed part (decoding the answer, the subscriber) is the `deliver` closure made
+/// where ``RemoteClient/request(_:_:as:deadline:)`` is specialised, so receiving an answer and
+/// releasing the call look up no generic metadata at run time.
 @usableFromInline
-final class RequestCall<Response: Decodable & Sendable>: CallReceiver, Cancelable {
+final class RequestCall: CallReceiver, Cancelable {
+    /// Decodes an answer and passes it on, or passes the failure on.
+    @usableFromInline
+    typealias Deliver = @Sendable (Event<[UInt8]>) -> Void
+
     @usableFromInline
     struct State: Sendable {
-        /// The subscriber, until the call ends or is disposed.
-        @usableFromInline var downstream: AnyObserver<Response>?
+        /// Delivers to the subscriber, until the call ends or is disposed.
+        @usableFromInline var deliver: Deliver?
         /// The stream, once opened.
         @usableFromInline var stream: UInt64?
         @usableFromInline weak var client: RemoteClient?
@@ -752,20 +766,42 @@ final class RequestCall<Response: Decodable & Sendable>: CallReceiver, Cancelabl
         @usableFromInline var disposedWhileOpening = false
 
         @inlinable
-        init(downstream: AnyObserver<Response>) {
-            self.downstream = downstream
+        init(deliver: @escaping Deliver) {
+            self.deliver = deliver
         }
     }
 
     @usableFromInline let state: Mutex<State>
-    @usableFromInline let coder: JSONBodyCoder
-    @usableFromInline let method: String
 
     @inlinable
-    init(downstream: AnyObserver<Response>, coder: JSONBodyCoder, method: String) {
-        state = Mutex(State(downstream: downstream))
-        self.coder = coder
-        self.method = method
+    init(deliver: @escaping Deliver) {
+        state = Mutex(State(deliver: deliver))
+    }
+
+    /// A call whose answer is decoded as a `Response` for `downstream`; `method` names it in the
+    /// error for an answer that never came.
+    @inlinable
+    convenience init<Response: Decodable & Sendable>(
+        downstream: AnyObserver<Response>, coder: JSONBodyCoder, method: String
+    ) {
+        self.init { event in
+            switch event {
+            case .next(let body):
+                let answer: Response
+                do {
+                    answer = try coder.decode(Response.self, from: body)
+                } catch {
+                    return downstream.on(.error(error))
+                }
+                downstream.on(.next(answer))
+                downstream.on(.completed)
+            case .error(let error):
+                downstream.on(.error(error))
+            case .completed:
+                downstream.on(
+                    .error(RemoteError(code: .internal, message: "\(method) completed without an answer")))
+            }
+        }
     }
 
     /// The client opened the call as `stream` (nil: it could not, and the error is delivered).
@@ -779,34 +815,19 @@ final class RequestCall<Response: Decodable & Sendable>: CallReceiver, Cancelabl
         if cancelNow, let stream { client.cancel(stream) }
     }
 
-    @inlinable
+    @usableFromInline
     func receive(_ event: Event<[UInt8]>) {
-        guard let downstream = state.withLock({ $0.downstream.take() }) else { return }
-        switch event {
-        case .next(let body):
-            let answer: Response
-            do {
-                answer = try coder.decode(Response.self, from: body)
-            } catch {
-                return downstream.on(.error(error))
-            }
-            downstream.on(.next(answer))
-            downstream.on(.completed)
-        case .error(let error):
-            downstream.on(.error(error))
-        case .completed:
-            downstream.on(
-                .error(RemoteError(code: .internal, message: "\(method) completed without an answer")))
-        }
+        guard let deliver = state.withLock({ $0.deliver.take() }) else { return }
+        deliver(event)
     }
 
     @inlinable
-    var isDisposed: Bool { state.withLock { $0.downstream == nil } }
+    var isDisposed: Bool { state.withLock { $0.deliver == nil } }
 
     @inlinable
     func dispose() {
         let (stream, client) = state.withLock { state -> (UInt64?, RemoteClient?) in
-            guard state.downstream.take() != nil else { return (nil, nil) }
+            guard state.deliver.take() != nil else { return (nil, nil) }
             guard let stream = state.stream else {
                 state.disposedWhileOpening = true
                 return (nil, nil)
