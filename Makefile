@@ -130,9 +130,10 @@ bench-transport: deps
 	  --raw $(BENCH_TRANSPORT_DIR)/raw_roundtrip $(BENCH_TRANSPORT_ARGS)
 
 # Auth in one run: (1) raw argon2id verifications on every core, (2) logins through auth-service and
-# the ratio (2)/(1), (3) auth.exists, (4) durable registrations. The benchmark starts each auth-service
-# itself (temp state directory, --curve off, ipc://) and stops it by pid. Options: BENCH_AUTH_ARGS
-# (--seconds S per measured run, --only 1,2,3,4, --users N).
+# the ratio (2)/(1), (3) auth.exists, (4) durable registrations in SQLite, (5) the same in PostgreSQL on
+# a throwaway cluster the benchmark starts (deploy/local/pg-cluster.sh) and removes. The benchmark
+# starts each auth-service itself (temp state directory, --curve off, ipc://) and stops it by pid.
+# Options: BENCH_AUTH_ARGS (--seconds S per measured run, --only 1,2,3,4,5, --users N).
 BENCH_AUTH_ARGS ?=
 
 bench-auth: deps
