@@ -301,7 +301,12 @@ public final class PostgresAccountStore: AccountStore {
             }
             guard case .failure(let error) = outcomes[failed] else { return nil }
             // The transaction is aborted: end it before anything else runs on the connection.
-            _ = try? connection.pipeline([.sql("ROLLBACK")], timeout: timeout)
+            do {
+                _ = try connection.pipeline([.sql("ROLLBACK")], timeout: timeout)
+            } catch {
+                for job in group { job.complete(.failure(error)) }
+                return error
+            }
             if error.isConnectionFailure || !connection.isUsable {
                 for job in group { job.complete(.failure(error)) }
                 return error

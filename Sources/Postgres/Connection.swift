@@ -141,13 +141,16 @@ public final class Connection {
         var outcomes: [Result<ResultSet, PostgresError>] = []
         outcomes.reserveCapacity(statements.count)
         for name in preparing {
+            var preparation: PostgresError?
             if let name {
                 switch try nextOutcome(connection, deadline: deadline) {
                 case .success: self.prepared.insert(name)
-                case .failure: break  // the statement that follows reports the pipeline's state
+                case .failure(let error): preparation = error
                 }
             }
-            outcomes.append(try nextOutcome(connection, deadline: deadline))
+            let outcome = try nextOutcome(connection, deadline: deadline)
+            // A statement that could not be prepared fails with the reason, not as skipped.
+            outcomes.append(preparation.map { .failure($0) } ?? outcome)
         }
         guard let sync = try nextResult(connection, deadline: deadline) else {
             throw lost(connection, "PQgetResult", "no sync at the end of the pipeline")

@@ -75,6 +75,18 @@ struct ConnectionTests {
                 // One sync, one implicit transaction: the first insert was rolled back with it.
                 #expect(try connection.query("SELECT count(*) FROM t").integer(0, 0) == 100)
                 #expect(try connection.pipeline([.sql("SELECT 1")])[0].get().rows == [["1"]])
+
+                // A statement that cannot be prepared fails with the server's reason, every time.
+                let missing = PreparedStatement("missing", "SELECT * FROM nowhere")
+                for _ in 0..<2 {
+                    let outcomes = try connection.pipeline([.prepared(missing), .sql("SELECT 1")])
+                    guard case .failure(let error) = outcomes[0] else {
+                        Issue.record("prepared a statement on a missing table")
+                        return
+                    }
+                    #expect(error.sqlState == .undefinedTable)
+                    #expect(error.kind == .server)
+                }
             }
         }
     }
