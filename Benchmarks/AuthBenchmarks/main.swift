@@ -208,11 +208,14 @@ func existsRow() async throws -> Row {
 func registerRow() async throws -> Row {
     print("(4) auth.register, \(manyInFlight) in flight, --synchronous full, --hash-cost test")
     return try await registrations(
-        ["--synchronous", "full"], label: "(4) auth.register, durable, \(manyInFlight) in flight", key: "register")
+        ["--synchronous", "full"], label: "(4) auth.register, durable, \(manyInFlight) in flight",
+        key: "register")
 }
 
 func registerPostgresRow() async throws -> Row {
-    print("(5) auth.register, \(manyInFlight) in flight, PostgreSQL 15 on a throwaway cluster, --hash-cost test")
+    print(
+        "(5) auth.register, \(manyInFlight) in flight, PostgreSQL 15 on a throwaway cluster, --hash-cost test"
+    )
     let cluster = try await BenchCluster.start(script: options.clusterScript)
     do {
         let row = try await registrations(

@@ -71,7 +71,10 @@ public protocol AccountStore: Sendable {
 
 extension AccountStore {
     /// Creates an account without a registration key.
-    public func createAccount(username: String, passwordHash: String, createdAt: Int64) -> Single<AccountCreation> {
-        createAccount(username: username, passwordHash: passwordHash, createdAt: createdAt, registrationKey: nil)
+    public func createAccount(username: String, passwordHash: String, createdAt: Int64) -> Single<
+        AccountCreation
+    > {
+        createAccount(
+            username: username, passwordHash: passwordHash, createdAt: createdAt, registrationKey: nil)
     }
 }

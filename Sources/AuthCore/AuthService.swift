@@ -277,13 +277,16 @@ public final class AuthService: Sendable {
         if let requestID, requestID.utf8.count > Self.maximumRequestIDBytes {
             count { $0.badRequests += 1 }
             return .error(
-                RemoteError(code: .badRequest, message: "request_id is longer than \(Self.maximumRequestIDBytes) bytes"))
+                RemoteError(
+                    code: .badRequest,
+                    message: "request_id is longer than \(Self.maximumRequestIDBytes) bytes"))
         }
         let password = Array(AuthRules.normalizePassword(request.password).utf8)
         return hashing.hashing(password: password, cost: configuration.cost)
             .flatMap { [self] hash in
                 store.createAccount(
-                    username: username, passwordHash: hash, createdAt: clock.wallSeconds(), registrationKey: requestID)
+                    username: username, passwordHash: hash, createdAt: clock.wallSeconds(),
+                    registrationKey: requestID)
             }
             .flatMap { [self] outcome in
                 onGraphs { graphs in

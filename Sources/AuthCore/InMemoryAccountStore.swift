@@ -53,12 +53,16 @@ public final class InMemoryAccountStore: AccountStore {
         }
     }
 
-    public func createAccount(username: String, passwordHash: String, createdAt: Int64, registrationKey: String?)
+    public func createAccount(
+        username: String, passwordHash: String, createdAt: Int64, registrationKey: String?
+    )
         -> Single<AccountCreation>
     {
         answer { state in
             if let existing = state.accounts[username] {
-                guard let registrationKey, state.registrationKeys[username] == registrationKey else { return .taken }
+                guard let registrationKey, state.registrationKeys[username] == registrationKey else {
+                    return .taken
+                }
                 return .repeated(id: existing.id)
             }
             let id = state.nextID

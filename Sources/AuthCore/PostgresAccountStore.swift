@@ -45,8 +45,10 @@ public final class PostgresAccountStore: AccountStore {
 
         /// A configuration with the defaults.
         public init(
-            url: String, writeQueueCapacity: Int = 4_096, readQueueCapacity: Int = 4_096, maximumGroup: Int = 256,
-            timeout: Duration = .seconds(10), backoff: ClosedRange<Duration> = .milliseconds(50)...(.seconds(2))
+            url: String, writeQueueCapacity: Int = 4_096, readQueueCapacity: Int = 4_096,
+            maximumGroup: Int = 256,
+            timeout: Duration = .seconds(10),
+            backoff: ClosedRange<Duration> = .milliseconds(50)...(.seconds(2))
         ) {
             self.url = url
             self.writeQueueCapacity = writeQueueCapacity
@@ -185,7 +187,8 @@ public final class PostgresAccountStore: AccountStore {
             counters.value.withLock { update(&$0) }
         }
         let writer = try await PostgresThread<Job>(
-            name: "auth-store-writer", capacity: configuration.writeQueueCapacity, backoff: configuration.backoff,
+            name: "auth-store-writer", capacity: configuration.writeQueueCapacity,
+            backoff: configuration.backoff,
             connect: { first in
                 let connection = try Connection(url)
                 if first { _ = try Self.migrate(connection) }
@@ -195,7 +198,9 @@ public final class PostgresAccountStore: AccountStore {
                 var start = 0
                 while start < jobs.count {
                     let end = min(start + maximumGroup, jobs.count)
-                    if let lost = Self.commit(jobs[start..<end], on: connection, timeout: timeout, count: count) {
+                    if let lost = Self.commit(
+                        jobs[start..<end], on: connection, timeout: timeout, count: count)
+                    {
                         for job in jobs[end...] { job.complete(.failure(lost)) }
                         return lost
                     }
@@ -211,7 +216,8 @@ public final class PostgresAccountStore: AccountStore {
         self.writer = writer
         do {
             reader = try await PostgresThread<Job>(
-                name: "auth-store-reader", capacity: configuration.readQueueCapacity, backoff: configuration.backoff,
+                name: "auth-store-reader", capacity: configuration.readQueueCapacity,
+                backoff: configuration.backoff,
                 connect: { _ in try Connection(url) },
                 process: { jobs, connection in Self.read(jobs, on: connection, timeout: timeout) },
                 refuse: { jobs in Self.refuse(jobs) },
@@ -256,14 +262,16 @@ public final class PostgresAccountStore: AccountStore {
         let latest = migrations.map(\.version).max() ?? 0
         if let newest = applied.max(), newest > latest {
             throw PostgresError(
-                .misuse, message: "the database's schema (version \(newest)) is newer than this program's (\(latest))",
+                .misuse,
+                message: "the database's schema (version \(newest)) is newer than this program's (\(latest))",
                 function: "migrate")
         }
         var done: [Int] = []
         for migration in migrations where !applied.contains(migration.version) {
             do {
                 try connection.execute(
-                    "BEGIN;\n\(migration.sql);\nINSERT INTO schema_migrations (version) VALUES (\(migration.version));\nCOMMIT;")
+                    "BEGIN;\n\(migration.sql);\nINSERT INTO schema_migrations (version) VALUES (\(migration.version));\nCOMMIT;"
+                )
             } catch {
                 try? connection.execute("ROLLBACK")
                 throw error
@@ -290,7 +298,8 @@ public final class PostgresAccountStore: AccountStore {
                 for job in group { job.complete(.failure(error)) }
                 return error
             }
-            guard let failed = outcomes.firstIndex(where: { if case .failure = $0 { true } else { false } }) else {
+            guard let failed = outcomes.firstIndex(where: { if case .failure = $0 { true } else { false } })
+            else {
                 count { counters in
                     counters.commits += 1
                     counters.writes += group.count
@@ -406,11 +415,15 @@ public final class PostgresAccountStore: AccountStore {
         run(on: reader, .prepared(statement, parameters), decode)
     }
 
-    public func createAccount(username: String, passwordHash: String, createdAt: Int64, registrationKey: String?)
+    public func createAccount(
+        username: String, passwordHash: String, createdAt: Int64, registrationKey: String?
+    )
         -> Single<AccountCreation>
     {
         let key: PostgresValue = registrationKey.map { .text($0) } ?? .null
-        let created = write(Self.createAccount, [.text(username), .text(passwordHash), .integer(createdAt), key]) {
+        let created = write(
+            Self.createAccount, [.text(username), .text(passwordHash), .integer(createdAt), key]
+        ) {
             result -> AccountCreation in
             guard !result.rows.isEmpty else { return .taken }
             let id = try result.integer(0, 0)

@@ -61,7 +61,9 @@ final class PostgresThread<Job: Sendable>: Sendable {
                     return
                 }
                 started.resume()
-                run(connection, backoff: backoff, connect: connect, process: process, refuse: refuse, changed: changed)
+                run(
+                    connection, backoff: backoff, connect: connect, process: process, refuse: refuse,
+                    changed: changed)
                 finish()
             }
             thread.name = name

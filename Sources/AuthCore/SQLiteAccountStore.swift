@@ -229,7 +229,9 @@ public final class SQLiteAccountStore: AccountStore {
         }
     }
 
-    public func createAccount(username: String, passwordHash: String, createdAt: Int64, registrationKey: String?)
+    public func createAccount(
+        username: String, passwordHash: String, createdAt: Int64, registrationKey: String?
+    )
         -> Single<AccountCreation>
     {
         let key: SQLiteValue = registrationKey.map { .text($0) } ?? .null
@@ -242,7 +244,8 @@ public final class SQLiteAccountStore: AccountStore {
             } catch let error as SQLiteError where error.extendedCode == .constraintUnique {
                 guard registrationKey != nil else { return .taken }
                 let rows = try database.query(
-                    "SELECT id FROM accounts WHERE username = ? AND registration_key = ?", [.text(username), key])
+                    "SELECT id FROM accounts WHERE username = ? AND registration_key = ?",
+                    [.text(username), key])
                 guard let row = rows.first else { return .taken }
                 return .repeated(id: try row.get(0, as: Int64.self))
             } catch {

@@ -100,7 +100,8 @@ public final class Connection {
     /// instead: then the outcome of every statement is unknown.
     ///
     /// Prepared statements not yet prepared on this connection are prepared in the same pipeline.
-    public func pipeline(_ statements: [PipelineStatement], timeout: Duration = .seconds(30)) throws(PostgresError)
+    public func pipeline(_ statements: [PipelineStatement], timeout: Duration = .seconds(30))
+        throws(PostgresError)
         -> [Result<ResultSet, PostgresError>]
     {
         let connection = try usable("PQenterPipelineMode")
@@ -131,7 +132,8 @@ public final class Connection {
                     preparing.append(nil)
                 }
                 sent = PQsendQueryPrepared(
-                    connection, prepared.name, count, marshalled.values, marshalled.lengths, marshalled.formats, 0)
+                    connection, prepared.name, count, marshalled.values, marshalled.lengths,
+                    marshalled.formats, 0)
             }
             guard sent == 1 else { throw failure(connection, "PQsendQuery") }
         }
@@ -165,7 +167,8 @@ public final class Connection {
     }
 
     /// The next statement's result (and the end of its results), as an outcome.
-    private func nextOutcome(_ connection: OpaquePointer, deadline: ContinuousClock.Instant) throws(PostgresError)
+    private func nextOutcome(_ connection: OpaquePointer, deadline: ContinuousClock.Instant)
+        throws(PostgresError)
         -> Result<ResultSet, PostgresError>
     {
         guard let result = try nextResult(connection, deadline: deadline) else {
@@ -198,7 +201,8 @@ public final class Connection {
     }
 
     /// `PQgetResult` once it would not block, waiting on the socket until `deadline`.
-    private func nextResult(_ connection: OpaquePointer, deadline: ContinuousClock.Instant) throws(PostgresError)
+    private func nextResult(_ connection: OpaquePointer, deadline: ContinuousClock.Instant)
+        throws(PostgresError)
         -> OpaquePointer?
     {
         while PQisBusy(connection) == 1 {
@@ -236,7 +240,10 @@ public final class Connection {
                 broken = true
                 throw PostgresError(.timeout, message: "the server did not answer in time", function: "poll")
             }
-            let milliseconds = Int32(min(left.components.seconds * 1_000 + left.components.attoseconds / 1_000_000_000_000_000 + 1, 60_000))
+            let milliseconds = Int32(
+                min(
+                    left.components.seconds * 1_000 + left.components.attoseconds / 1_000_000_000_000_000 + 1,
+                    60_000))
             var descriptor = pollfd(fd: socket, events: events, revents: 0)
             let ready = poll(&descriptor, 1, milliseconds)
             if ready < 0 {
@@ -268,7 +275,8 @@ public final class Connection {
     private func lost(_ connection: OpaquePointer, _ function: String, _ message: String?) -> PostgresError {
         broken = true
         let text = Self.text(PQerrorMessage(connection))
-        return PostgresError(.connection, message: message ?? (text.isEmpty ? "connection lost" : text), function: function)
+        return PostgresError(
+            .connection, message: message ?? (text.isEmpty ? "connection lost" : text), function: function)
     }
 
     /// Copies a result out and clears it; a failed status throws (with its SQLSTATE when the server
@@ -297,7 +305,8 @@ public final class Connection {
         }
     }
 
-    private static func throwServer(_ state: SQLState, _ message: String, _ function: String) throws(PostgresError)
+    private static func throwServer(_ state: SQLState, _ message: String, _ function: String)
+        throws(PostgresError)
         -> ResultSet
     {
         throw PostgresError(.server, sqlState: state, message: message, function: function)
@@ -312,7 +321,8 @@ public final class Connection {
         for row in 0..<Int32(rowCount) {
             rows.append(
                 (0..<Int32(columnCount)).map { column in
-                    PQgetisnull(result, row, column) == 1 ? nil : String(cString: PQgetvalue(result, row, column))
+                    PQgetisnull(result, row, column) == 1
+                        ? nil : String(cString: PQgetvalue(result, row, column))
                 })
         }
         let affected = PQcmdTuples(result).map { Int(String(cString: $0)) ?? 0 } ?? 0
@@ -350,20 +360,24 @@ private final class Parameters {
             case .integer(let value): appendText(String(value), type: 20)  // int8
             case .boolean(let value): appendText(value ? "t" : "f", type: 16)  // bool
             case .bytes(let bytes):
-                let storage = UnsafeMutableRawPointer.allocate(byteCount: max(1, bytes.count), alignment: 1)
-                bytes.withUnsafeBytes { storage.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
-                owned.append(storage)
                 append(
-                    UnsafePointer(storage.assumingMemoryBound(to: CChar.self)), length: Int32(bytes.count), format: 1,
-                    type: 17)  // bytea
+                    copy(bytes.map { CChar(bitPattern: $0) }), length: Int32(bytes.count), format: 1, type: 17
+                )
             }
         }
     }
 
     private func appendText(_ text: String, type: Oid) {
-        let copy = strdup(text)!
-        owned.append(UnsafeMutableRawPointer(copy))
-        append(UnsafePointer(copy), length: 0, format: 0, type: type)
+        append(copy(Array(text.utf8CString)), length: 0, format: 0, type: type)
+    }
+
+    /// A copy of `characters` that lives as long as this value (at least one byte, so never null).
+    private func copy(_ characters: [CChar]) -> UnsafePointer<CChar> {
+        let storage = UnsafeMutablePointer<CChar>.allocate(capacity: max(1, characters.count))
+        storage.initialize(repeating: 0, count: max(1, characters.count))
+        storage.update(from: characters, count: characters.count)
+        owned.append(UnsafeMutableRawPointer(storage))
+        return UnsafePointer(storage)
     }
 
     private func append(_ value: UnsafePointer<CChar>?, length: Int32, format: Int32, type: Oid) {
@@ -374,7 +388,7 @@ private final class Parameters {
     }
 
     deinit {
-        for pointer in owned { free(pointer) }
+        for pointer in owned { pointer.deallocate() }
     }
 }
 

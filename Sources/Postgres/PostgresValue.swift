@@ -50,7 +50,8 @@ public struct ResultSet: Sendable, Hashable {
     public func integer(_ row: Int, _ column: Int) throws(PostgresError) -> Int64 {
         guard let text = try text(row, column), let value = Int64(text) else {
             throw PostgresError(
-                .misuse, message: "row \(row), column \(column) is not an integer", function: "ResultSet.integer")
+                .misuse, message: "row \(row), column \(column) is not an integer",
+                function: "ResultSet.integer")
         }
         return value
     }
@@ -62,7 +63,8 @@ public struct ResultSet: Sendable, Hashable {
         case "f": return false
         default:
             throw PostgresError(
-                .misuse, message: "row \(row), column \(column) is not a boolean", function: "ResultSet.boolean")
+                .misuse, message: "row \(row), column \(column) is not a boolean",
+                function: "ResultSet.boolean")
         }
     }
 }

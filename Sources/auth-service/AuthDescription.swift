@@ -18,7 +18,9 @@ struct AuthDescription: HostedService {
         // Read first: a secret that cannot be used stops the start before anything is open.
         let deviceSecret = try DeviceTokens.loadOrCreateSecret(
             at: configuration[O.deviceKey] ?? host.state.file("device.key"))
-        let report: @Sendable (String) -> Void = { message in logger.error("storage", ["problem": .string(message)]) }
+        let report: @Sendable (String) -> Void = { message in
+            logger.error("storage", ["problem": .string(message)])
+        }
         let store: Store
         let (reachability, reachabilityChanged) = AsyncStream.makeStream(
             of: (reachable: Bool, reason: String?).self, bufferingPolicy: .bufferingNewest(16))
@@ -72,7 +74,8 @@ struct AuthDescription: HostedService {
             service: service, store: store, pool: pool, loop: host.loop, purge: purge, health: host.health,
             reachability: reachability,
             listening: [
-                "database": .string(Store.describe(database)), "hash_cost": .string(configuration[O.hashCost].rawValue),
+                "database": .string(Store.describe(database)),
+                "hash_cost": .string(configuration[O.hashCost].rawValue),
                 "hash_workers": .integer(configuration[O.hashWorkers]),
             ])
         do {
@@ -117,7 +120,9 @@ struct AuthDescription: HostedService {
                 } else {
                     health.set(
                         .degraded,
-                        reasons: ["the account database is unreachable (\(change.reason ?? "connection lost"))"])
+                        reasons: [
+                            "the account database is unreachable (\(change.reason ?? "connection lost"))"
+                        ])
                 }
             }
         }
@@ -182,13 +187,15 @@ enum Store: Sendable {
         case .sqlite(let store):
             let counters = store.counters
             return [
-                "commits": counters.commits, "writes": counters.writes, "largest_group": counters.largestGroup,
+                "commits": counters.commits, "writes": counters.writes,
+                "largest_group": counters.largestGroup,
                 "failures": counters.failures,
             ]
         case .postgres(let store):
             let counters = store.counters
             return [
-                "commits": counters.commits, "writes": counters.writes, "largest_group": counters.largestGroup,
+                "commits": counters.commits, "writes": counters.writes,
+                "largest_group": counters.largestGroup,
                 "failures": counters.failures, "unavailable": counters.unavailable,
                 "disconnects": counters.disconnects, "reachable": store.isReachable ? 1 : 0,
             ]

@@ -68,7 +68,8 @@ struct AccountStoreContractTests {
                 ).value
             else { throw RemoteError(code: .internal, message: "not created") }
             #expect(
-                try await store.createAccount(username: "alice1", passwordHash: "$h2", createdAt: 11).value == .taken)
+                try await store.createAccount(username: "alice1", passwordHash: "$h2", createdAt: 11).value
+                    == .taken)
             guard
                 case .created(let bob) = try await store.createAccount(
                     username: "bob123", passwordHash: "$h3", createdAt: 12
@@ -107,17 +108,21 @@ struct AccountStoreContractTests {
                 try await store.addSession(digest: [UInt8(index)], accountID: id, expiresAt: expiry).value
             }
             #expect(try await store.session(digest: [0], now: now).value == nil)  // expired
-            #expect(!(try await store.revokeSession(digest: [0], now: now).value))  // expired: removed, not live
+            // Expired: removed, but not a live session revoked.
+            #expect(!(try await store.revokeSession(digest: [0], now: now).value))
             #expect(try await store.removeExpiredSessions(now: now).value == 1)
             #expect(try await store.removeExpiredSessions(now: now).value == 0)
             #expect(try await store.session(digest: [2], now: now).value?.username == "alice1")
         }
     }
 
-    @Test("a write that breaks a constraint fails alone with a storage error and is reported", arguments: Backend.allCases)
+    @Test(
+        "a write that breaks a constraint fails alone with a storage error and is reported",
+        arguments: Backend.allCases)
     func failedWrite(_ backend: Backend) async throws {
         let reports = Mutex<[String]>([])
-        try await withFreshStore(backend, report: { message in reports.withLock { $0.append(message) } }) { store in
+        try await withFreshStore(backend, report: { message in reports.withLock { $0.append(message) } }) {
+            store in
             do {
                 try await store.addSession(digest: digest, accountID: 42, expiresAt: now + 100).value
                 Issue.record("a session of no account was stored")
@@ -125,7 +130,10 @@ struct AccountStoreContractTests {
                 #expect(error.code == .internal)
             }
             #expect(reports.withLock { $0.count } == 1)
-            guard case .created = try await store.createAccount(username: "alice1", passwordHash: "$h", createdAt: 0).value
+            guard
+                case .created = try await store.createAccount(
+                    username: "alice1", passwordHash: "$h", createdAt: 0
+                ).value
             else {
                 Issue.record("the next write failed too")
                 return
@@ -141,7 +149,9 @@ struct AccountStoreContractTests {
             let first = try await store.createAccount(
                 username: "alice1", passwordHash: "$h1", createdAt: 0, registrationKey: "key-1"
             ).value
-            guard case .created(let id) = first else { throw RemoteError(code: .internal, message: "not created") }
+            guard case .created(let id) = first else {
+                throw RemoteError(code: .internal, message: "not created")
+            }
             // The answer was lost; the client sends the same registration again (hashed anew).
             #expect(
                 try await store.createAccount(
@@ -151,7 +161,9 @@ struct AccountStoreContractTests {
                 try await store.createAccount(
                     username: "alice1", passwordHash: "$h3", createdAt: 2, registrationKey: "key-2"
                 ).value == .taken)
-            #expect(try await store.createAccount(username: "alice1", passwordHash: "$h4", createdAt: 3).value == .taken)
+            #expect(
+                try await store.createAccount(username: "alice1", passwordHash: "$h4", createdAt: 3).value
+                    == .taken)
             // The key belongs to the name it registered: on another name it is an ordinary registration.
             guard
                 case .created = try await store.createAccount(

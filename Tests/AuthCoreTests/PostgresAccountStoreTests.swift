@@ -66,7 +66,8 @@ struct PostgresAccountStoreTests {
     func concurrentMigration() async throws {
         try await PostgresCluster.with { cluster in
             let holder = try await ClusterConnection(cluster.url)
-            _ = try await holder.query("SELECT pg_advisory_lock($1)", [.integer(PostgresAccountStore.migrationLock)])
+            _ = try await holder.query(
+                "SELECT pg_advisory_lock($1)", [.integer(PostgresAccountStore.migrationLock)])
             let url = cluster.url
             async let first = PostgresAccountStore(configuration: .init(url: url))
             async let second = PostgresAccountStore(configuration: .init(url: url))
@@ -77,17 +78,24 @@ struct PostgresAccountStoreTests {
                 ).integer(0, 0) == 2
             }
             #expect(waiting)
-            _ = try await holder.query("SELECT pg_advisory_unlock($1)", [.integer(PostgresAccountStore.migrationLock)])
+            _ = try await holder.query(
+                "SELECT pg_advisory_unlock($1)", [.integer(PostgresAccountStore.migrationLock)])
             let stores = try await [first, second]
-            let versions = try await holder.query("SELECT version, count(*) FROM schema_migrations GROUP BY version")
+            let versions = try await holder.query(
+                "SELECT version, count(*) FROM schema_migrations GROUP BY version")
             #expect(versions.rows == [["1", "1"]])
-            guard case .created = try await stores[0].createAccount(username: "alice1", passwordHash: "$h", createdAt: 0).value
+            guard
+                case .created = try await stores[0].createAccount(
+                    username: "alice1", passwordHash: "$h", createdAt: 0
+                ).value
             else {
                 Issue.record("not created")
                 return
             }
             #expect(try await stores[1].exists(username: "alice1").value)
-            #expect(try await stores[1].createAccount(username: "alice1", passwordHash: "$h", createdAt: 0).value == .taken)
+            #expect(
+                try await stores[1].createAccount(username: "alice1", passwordHash: "$h", createdAt: 0).value
+                    == .taken)
             for store in stores { await store.close() }
             await holder.close()
         }
@@ -97,7 +105,10 @@ struct PostgresAccountStoreTests {
     func databaseClockAndSweepLock() async throws {
         try await PostgresCluster.with { cluster in
             let store = try await PostgresAccountStore(configuration: .init(url: cluster.url))
-            guard case .created(let id) = try await store.createAccount(username: "alice1", passwordHash: "$h", createdAt: 0).value
+            guard
+                case .created(let id) = try await store.createAccount(
+                    username: "alice1", passwordHash: "$h", createdAt: 0
+                ).value
             else {
                 Issue.record("not created")
                 return
@@ -111,9 +122,11 @@ struct PostgresAccountStoreTests {
 
             // Another replica holds the sweep lock: this one's sweep deletes nothing.
             let replica = try await ClusterConnection(cluster.url)
-            _ = try await replica.query("SELECT pg_advisory_lock($1)", [.integer(PostgresAccountStore.sweepLock)])
+            _ = try await replica.query(
+                "SELECT pg_advisory_lock($1)", [.integer(PostgresAccountStore.sweepLock)])
             #expect(try await store.removeExpiredSessions(now: now + 86_400).value == 0)
-            _ = try await replica.query("SELECT pg_advisory_unlock($1)", [.integer(PostgresAccountStore.sweepLock)])
+            _ = try await replica.query(
+                "SELECT pg_advisory_unlock($1)", [.integer(PostgresAccountStore.sweepLock)])
             #expect(try await store.removeExpiredSessions(now: now + 86_400).value == 1)
             #expect(try await replica.query("SELECT count(*) FROM sessions").integer(0, 0) == 1)
             await replica.close()
@@ -145,7 +158,9 @@ struct PostgresAccountStoreTests {
             #expect(during == .unavailable)
             #expect(await events.next() == false)
             #expect(!store.isReachable)
-            #expect(await code(of: store.createAccount(username: "bob123", passwordHash: "$h", createdAt: 0)) == .unavailable)
+            #expect(
+                await code(of: store.createAccount(username: "bob123", passwordHash: "$h", createdAt: 0))
+                    == .unavailable)
             #expect(await code(of: store.account(named: "alice1")) == .unavailable)
 
             try await cluster.restart()
@@ -154,8 +169,10 @@ struct PostgresAccountStoreTests {
             #expect(try await store.exists(username: "alice1").value)
             // The registration whose answer was lost, sent again: its own account, not "taken".
             #expect(
-                try await store.createAccount(username: "alice1", passwordHash: "$h2", createdAt: 1, registrationKey: key)
-                    .value == .repeated(id: id))
+                try await store.createAccount(
+                    username: "alice1", passwordHash: "$h2", createdAt: 1, registrationKey: key
+                )
+                .value == .repeated(id: id))
             #expect(store.counters.unavailable >= 3)
             #expect(store.counters.disconnects >= 1)
             await store.close()
@@ -166,7 +183,8 @@ struct PostgresAccountStoreTests {
     func unreachable() async throws {
         await #expect(throws: PostgresError.self) {
             _ = try await PostgresAccountStore(
-                configuration: .init(url: "postgresql:///postgres?host=/nonexistent-socket-dir&user=postgres"))
+                configuration: .init(url: "postgresql:///postgres?host=/nonexistent-socket-dir&user=postgres")
+            )
         }
     }
 }

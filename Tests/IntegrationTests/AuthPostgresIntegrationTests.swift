@@ -14,7 +14,8 @@ struct AuthPostgresIntegrationTests {
         try await PostgresCluster.with { cluster in
             try await withService(["--database", cluster.url]) { service, _ in
                 let client = service.client
-                let request = RegisterRequest(username: "alice-pg", password: "correct horse", requestID: "r-1")
+                let request = RegisterRequest(
+                    username: "alice-pg", password: "correct horse", requestID: "r-1")
                 let first = try await client.request(Methods.Auth.register, request).value
                 #expect(first.statusCode == 201)
                 // The same registration again (its answer lost on the way): the same success.
@@ -28,7 +29,8 @@ struct AuthPostgresIntegrationTests {
                 let login = try await client.login("alice-pg")
                 #expect(login.statusCode == 200)
                 let token = try #require(login.user?.userToken)
-                let verified = try await client.request(Methods.Auth.verify, VerifyRequest(token: token)).value
+                let verified = try await client.request(Methods.Auth.verify, VerifyRequest(token: token))
+                    .value
                 #expect(verified.name == "alice-pg")
                 #expect(try await client.exists("alice-pg"))
 
@@ -47,13 +49,18 @@ struct AuthPostgresIntegrationTests {
                 #expect(try await client.register("before1").statusCode == 201)
                 try await cluster.stop()
                 // The first call finds the connection gone; from then on health says why.
-                let code = await errorCode(of: client.request(Methods.Auth.exists, ExistsRequest(username: "before1")))
+                let code = await errorCode(
+                    of: client.request(Methods.Auth.exists, ExistsRequest(username: "before1")))
                 #expect(code == .unavailable)
                 #expect(try await waitForHealth(client, .degraded))
                 let report = try await client.health().value
                 #expect(report.ready)  // still serving: answers say what is wrong
                 #expect(report.reasons.contains { $0.contains("database") })
-                #expect(await errorCode(of: client.request(Methods.Auth.register, RegisterRequest(username: "during1", password: "correct horse"))) == .unavailable)
+                #expect(
+                    await errorCode(
+                        of: client.request(
+                            Methods.Auth.register,
+                            RegisterRequest(username: "during1", password: "correct horse"))) == .unavailable)
 
                 try await cluster.restart()
                 #expect(try await waitForHealth(client, .ready))
@@ -68,7 +75,8 @@ struct AuthPostgresIntegrationTests {
 func waitForHealth(_ client: RemoteClient, _ status: HealthReport.Status) async throws -> Bool {
     let end = ContinuousClock.now + .seconds(20)
     while ContinuousClock.now < end {
-        if let report = try? await client.health(deadline: .milliseconds(500)).value, report.status == status {
+        if let report = try? await client.health(deadline: .milliseconds(500)).value, report.status == status
+        {
             return true
         }
         await Task.yield()

@@ -26,7 +26,8 @@ struct ConnectionTests {
                     "INSERT INTO t VALUES ($1, $2, $3)", [.integer(7), .text("it's ünïcode"), .bytes(bytes)])
                 #expect(inserted.affectedRows == 1)
                 let rows = try connection.query(
-                    "SELECT id, name, data = $1, name IS NULL FROM t WHERE id = $2", [.bytes(bytes), .integer(7)])
+                    "SELECT id, name, data = $1, name IS NULL FROM t WHERE id = $2",
+                    [.bytes(bytes), .integer(7)])
                 #expect(try rows.integer(0, 0) == 7)
                 #expect(try rows.text(0, 1) == "it's ünïcode")
                 #expect(try rows.boolean(0, 2))
@@ -63,10 +64,12 @@ struct ConnectionTests {
                 #expect(try connection.query("SELECT count(*) FROM t").integer(0, 0) == 100)
 
                 let failing = try connection.pipeline([
-                    .prepared(insert, [.integer(101)]), .prepared(insert, [.integer(1)]), .prepared(insert, [.integer(102)]),
+                    .prepared(insert, [.integer(101)]), .prepared(insert, [.integer(1)]),
+                    .prepared(insert, [.integer(102)]),
                 ])
                 #expect((try? failing[0].get()) != nil)
-                guard case .failure(let duplicate) = failing[1], case .failure(let skipped) = failing[2] else {
+                guard case .failure(let duplicate) = failing[1], case .failure(let skipped) = failing[2]
+                else {
                     Issue.record("expected failures: \(failing)")
                     return
                 }
