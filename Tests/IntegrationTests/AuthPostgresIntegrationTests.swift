@@ -44,7 +44,7 @@ struct AuthPostgresIntegrationTests {
     @Test("the database goes away: degraded and unavailable; it comes back: ready again by itself")
     func databaseRestart() async throws {
         try await PostgresCluster.with { cluster in
-            try await withService(["--database", cluster.url]) { service, _ in
+            try await withService(["--database", cluster.url]) { service, directory in
                 let client = service.client
                 #expect(try await client.register("before1").statusCode == 201)
                 try await cluster.stop()
@@ -56,6 +56,13 @@ struct AuthPostgresIntegrationTests {
                 let report = try await client.health().value
                 #expect(report.ready)  // still serving: answers say what is wrong
                 #expect(report.reasons.contains { $0.contains("database") })
+                let (ended, output) = try await runAuthService(
+                    [
+                        "--check", "--curve", "off", "--state-dir", service.stateDirectory, "--endpoint",
+                        service.endpoint,
+                    ], in: directory)
+                #expect(ended == .exited(0))  // answering: degraded is still ready
+                #expect(output.contains("degraded"))
                 #expect(
                     await errorCode(
                         of: client.request(
