@@ -16,6 +16,7 @@
 #   make up / down        start the stack (auth, validation, heroes, gateway) in the background / stop it
 #   make status / logs    each service's health and pid / the tail of each log (LOGS_FOLLOW=1 follows)
 #   make check-no-rebuild a second release build, from a terminal and from a pipe, compiles nothing
+#   make pg-up / pg-down  a throwaway PostgreSQL 15 cluster in PG_DIR (unix socket only) / stop and delete it
 #
 # Every target works on a fresh Debian machine as root: `deps` installs what is missing first.
 
@@ -30,8 +31,11 @@ STRICT := --no-color-diagnostics -Xswiftc -warnings-as-errors
 # Debian packages the build and tests need: libzmq for the transport, libsodium (argon2id, tokens)
 # and libsqlite3 for the auth service, python3-zmq for the tests that run a Python peer (the client
 # in docs/PROTOCOL.md, a heartbeat peer).
-# python3-yaml parses deploy/'s manifests in the deploy tests.
-APT_PACKAGES := pkg-config libzmq3-dev libsodium-dev libsqlite3-dev python3-zmq python3-yaml libncurses-dev
+# python3-yaml parses deploy/'s manifests in the deploy tests. libpq-dev is the PostgreSQL client
+# library of auth-service's shared store; postgresql-15 runs the throwaway clusters its tests and
+# bench-auth start (deploy/local/pg-cluster.sh).
+APT_PACKAGES := pkg-config libzmq3-dev libsodium-dev libsqlite3-dev python3-zmq python3-yaml libncurses-dev \
+  libpq-dev postgresql-15
 # Tests run in parallel; each has its own time limit. Override for a single test:
 #   make test TEST_FILTER=MapTests
 TEST_FILTER ?=
@@ -140,9 +144,10 @@ bench-transport: deps
 	  --raw $(BENCH_TRANSPORT_DIR)/raw_roundtrip $(BENCH_TRANSPORT_ARGS) $$baseline
 
 # Auth in one run: (1) raw argon2id verifications on every core, (2) logins through auth-service and
-# the ratio (2)/(1), (3) auth.exists, (4) durable registrations. The benchmark starts each auth-service
-# itself (temp state directory, --curve off, ipc://) and stops it by pid. Options: BENCH_AUTH_ARGS
-# (--seconds S per measured run, --only 1,2,3,4, --users N).
+# the ratio (2)/(1), (3) auth.exists, (4) durable registrations in SQLite, (5) the same in PostgreSQL on
+# a throwaway cluster the benchmark starts (deploy/local/pg-cluster.sh) and removes. The benchmark
+# starts each auth-service itself (temp state directory, --curve off, ipc://) and stops it by pid.
+# Options: BENCH_AUTH_ARGS (--seconds S per measured run, --only 1,2,3,4,5, --users N).
 BENCH_AUTH_ARGS ?=
 
 bench-auth: deps
@@ -326,6 +331,18 @@ check-no-rebuild: build-release
 	  fi; \
 	  echo "check-no-rebuild: a second build from a $$how compiled nothing"; \
 	done
+
+# A throwaway PostgreSQL 15 cluster for development (deploy/local/pg-cluster.sh): `make pg-up` prints
+# the URL to pass as `auth-service --database`; `make pg-down` stops it and deletes PG_DIR.
+PG_DIR ?= $(or $(XDG_STATE_HOME),$(HOME)/.local/state)/reactive-login/postgres
+
+.PHONY: pg-up pg-down
+
+pg-up: deps
+	@deploy/local/pg-cluster.sh start "$(PG_DIR)"
+
+pg-down:
+	@deploy/local/pg-cluster.sh remove "$(PG_DIR)"
 
 format:
 	$(SWIFT) format --in-place --recursive --configuration .swift-format Sources Tests Benchmarks Package.swift

@@ -126,13 +126,15 @@ let package = Package(
             swiftSettings: common),
         .target(
             name: "AuthCore",
-            dependencies: ["Sodium", "SQLite", "Reactive", "Contracts", "RemoteProtocol", "RemoteStreams", "ZeroMQ"],
+            dependencies: [
+                "Sodium", "SQLite", "Postgres", "Reactive", "Contracts", "RemoteProtocol", "RemoteStreams", "ZeroMQ",
+            ],
             swiftSettings: common),
         .testTarget(
             name: "AuthCoreTests",
             dependencies: [
-                "AuthCore", "Sodium", "SQLite", "Contracts", "Reactive", "RemoteProtocol", "RemoteStreams",
-                "ZeroMQ",
+                "AuthCore", "Sodium", "SQLite", "Postgres", "Contracts", "Reactive", "RemoteProtocol", "RemoteStreams",
+                "ZeroMQ", "TestSupport",
             ],
             swiftSettings: common),
         .executableTarget(
@@ -166,6 +168,10 @@ let package = Package(
         .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         .target(name: "SQLite", dependencies: ["CSQLite"], swiftSettings: common),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite"], swiftSettings: common),
+        // libpq for the auth store shared by replicas (docs/storage/postgresql.md).
+        .systemLibrary(name: "CLibpq", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        .target(name: "Postgres", dependencies: ["CLibpq"], swiftSettings: common),
+        .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"], swiftSettings: common),
         .target(
             name: "LoadTestCore",
             dependencies: [
@@ -182,7 +188,8 @@ let package = Package(
             swiftSettings: common),
         // deploy/: manifests, unit files, the Dockerfile and the local stack script, checked offline.
         // What the test targets that start real programs share.
-        .target(name: "TestSupport", dependencies: ["ZeroMQ"], path: "Tests/TestSupport", swiftSettings: common),
+        .target(
+            name: "TestSupport", dependencies: ["ZeroMQ", "Postgres"], path: "Tests/TestSupport", swiftSettings: common),
         .testTarget(name: "DeployTests", dependencies: ["Contracts", "TestSupport"], swiftSettings: common),
         .target(
             name: "GatewayClient",

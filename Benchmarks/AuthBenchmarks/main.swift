@@ -6,15 +6,20 @@
 //   (3) `auth.exists` with 64 in flight: the stack's own cost, no hashing (the per-client rate limit
 //       raised to its maximum for this row);
 //   (4) registrations per second with durable commits (`--synchronous full`), `--hash-cost test` so
-//       hashing does not dominate, 64 in flight, with the store's commits from `sys.stats`.
+//       hashing does not dominate, 64 in flight, with the store's commits from `sys.stats`;
+//   (5) the same against PostgreSQL (`--database postgresql://…`): a throwaway PostgreSQL 15 cluster
+//       the benchmark starts itself (deploy/local/pg-cluster.sh, unix socket, fsync and
+//       synchronous_commit on), with the store's commits per registration.
 // Each service row starts its own auth-service child on a temp state directory (`--curve off`,
 // `ipc://` inside that directory) and stops it by pid at the end of the row, also on failure.
 // Every run is bounded in count and in time, after a warm-up; each prints a `RESULT` line.
 //
 // Usage: AuthBenchmarks [--service PATH] [--seconds S] [--only ROW[,ROW...]] [--users N] [--rounds N]
+//                        [--pg-cluster SCRIPT]
 //   --service   the auth-service executable (default: next to this one)
+//   --pg-cluster the script that makes row (5)'s cluster (default: deploy/local/pg-cluster.sh)
 //   --seconds   each measured run's time budget (default 5)
-//   --only      rows to run: 1 raw, 2 login, 3 exists, 4 register (default all)
+//   --only      rows to run: 1 raw, 2 login, 3 exists, 4 register, 5 register-pg (default all)
 //   --users     users registered for (2) (default 16)
 //   --rounds    rounds of (1) and (2), interleaved; each keeps its best round (default 3)
 
@@ -27,11 +32,12 @@ import Sodium
 
 func usage() -> Never {
     print(
-        "usage: AuthBenchmarks [--service PATH] [--seconds S] [--only ROW[,ROW...]] [--users N] [--rounds N]")
+        "usage: AuthBenchmarks [--service PATH] [--seconds S] [--only ROW[,ROW...]] [--users N] [--rounds N] "
+            + "[--pg-cluster SCRIPT]")
     exit(2)
 }
 
-let rowNames = ["1": "raw", "2": "login", "3": "exists", "4": "register"]
+let rowNames = ["1": "raw", "2": "login", "3": "exists", "4": "register", "5": "register-pg"]
 
 /// The command line's settings.
 struct Options: Sendable {
@@ -41,6 +47,7 @@ struct Options: Sendable {
     var only = Set(rowNames.values)
     var users = 16
     var rounds = 3
+    var clusterScript = "deploy/local/pg-cluster.sh"
 
     static func parse() -> Options {
         var options = Options()
@@ -52,6 +59,7 @@ struct Options: Sendable {
             case "--seconds": options.seconds = Double(value) ?? 0
             case "--users": options.users = Int(value) ?? 0
             case "--rounds": options.rounds = Int(value) ?? 0
+            case "--pg-cluster": options.clusterScript = value
             case "--only":
                 options.only = Set(value.split(separator: ",").map { rowNames[String($0)] ?? String($0) })
                 guard options.only.isSubset(of: Set(rowNames.values)) else { usage() }
@@ -199,10 +207,32 @@ func existsRow() async throws -> Row {
 
 func registerRow() async throws -> Row {
     print("(4) auth.register, \(manyInFlight) in flight, --synchronous full, --hash-cost test")
+    return try await registrations(
+        ["--synchronous", "full"], label: "(4) auth.register, durable, \(manyInFlight) in flight",
+        key: "register")
+}
+
+func registerPostgresRow() async throws -> Row {
+    print(
+        "(5) auth.register, \(manyInFlight) in flight, PostgreSQL 15 on a throwaway cluster, --hash-cost test"
+    )
+    let cluster = try await BenchCluster.start(script: options.clusterScript)
+    do {
+        let row = try await registrations(
+            ["--database", cluster.url],
+            label: "(5) auth.register, durable, PostgreSQL, \(manyInFlight) in flight", key: "register-pg")
+        await cluster.remove()
+        return row
+    } catch {
+        await cluster.remove()
+        throw error
+    }
+}
+
+/// Rows (4) and (5): durable registrations with `arguments` choosing the store.
+func registrations(_ arguments: [String], label: String, key: String) async throws -> Row {
     // Every registration in flight may wait for a hashing thread: this row measures the store.
-    return try await withService([
-        "--hash-cost", "test", "--synchronous", "full", "--hash-queue", "\(manyInFlight)",
-    ]) { service in
+    try await withService(["--hash-cost", "test", "--hash-queue", "\(manyInFlight)"] + arguments) { service in
         let client = service.client
         let registration: @Sendable (String) -> @Sendable (Int) -> Single<Bool> = { prefix in
             { index in
@@ -222,9 +252,11 @@ func registerRow() async throws -> Row {
         let commits = extras.first { $0.key == "store_commits" }.flatMap { Int($0.value) } ?? 0
         figures.extras =
             [("inflight", "\(manyInFlight)")] + extras
-            + [("group_size", fixed(Double(figures.count) / Double(max(commits, 1)), 1))]
-        return Row(
-            label: "(4) auth.register, durable, \(manyInFlight) in flight", key: "register", figures: figures)
+            + [
+                ("group_size", fixed(Double(figures.count) / Double(max(commits, 1)), 1)),
+                ("commits_per_registration", fixed(Double(commits) / Double(max(figures.count, 1)), 3)),
+            ]
+        return Row(label: label, key: key, figures: figures)
     }
 }
 
@@ -262,7 +294,9 @@ do {
         rows += try await rawAndLoginRows(
             raw: options.only.contains("raw"), login: options.only.contains("login"))
     }
-    let plan: [(String, () async throws -> Row)] = [("exists", existsRow), ("register", registerRow)]
+    let plan: [(String, () async throws -> Row)] = [
+        ("exists", existsRow), ("register", registerRow), ("register-pg", registerPostgresRow),
+    ]
     for (name, measure) in plan where options.only.contains(name) {
         let row = try await measure()
         print(row.figures.resultLine(row: row.key))

@@ -164,6 +164,8 @@ public final class AuthService: Sendable {
         public var registered = 0
         /// Registrations refused because the name was taken.
         public var registrationsTaken = 0
+        /// Registrations answered as the repeat of an earlier one with the same request id.
+        public var registrationsRepeated = 0
         /// Successful logins.
         public var logins = 0
         /// Failed logins (wrong password or unknown user).
@@ -194,6 +196,7 @@ public final class AuthService: Sendable {
         enum CodingKeys: String, CodingKey {
             case registered, registrationsTaken = "registrations_taken", logins, failedLogins =
                 "failed_logins"
+            case registrationsRepeated = "registrations_repeated"
             case throttledLogins = "throttled_logins", budgetSpent = "budget_spent"
             case deviceLogins = "device_logins", locks, existsAnswered = "exists_answered"
             case existsRateLimited = "exists_rate_limited", verified, unauthenticated, logouts
@@ -258,6 +261,9 @@ public final class AuthService: Sendable {
 
     // MARK: Methods
 
+    /// The longest `request_id` of `auth.register`, in UTF-8 bytes.
+    public static let maximumRequestIDBytes = 128
+
     /// `auth.register`: checks the rules, hashes, stores; answers after the commit.
     public func register(_ request: RegisterRequest, client: String) -> Single<RegisterResponse> {
         let rules = configuration.rules
@@ -267,10 +273,20 @@ public final class AuthService: Sendable {
         case .success(let normalized): username = normalized
         }
         if let violation = rules.checkPassword(request.password) { return refuse(violation) }
+        let requestID = request.requestID
+        if let requestID, requestID.utf8.count > Self.maximumRequestIDBytes {
+            count { $0.badRequests += 1 }
+            return .error(
+                RemoteError(
+                    code: .badRequest,
+                    message: "request_id is longer than \(Self.maximumRequestIDBytes) bytes"))
+        }
         let password = Array(AuthRules.normalizePassword(request.password).utf8)
         return hashing.hashing(password: password, cost: configuration.cost)
             .flatMap { [self] hash in
-                store.createAccount(username: username, passwordHash: hash, createdAt: clock.wallSeconds())
+                store.createAccount(
+                    username: username, passwordHash: hash, createdAt: clock.wallSeconds(),
+                    registrationKey: requestID)
             }
             .flatMap { [self] outcome in
                 onGraphs { graphs in
@@ -278,6 +294,10 @@ public final class AuthService: Sendable {
                     case .created:
                         self.count { $0.registered += 1 }
                         graphs.emit(.registered, username, client)
+                        return RegisterResponse(statusCode: 201, message: .registerOK, username: username)
+                    case .repeated:
+                        // The account this very registration created: answered as it was then.
+                        self.count { $0.registrationsRepeated += 1 }
                         return RegisterResponse(statusCode: 201, message: .registerOK, username: username)
                     case .taken:
                         self.count { $0.registrationsTaken += 1 }

@@ -7,6 +7,7 @@ import Synchronization
 public final class InMemoryAccountStore: AccountStore {
     private struct State: Sendable {
         var accounts: [String: StoredAccount] = [:]
+        var registrationKeys: [String: String] = [:]
         var sessions: [[UInt8]: (accountID: Int64, expiresAt: Int64)] = [:]
         var nextID: Int64 = 1
         var holding = false
@@ -52,14 +53,22 @@ public final class InMemoryAccountStore: AccountStore {
         }
     }
 
-    public func createAccount(username: String, passwordHash: String, createdAt: Int64) -> Single<
-        AccountCreation
-    > {
+    public func createAccount(
+        username: String, passwordHash: String, createdAt: Int64, registrationKey: String?
+    )
+        -> Single<AccountCreation>
+    {
         answer { state in
-            guard state.accounts[username] == nil else { return .taken }
+            if let existing = state.accounts[username] {
+                guard let registrationKey, state.registrationKeys[username] == registrationKey else {
+                    return .taken
+                }
+                return .repeated(id: existing.id)
+            }
             let id = state.nextID
             state.nextID += 1
             state.accounts[username] = StoredAccount(id: id, username: username, passwordHash: passwordHash)
+            state.registrationKeys[username] = registrationKey
             return .created(id: id)
         }
     }

@@ -15,7 +15,8 @@ import Synchronization
 ///   commits).
 /// - Both queues are bounded; a full one fails the call with `overloaded` at once.
 ///
-/// Schema (migrations in ``migrator``): `accounts(id, username UNIQUE, password_hash, created_at)`
+/// Schema (migrations in ``migrator``): `accounts(id, username UNIQUE, password_hash, created_at,
+/// registration_key)`
 /// and `sessions(digest PRIMARY KEY, account_id, expires_at)`, both `STRICT`.
 public final class SQLiteAccountStore: AccountStore {
     /// How the store opens its database.
@@ -83,7 +84,10 @@ public final class SQLiteAccountStore: AccountStore {
                     expires_at INTEGER NOT NULL
                 ) STRICT, WITHOUT ROWID;
                 CREATE INDEX sessions_by_expiry ON sessions(expires_at);
-                """)
+                """),
+        // The key a client sent with the registration that created the account, so that a repeat
+        // of that registration answers its success rather than `taken`.
+        Migration(version: 2, sql: "ALTER TABLE accounts ADD COLUMN registration_key TEXT"),
     ])
 
     /// The writer thread (internal so tests can see what is queued).
@@ -225,17 +229,25 @@ public final class SQLiteAccountStore: AccountStore {
         }
     }
 
-    public func createAccount(username: String, passwordHash: String, createdAt: Int64) -> Single<
-        AccountCreation
-    > {
-        write { database in
+    public func createAccount(
+        username: String, passwordHash: String, createdAt: Int64, registrationKey: String?
+    )
+        -> Single<AccountCreation>
+    {
+        let key: SQLiteValue = registrationKey.map { .text($0) } ?? .null
+        return write { database in
             do {
                 try database.run(
-                    "INSERT INTO accounts (username, password_hash, created_at) VALUES (?, ?, ?)",
-                    [.text(username), .text(passwordHash), .integer(createdAt)])
+                    "INSERT INTO accounts (username, password_hash, created_at, registration_key) VALUES (?, ?, ?, ?)",
+                    [.text(username), .text(passwordHash), .integer(createdAt), key])
                 return .created(id: database.lastInsertRowID)
             } catch let error as SQLiteError where error.extendedCode == .constraintUnique {
-                return .taken
+                guard registrationKey != nil else { return .taken }
+                let rows = try database.query(
+                    "SELECT id FROM accounts WHERE username = ? AND registration_key = ?",
+                    [.text(username), key])
+                guard let row = rows.first else { return .taken }
+                return .repeated(id: try row.get(0, as: Int64.self))
             } catch {
                 throw error
             }

@@ -34,12 +34,21 @@ public struct RegisterRequest: Codable, Sendable, Hashable {
     /// The end client the request is made for (the gateway passes its client's identity), for
     /// per-client limits; nil means the connection's own identity.
     public var client: String?
+    /// A key the client makes once per registration it means (a UUID, say) and sends again with
+    /// every retry of it: a retry whose first attempt was committed but never answered then gets
+    /// that attempt's `201` instead of `409`. At most 128 UTF-8 bytes; nil: no such guarantee.
+    public var requestID: String?
 
     /// Parameters for registering `username` with `password`.
-    public init(username: String, password: String, client: String? = nil) {
+    public init(username: String, password: String, client: String? = nil, requestID: String? = nil) {
         self.username = username
         self.password = password
         self.client = client
+        self.requestID = requestID
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case username, password, client, requestID = "request_id"
     }
 }
 

@@ -14,13 +14,35 @@ struct AuthDescription: HostedService {
     func start(on host: HostResources, handlers: inout RemoteHandlers) async throws -> Running {
         typealias O = AuthOptions
         let logger = host.logger
-        let databasePath = configuration[O.database] ?? host.state.file("auth.sqlite")
+        let database = configuration[O.database] ?? host.state.file("auth.sqlite")
         // Read first: a secret that cannot be used stops the start before anything is open.
         let deviceSecret = try DeviceTokens.loadOrCreateSecret(
             at: configuration[O.deviceKey] ?? host.state.file("device.key"))
-        let store = try await SQLiteAccountStore(
-            configuration: .init(path: databasePath, synchronous: configuration[O.synchronous].value),
-            report: { message in logger.error("storage", ["problem": .string(message)]) })
+        let report: @Sendable (String) -> Void = { message in
+            logger.error("storage", ["problem": .string(message)])
+        }
+        let store: Store
+        let (reachability, reachabilityChanged) = AsyncStream.makeStream(
+            of: (reachable: Bool, reason: String?).self, bufferingPolicy: .bufferingNewest(16))
+        if Store.isPostgres(database) {
+            store = .postgres(
+                try await PostgresAccountStore(
+                    configuration: .init(url: database), report: report,
+                    reachability: { reachable, reason in
+                        if reachable {
+                            logger.notice("database reachable")
+                        } else {
+                            logger.warning("database unreachable", ["reason": .string(reason ?? "unknown")])
+                        }
+                        reachabilityChanged.yield((reachable, reason))
+                    }))
+        } else {
+            reachabilityChanged.finish()
+            store = .sqlite(
+                try await SQLiteAccountStore(
+                    configuration: .init(path: database, synchronous: configuration[O.synchronous].value),
+                    report: report))
+        }
         let pool = PasswordHashingPool(
             workers: configuration[O.hashWorkers],
             queueCapacity: configuration[O.hashQueue] ?? 4 * configuration[O.hashWorkers])
@@ -35,7 +57,7 @@ struct AuthDescription: HostedService {
             minimumUsernameLength: configuration[O.minimumUsername],
             minimumPasswordLength: configuration[O.minimumPassword])
         let service = AuthService(
-            store: store, hashing: pool,
+            store: store.accountStore, hashing: pool,
             configuration: AuthConfiguration(
                 rules: rules, throttle: policy, cost: configuration[O.hashCost].cost,
                 tokenLifetime: configuration[O.tokenLifetime],
@@ -49,9 +71,11 @@ struct AuthDescription: HostedService {
             })
         }
         let running = Running(
-            service: service, store: store, pool: pool, loop: host.loop, purge: purge,
+            service: service, store: store, pool: pool, loop: host.loop, purge: purge, health: host.health,
+            reachability: reachability,
             listening: [
-                "database": .string(databasePath), "hash_cost": .string(configuration[O.hashCost].rawValue),
+                "database": .string(Store.describe(database)),
+                "hash_cost": .string(configuration[O.hashCost].rawValue),
                 "hash_workers": .integer(configuration[O.hashWorkers]),
             ])
         do {
@@ -67,18 +91,40 @@ struct AuthDescription: HostedService {
 
     struct Running: RunningService {
         let service: AuthService
-        let store: SQLiteAccountStore
+        let store: Store
         let pool: PasswordHashingPool
         let loop: SocketLoop
         /// The loop's hourly timer that deletes expired sessions.
         let purge: SocketLoop.TimerID
+        let health: HealthState
+        /// The PostgreSQL store's reachability changes (finished at once for SQLite).
+        let reachability: AsyncStream<(reachable: Bool, reason: String?)>
         let listening: [String: LogValue]
 
         func stats() async -> [String: [String: Int]] {
             [
-                "auth": service.counters.statsGroup, "store": store.counters.statsGroup,
+                "auth": service.counters.statsGroup, "store": store.statsGroup,
                 "hashing": pool.counters.statsGroup,
             ]
+        }
+
+        /// While the database is unreachable, health is `degraded` (calls answer `unavailable`); it
+        /// is `ready` again once the store has reconnected.
+        func serve() async {
+            if case .postgres(let postgres) = store, !postgres.isReachable {
+                health.set(.degraded, reasons: ["the account database is unreachable"])
+            }
+            for await change in reachability {
+                if change.reachable {
+                    health.set(.ready)
+                } else {
+                    health.set(
+                        .degraded,
+                        reasons: [
+                            "the account database is unreachable (\(change.reason ?? "connection lost"))"
+                        ])
+                }
+            }
         }
 
         func stop() async {
@@ -92,7 +138,8 @@ struct AuthDescription: HostedService {
 extension AuthService.Counters {
     var statsGroup: [String: Int] {
         [
-            "registered": registered, "registrations_taken": registrationsTaken, "logins": logins,
+            "registered": registered, "registrations_taken": registrationsTaken,
+            "registrations_repeated": registrationsRepeated, "logins": logins,
             "failed_logins": failedLogins, "throttled_logins": throttledLogins, "budget_spent": budgetSpent,
             "device_logins": deviceLogins, "locks": locks,
             "exists_answered": existsAnswered, "exists_rate_limited": existsRateLimited, "verified": verified,
@@ -102,9 +149,57 @@ extension AuthService.Counters {
     }
 }
 
-extension SQLiteAccountStore.Counters {
+/// The store auth-service runs on: SQLite in the state directory (the default) or PostgreSQL.
+enum Store: Sendable {
+    case sqlite(SQLiteAccountStore)
+    case postgres(PostgresAccountStore)
+
+    /// Whether `--database` names a PostgreSQL database rather than a SQLite file.
+    static func isPostgres(_ database: String) -> Bool {
+        database.hasPrefix("postgresql://") || database.hasPrefix("postgres://")
+    }
+
+    /// `database` for the log: a URL without its credentials and parameters.
+    static func describe(_ database: String) -> String {
+        guard isPostgres(database), let schemeEnd = database.range(of: "://") else { return database }
+        var rest = database[schemeEnd.upperBound...]
+        if let at = rest.lastIndex(of: "@") { rest = rest[rest.index(after: at)...] }
+        if let query = rest.firstIndex(of: "?") { rest = rest[..<query] }
+        return "postgresql://" + rest
+    }
+
+    var accountStore: any AccountStore {
+        switch self {
+        case .sqlite(let store): store
+        case .postgres(let store): store
+        }
+    }
+
+    func close() async {
+        switch self {
+        case .sqlite(let store): await store.close()
+        case .postgres(let store): await store.close()
+        }
+    }
+
     var statsGroup: [String: Int] {
-        ["commits": commits, "writes": writes, "largest_group": largestGroup, "failures": failures]
+        switch self {
+        case .sqlite(let store):
+            let counters = store.counters
+            return [
+                "commits": counters.commits, "writes": counters.writes,
+                "largest_group": counters.largestGroup,
+                "failures": counters.failures,
+            ]
+        case .postgres(let store):
+            let counters = store.counters
+            return [
+                "commits": counters.commits, "writes": counters.writes,
+                "largest_group": counters.largestGroup,
+                "failures": counters.failures, "unavailable": counters.unavailable,
+                "disconnects": counters.disconnects, "reachable": store.isReachable ? 1 : 0,
+            ]
+        }
     }
 }
 

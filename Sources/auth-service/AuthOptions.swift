@@ -51,10 +51,13 @@ enum AuthOptions {
             + "listed in its allowed_clients file.")
     static let database = Option(
         "database", environment: "AUTH_DATABASE", default: String?.none, parser: .optional(.string),
-        help: "The SQLite database file.", defaultDescription: "auth.sqlite in the state directory")
+        help: "Where accounts and sessions live: a SQLite database file, or a postgresql:// (or postgres://) "
+            + "URL of a PostgreSQL database that several replicas may share.",
+        defaultDescription: "auth.sqlite in the state directory")
     static let synchronous = Option(
         "synchronous", environment: "AUTH_SYNCHRONOUS", default: SynchronousSetting.full, parser: .choice(),
-        help: "SQLite's synchronous setting: full makes every acknowledged write survive a power cut.")
+        help: "SQLite's synchronous setting: full makes every acknowledged write survive a power cut "
+            + "(PostgreSQL: the server's synchronous_commit decides).")
     static let hashCost = Option(
         "hash-cost", environment: "AUTH_HASH_COST", default: HashCost.owasp, parser: .choice(),
         help: "argon2id cost of new password hashes: owasp (m=19MiB,t=2), strong (m=64MiB,t=3), or test "

@@ -127,6 +127,41 @@ struct AuthServiceTests {
         await fixture.pool.shutdown()
     }
 
+    @Test("register: a repeat with the same request_id answers 201 again; another request_id is 409")
+    func registerRepeated() async throws {
+        let fixture = ServiceFixture()
+        let request = RegisterRequest(username: "repeat-user", password: "secret1", requestID: "req-1")
+        let created = RegisterResponse(statusCode: 201, message: .registerOK, username: "repeat-user")
+        #expect(try await fixture.service.register(request, client: "c").value == created)
+        // The answer was lost; the client sends the same registration again.
+        #expect(try await fixture.service.register(request, client: "c").value == created)
+        var other = request
+        other.requestID = "req-2"
+        #expect(try await fixture.service.register(other, client: "c").value.statusCode == 409)
+        #expect(fixture.store.accountCount == 1)
+        #expect(fixture.service.counters.registered == 1)
+        #expect(fixture.service.counters.registrationsRepeated == 1)
+        #expect(fixture.service.counters.registrationsTaken == 1)
+
+        var long = request
+        long.requestID = String(repeating: "k", count: AuthService.maximumRequestIDBytes + 1)
+        #expect(await remoteError(fixture.service.register(long, client: "c"))?.code == .badRequest)
+        await fixture.pool.shutdown()
+    }
+
+    @Test("request_id is optional on the wire: old bodies decode, nil is not sent")
+    func requestIDWire() throws {
+        let coder = JSONBodyCoder.shared
+        let old = try coder.decode(
+            RegisterRequest.self, from: Array(#"{"username":"someone","password":"secret1"}"#.utf8))
+        #expect(old.requestID == nil)
+        let new = try coder.decode(
+            RegisterRequest.self,
+            from: Array(#"{"username":"someone","password":"secret1","request_id":"r"}"#.utf8))
+        #expect(new.requestID == "r")
+        #expect(!String(decoding: try coder.encode(old), as: UTF8.self).contains("request_id"))
+    }
+
     @Test(
         "register: every broken rule is bad_request naming its code, without hashing or storing",
         arguments: [

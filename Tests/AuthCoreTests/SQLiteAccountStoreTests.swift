@@ -69,81 +69,11 @@ private func eventually(_ condition: () -> Bool) async -> Bool {
     return true
 }
 
-/// The SQLite store on a temporary file: accounts, sessions, durability, group commit, overload.
+/// The SQLite store on a temporary file: durability, group commit, overload (the contract both stores
+/// keep is in AccountStoreContractTests).
 @Suite("SQLiteAccountStore", .timeLimit(.minutes(1)))
 struct SQLiteAccountStoreTests {
     let digest = [UInt8](repeating: 7, count: 32)
-
-    @Test("create, taken by the unique constraint, lookups and exists")
-    func accounts() async throws {
-        let file = try TemporaryDatabase()
-        defer { file.remove() }
-        let store = try await file.open()
-        #expect(
-            try await store.createAccount(username: "alice1", passwordHash: "$h1", createdAt: 10).value
-                == .created(id: 1))
-        #expect(
-            try await store.createAccount(username: "alice1", passwordHash: "$h2", createdAt: 11).value
-                == .taken)
-        #expect(
-            try await store.createAccount(username: "bob123", passwordHash: "$h3", createdAt: 12).value
-                == .created(id: 2))
-        #expect(
-            try await store.account(named: "alice1").value
-                == StoredAccount(id: 1, username: "alice1", passwordHash: "$h1"))
-        #expect(try await store.account(named: "ALICE1").value == nil)
-        #expect(try await store.account(named: "nobody").value == nil)
-        #expect(try await store.exists(username: "bob123").value)
-        #expect(!(try await store.exists(username: "nobody").value))
-        await store.close()
-    }
-
-    @Test("sessions: add, look up until expiry, revoke once, remove the expired")
-    func sessions() async throws {
-        let file = try TemporaryDatabase()
-        defer { file.remove() }
-        let store = try await file.open()
-        guard
-            case .created(let id) = try await store.createAccount(
-                username: "alice1", passwordHash: "$h", createdAt: 0
-            )
-            .value
-        else { throw RemoteError(code: .internal, message: "not created") }
-        try await store.addSession(digest: digest, accountID: id, expiresAt: 100).value
-        #expect(
-            try await store.session(digest: digest, now: 99).value
-                == StoredSession(username: "alice1", expiresAt: 100))
-        #expect(try await store.session(digest: digest, now: 100).value == nil)
-        #expect(try await store.session(digest: [1, 2, 3], now: 0).value == nil)
-        #expect(try await store.revokeSession(digest: digest, now: 50).value)
-        #expect(!(try await store.revokeSession(digest: digest, now: 50).value))
-        #expect(try await store.session(digest: digest, now: 50).value == nil)
-
-        for (index, expiry) in [10, 20, 30].enumerated() {
-            try await store.addSession(digest: [UInt8(index)], accountID: id, expiresAt: Int64(expiry)).value
-        }
-        #expect(!(try await store.revokeSession(digest: [0], now: 10).value))  // expired: removed, not live
-        #expect(try await store.removeExpiredSessions(now: 20).value == 1)
-        #expect(try await store.removeExpiredSessions(now: 20).value == 0)
-        #expect(try await store.session(digest: [2], now: 25).value?.expiresAt == 30)
-        await store.close()
-    }
-
-    @Test("a write that breaks a constraint fails with a storage error and is reported")
-    func failedWrite() async throws {
-        let file = try TemporaryDatabase()
-        defer { file.remove() }
-        let reports = Mutex<[String]>([])
-        let store = try await file.open(report: { message in reports.withLock { $0.append(message) } })
-        await #expect(throws: SQLiteAccountStore.storageError) {
-            try await store.addSession(digest: digest, accountID: 42, expiresAt: 100).value
-        }
-        #expect(reports.withLock { $0.count } == 1)
-        #expect(
-            try await store.createAccount(username: "alice1", passwordHash: "$h", createdAt: 0).value
-                == .created(id: 1))
-        await store.close()
-    }
 
     @Test("a database that cannot be opened fails the initializer")
     func unopenable() async throws {
@@ -155,7 +85,7 @@ struct SQLiteAccountStoreTests {
         }
     }
 
-    @Test("data survives close and reopen; the schema is at version 1 and not migrated again")
+    @Test("data survives close and reopen; the schema is at version 2 and not migrated again")
     func reopen() async throws {
         let file = try TemporaryDatabase()
         defer { file.remove() }
@@ -172,9 +102,9 @@ struct SQLiteAccountStoreTests {
                 == .taken)
         await store.close()
 
-        #expect(SQLiteAccountStore.migrator.latestVersion == 1)
+        #expect(SQLiteAccountStore.migrator.latestVersion == 2)
         let database = try file.connection()
-        #expect(try Migrator.version(of: database) == 1)
+        #expect(try Migrator.version(of: database) == 2)
         #expect(try database.query("PRAGMA journal_mode").first?.get(0, as: String.self) == "wal")
         database.close()
     }
