@@ -134,14 +134,16 @@ struct KubernetesManifestTests {
 
         let budget = try #require(named("PodDisruptionBudget", "auth")).object("spec")
         #expect(budget.object("selector").object("matchLabels").string("app.kubernetes.io/name") == "auth")
-        let allowed = (budget["maxUnavailable"] as? Int).map { $0 < replicas }
+        let allowed =
+            (budget["maxUnavailable"] as? Int).map { $0 < replicas }
             ?? (budget["minAvailable"] as? Int).map { $0 >= 1 && $0 < replicas }
         #expect(allowed == true, "the budget must let one replica go and keep one")
 
         // Every caller lists every replica by its stable name.
         let endpoints = (0..<replicas).map { "tcp://auth-\($0).auth:5562" }.joined(separator: ",")
         for caller in ["validation", "heroes", "gateway"] {
-            let spec = try #require(named("Deployment", caller)).object("spec").object("template").object("spec")
+            let spec = try #require(named("Deployment", caller)).object("spec").object("template").object(
+                "spec")
             let values = spec.list("containers").flatMap { $0.list("env") }.compactMap { $0.string("value") }
             #expect(values.contains(endpoints), "\(caller) does not list every auth replica")
         }
@@ -165,14 +167,19 @@ struct KubernetesManifestTests {
         let container = try #require(pod.list("containers").first)
         #expect(container.string("image")?.hasPrefix("postgres:15") == true)
         let password = try #require(container.list("env").first { $0.string("name") == "POSTGRES_PASSWORD" })
-        #expect(password.object("valueFrom").object("secretKeyRef").string("name") == "reactive-login-database")
+        #expect(
+            password.object("valueFrom").object("secretKeyRef").string("name") == "reactive-login-database")
         #expect(container.list("volumeMounts").contains { $0.string("name") == "data" })
 
         // Only auth reaches PostgreSQL.
         let policy = try #require(named("NetworkPolicy", "postgres")).object("spec")
-        #expect(policy.object("podSelector").object("matchLabels").string("app.kubernetes.io/name") == "postgres")
+        #expect(
+            policy.object("podSelector").object("matchLabels").string("app.kubernetes.io/name") == "postgres")
         let from = policy.list("ingress").flatMap { $0.list("from") }
-        #expect(from.map { $0.object("podSelector").object("matchLabels").string("app.kubernetes.io/name") } == ["auth"])
+        #expect(
+            from.map { $0.object("podSelector").object("matchLabels").string("app.kubernetes.io/name") } == [
+                "auth"
+            ])
         #expect(policy.list("ingress").flatMap { $0.list("ports") }.first?["port"] as? Int == 5432)
     }
 
@@ -209,7 +216,8 @@ struct KubernetesManifestTests {
 
         // The overlay for an external database: the same set without PostgreSQL.
         let external = try await runCommand(
-            try #require(commandOnPath("kubectl")), ["kustomize", Paths.deploy + "/kubernetes-external-database"])
+            try #require(commandOnPath("kubectl")),
+            ["kustomize", Paths.deploy + "/kubernetes-external-database"])
         #expect(external.status == 0, "\(external.error)")
         let withoutDatabase = try await parseRendered(external.output)
         #expect(withoutDatabase.count == rendered.count - 3)

@@ -116,7 +116,10 @@ struct SystemdUnitTests {
     func authReplicaTemplate() throws {
         let unit = try Self.unit("reactive-login-auth@.service")
         #expect(unit.sectionNames == ["Unit", "Service", "Install"])
-        #expect(unit.values("Service", "ExecStart") == ["/usr/local/bin/auth-service --endpoint tcp://${AUTH_BIND_ADDRESS}:%i"])
+        #expect(
+            unit.values("Service", "ExecStart") == [
+                "/usr/local/bin/auth-service --endpoint tcp://${AUTH_BIND_ADDRESS}:%i"
+            ])
         #expect(unit.values("Service", "StateDirectory") == ["reactive-login/auth-%i"])
         #expect(unit.values("Service", "Environment").contains("AUTH_STATE_DIR=%S/reactive-login/auth-%i"))
         // The shared settings are required (AUTH_DATABASE), an instance's own are optional.
@@ -127,10 +130,17 @@ struct SystemdUnitTests {
         let pre = unit.values("Service", "ExecStartPre")
         #expect(pre.first?.contains("postgresql://") == true, "an instance must refuse to start on SQLite")
         #expect(pre.contains { $0.contains("$CREDENTIALS_DIRECTORY") && $0.contains("install -m 0600") })
-        let credentials = Set(unit.values("Service", "LoadCredential").compactMap { $0.split(separator: ":").first })
-        #expect(credentials == ["curve.key", "curve.pub", "client.key", "client.pub", "allowed_clients", "device.key"])
-        #expect(unit.values("Service", "ExecStartPost").first?.contains("auth-service --check --endpoint") == true)
-        for (key, value) in [("DynamicUser", "yes"), ("ProtectSystem", "strict"), ("NoNewPrivileges", "yes")] {
+        let credentials = Set(
+            unit.values("Service", "LoadCredential").compactMap { $0.split(separator: ":").first })
+        #expect(
+            credentials == [
+                "curve.key", "curve.pub", "client.key", "client.pub", "allowed_clients", "device.key",
+            ])
+        #expect(
+            unit.values("Service", "ExecStartPost").first?.contains("auth-service --check --endpoint") == true
+        )
+        for (key, value) in [("DynamicUser", "yes"), ("ProtectSystem", "strict"), ("NoNewPrivileges", "yes")]
+        {
             #expect(unit.values("Service", key) == [value], "\(key)")
         }
         #expect(unit.values("Unit", "PartOf") == ["reactive-login.target"])

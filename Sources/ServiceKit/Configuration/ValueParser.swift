@@ -105,7 +105,8 @@ extension ValueParser where Value == [Endpoint] {
     /// the replicas of one service, which a client spreads its calls over.
     public static var endpoints: ValueParser<[Endpoint]> {
         ValueParser(
-            expected: "one or more endpoints tcp://host:port, ipc://path or inproc://name, separated by commas",
+            expected:
+                "one or more endpoints tcp://host:port, ipc://path or inproc://name, separated by commas",
             placeholder: "<endpoint>[,<endpoint>...]",
             parse: { text in
                 let parts = text.split(separator: ",", omittingEmptySubsequences: false)
