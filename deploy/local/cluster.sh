@@ -192,19 +192,19 @@ wait_ready() {
 start() {
     local pid cpu=()
     if pid=$(running_pid "$1"); then
-        echo "$1: already running on rl-h$(host_of "$1") (pid $pid)"
+        echo "$1: already running on ${HOSTS_PREFIX:-rl-}h$(host_of "$1") (pid $pid)"
         return 0
     fi
     service_args "$1"
     [ -n "$CLUSTER_CPU" ] && cpu=(--cpu "$CLUSTER_CPU")
-    printf '\n==== %s start on rl-h%s: %s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$(host_of "$1")" "$(binary "$1")" >>"$(log_of "$1")"
+    printf '\n==== %s start on %sh%s: %s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "${HOSTS_PREFIX:-rl-}" "$(host_of "$1")" "$(binary "$1")" >>"$(log_of "$1")"
     # hosts.sh run and ip netns exec both exec: the pid recorded is the service's own.
     (close_inherited_fds && exec "$hosts" run "$(host_of "$1")" "${cpu[@]}" "$(binary "$1")" \
         --state-dir "$(state_of "$1")" "${args[@]}") >>"$(log_of "$1")" 2>&1 </dev/null &
     pid=$!
     echo "$pid" >"$(pid_file_of "$1")"
     wait_ready "$1" "$pid" || return 1
-    echo "$1: ready at $(endpoint "$1") on rl-h$(host_of "$1") (pid $pid)"
+    echo "$1: ready at $(endpoint "$1") on ${HOSTS_PREFIX:-rl-}h$(host_of "$1") (pid $pid)"
 }
 
 # The keys: stack.sh's --init and exchange in CLUSTER_DIR (auth/, validation/, heroes/, gateway/), one
@@ -337,7 +337,7 @@ cmd_status() {
             owner="-"
             word=down
         fi
-        printf '%-11s %-6s %-24s %-9s %s\n' "$name" "rl-h$(host_of "$name")" "$(endpoint "$name")" "$word" "$owner"
+        printf '%-11s %-6s %-24s %-9s %s\n' "$name" "${HOSTS_PREFIX:-rl-}h$(host_of "$name")" "$(endpoint "$name")" "$word" "$owner"
         case $word in ready | degraded) ;; *) code=3 ;; esac
     done
     if [ -r "$postgres_record" ]; then

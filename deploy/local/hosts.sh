@@ -21,15 +21,23 @@
 # Settings (environment):
 #   HOSTS_NET           the first three octets of the /24 (default 10.77.0): the bridge is .1, host i is .(10+i)
 #   HOSTS_STOP_SECONDS  how long `down` waits after SIGTERM (default 5)
+#   HOSTS_PREFIX        the prefix of every name (default rl-; a second set of hosts beside the first
+#                       needs another prefix and another HOSTS_NET)
 #
-# Everything it makes is named rl-*: the bridge rl-br0, namespaces rl-h<i>, veths rl-h<i>-br, cgroups
-# rl-hosts/rl-h<i>. `down` deletes only names of that shape.
+# Everything it makes is named with the prefix: the bridge rl-br0, namespaces rl-h<i>, veths
+# rl-h<i>-br, cgroups rl-hosts/rl-h<i>. `down` deletes only names of that shape.
 set -u -o pipefail
 
 HOSTS_NET=${HOSTS_NET:-10.77.0}
 HOSTS_STOP_SECONDS=${HOSTS_STOP_SECONDS:-5}
-bridge=rl-br0
-cgroup_parent=rl-hosts
+HOSTS_PREFIX=${HOSTS_PREFIX:-rl-}
+case $HOSTS_PREFIX in
+[a-z]*-) [ ${#HOSTS_PREFIX} -le 6 ] && case $HOSTS_PREFIX in *[!a-z0-9-]*) false ;; esac ;;
+*) false ;;
+esac || { echo "hosts: error: HOSTS_PREFIX must be up to 6 lowercase letters and digits ending in '-'" >&2; exit 64; }
+prefix=$HOSTS_PREFIX
+bridge=${prefix}br0
+cgroup_parent=${prefix}hosts
 
 fail() {
     echo "hosts: error: $*" >&2
@@ -37,7 +45,7 @@ fail() {
 }
 
 usage() {
-    sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//' >&2
+    sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//' >&2
     exit 64
 }
 
@@ -48,21 +56,21 @@ require_root() {
 
 # The host number of rl-hI, hI or I; a usage error otherwise.
 host_number() {
-    local name=${1#rl-}
+    local name=${1#"$prefix"}
     name=${name#h}
     case $name in
-    '' | *[!0-9]* | 0*) echo "hosts: error: '$1' is not a host (rl-h1, h1 or 1)" >&2; exit 64 ;;
+    '' | *[!0-9]* | 0*) echo "hosts: error: '$1' is not a host (${prefix}h1, h1 or 1)" >&2; exit 64 ;;
     esac
     echo "$name"
 }
 
-namespace_of() { echo "rl-h$1"; }
-veth_of() { echo "rl-h$1-br"; }
+namespace_of() { echo "${prefix}h$1"; }
+veth_of() { echo "${prefix}h$1-br"; }
 address_of() { echo "$HOSTS_NET.$((10 + $1))"; }
 
 # The namespaces this script made, by number, ascending.
 existing_hosts() {
-    ip netns list 2>/dev/null | awk '{print $1}' | sed -n 's/^rl-h\([1-9][0-9]*\)$/\1/p' | sort -n
+    ip netns list 2>/dev/null | awk '{print $1}' | sed -n "s/^${prefix}h\([1-9][0-9]*\)\$/\1/p" | sort -n
 }
 
 has_namespace() { ip netns list 2>/dev/null | awk '{print $1}' | grep -qx "$(namespace_of "$1")"; }
@@ -135,7 +143,7 @@ our_cgroups() {
     local mount
     for mount in /sys/fs/cgroup /sys/fs/cgroup/unified /sys/fs/cgroup/cpu /sys/fs/cgroup/cpu,cpuacct; do
         [ -d "$mount/$cgroup_parent" ] || continue
-        find "$mount/$cgroup_parent" -mindepth 1 -maxdepth 1 -type d -name 'rl-h*'
+        find "$mount/$cgroup_parent" -mindepth 1 -maxdepth 1 -type d -name "${prefix}h*"
         echo "$mount/$cgroup_parent"
     done
 }
@@ -274,7 +282,7 @@ cmd_down() {
     done
     # A veth whose namespace went away some other way.
     local veth
-    for veth in $(ip -o link show 2>/dev/null | sed -n 's/^[0-9]*: \(rl-h[1-9][0-9]*-br\)@.*/\1/p'); do
+    for veth in $(ip -o link show 2>/dev/null | sed -n "s/^[0-9]*: \(${prefix}h[1-9][0-9]*-br\)@.*/\1/p"); do
         ip link del "$veth" 2>/dev/null
     done
     if ip link show "$bridge" >/dev/null 2>&1; then
@@ -282,7 +290,7 @@ cmd_down() {
     fi
     local directory
     for directory in $(our_cgroups); do
-        case $directory in */"$cgroup_parent" | */"$cgroup_parent"/rl-h*) rmdir "$directory" 2>/dev/null ;; esac
+        case $directory in */"$cgroup_parent" | */"$cgroup_parent"/"$prefix"h*) rmdir "$directory" 2>/dev/null ;; esac
     done
     return 0
 }
