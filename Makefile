@@ -17,6 +17,9 @@
 #   make status / logs    each service's health and pid / the tail of each log (LOGS_FOLLOW=1 follows)
 #   make check-no-rebuild a second release build, from a terminal and from a pipe, compiles nothing
 #   make pg-up / pg-down  a throwaway PostgreSQL 15 cluster in PG_DIR (unix socket only) / stop and delete it
+#   make cluster-up / cluster-down / cluster-status
+#                         as root: the system on network-namespace hosts, CLUSTER_AUTH_REPLICAS (3) auth
+#                         replicas on a throwaway PostgreSQL / stop and delete it all / what runs where
 #
 # Every target works on a fresh Debian machine as root: `deps` installs what is missing first.
 
@@ -343,6 +346,28 @@ pg-up: deps
 
 pg-down:
 	@deploy/local/pg-cluster.sh remove "$(PG_DIR)"
+
+# The system on several hosts of this machine (deploy/local/cluster.sh over deploy/local/hosts.sh;
+# deploy/README.md, "Replicas on one machine"): network namespaces on a bridge, a throwaway PostgreSQL on
+# the bridge, CLUSTER_AUTH_REPLICAS auth replicas sharing it, validation, heroes and the gateway on a
+# host each. Needs root. CLUSTER_DIR keeps keys, state and logs; BIN_DIR picks other executables
+# (then nothing is built); the script's header lists the rest (CLUSTER_AUTH_ARGS, CLUSTER_CPU, ...).
+CLUSTER := deploy/local/cluster.sh
+CLUSTER_DIR ?= $(or $(XDG_STATE_HOME),$(HOME)/.local/state)/reactive-login/cluster
+CLUSTER_AUTH_REPLICAS ?= 3
+CLUSTER_ENV = CLUSTER_DIR="$(CLUSTER_DIR)" CLUSTER_AUTH_REPLICAS="$(CLUSTER_AUTH_REPLICAS)" \
+  BIN_DIR="$(if $(BIN_DIR),$(BIN_DIR),$$($(SWIFT) build -c release --show-bin-path))"
+
+.PHONY: cluster-up cluster-down cluster-status
+
+cluster-up: $(STACK_BUILD)
+	@$(CLUSTER_ENV) $(CLUSTER) up
+
+cluster-down:
+	@$(CLUSTER_ENV) $(CLUSTER) down
+
+cluster-status:
+	@$(CLUSTER_ENV) $(CLUSTER) status
 
 format:
 	$(SWIFT) format --in-place --recursive --configuration .swift-format Sources Tests Benchmarks Package.swift

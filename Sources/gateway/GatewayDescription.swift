@@ -23,7 +23,7 @@ struct GatewayDescription: HostedService {
     func start(on host: HostResources, handlers: inout RemoteHandlers) async throws -> Running {
         typealias O = GatewayOptions
         let deadline = configuration[O.deadline]
-        let wiring: [(String, Option<Endpoint>, Option<CurveSetting>, Option<String?>, String)] = [
+        let wiring: [(String, Option<[Endpoint]>, Option<CurveSetting>, Option<String?>, String)] = [
             ("auth-service", O.authEndpoint, O.authCurve, O.authPublicKey, "auth.pub"),
             (
                 "validation-service", O.validationEndpoint, O.validationCurve, O.validationPublicKey,
@@ -34,19 +34,21 @@ struct GatewayDescription: HostedService {
         var upstreams: [Peer] = []
         do {
             for (name, endpointOption, curveOption, keyOption, keyFile) in wiring {
-                let endpoint = configuration[endpointOption].description
+                let endpoints = configuration[endpointOption].map(\.description)
+                let endpoint = endpoints.joined(separator: ",")
                 let curve =
                     configuration[curveOption].isOn
                     ? try host.clientCurve(
                         serverKeyFile: configuration[keyOption] ?? host.state.file(keyFile)) : nil
-                // One connection per service, but several to validation-service: it counts the
-                // channels it holds per connection, and every screen of every end client holds one
-                // there. RemoteClient spreads its calls over its connections in turn.
+                // One connection per replica, but several to each validation-service replica: it
+                // counts the channels it holds per connection, and every screen of every end client
+                // holds one there. RemoteClient spreads its calls over its connections in turn.
                 let connections = name == "validation-service" ? configuration[O.validationConnections] : 1
                 let client = try RemoteClient(
                     context: host.context, loop: host.loop,
                     configuration: .init(
-                        endpoints: Array(repeating: endpoint, count: connections), deadline: deadline,
+                        endpoints: Array(repeating: endpoints, count: connections).flatMap { $0 },
+                        deadline: deadline,
                         name: name,
                         curve: curve))
                 upstreams.append(

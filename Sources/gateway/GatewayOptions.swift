@@ -26,16 +26,20 @@ enum GatewayOptions {
             + "directory's allowed_clients (allow-list).")
     static let authEndpoint = Option(
         "auth-endpoint", environment: "GATEWAY_AUTH_ENDPOINT",
-        default: Endpoint(tcpHost: "127.0.0.1", port: 5562),
-        parser: .endpoint, help: "Where auth-service listens (logins and registrations).")
+        default: [Endpoint(tcpHost: "127.0.0.1", port: 5562)],
+        parser: .endpoints,
+        help: "Where auth-service listens (logins and registrations); several replicas' endpoints "
+            + "separated by commas, and calls are spread over them.")
     static let validationEndpoint = Option(
         "validation-endpoint", environment: "GATEWAY_VALIDATION_ENDPOINT",
-        default: Endpoint(tcpHost: "127.0.0.1", port: 5561), parser: .endpoint,
-        help: "Where validation-service listens (the screens' live field checks).")
+        default: [Endpoint(tcpHost: "127.0.0.1", port: 5561)], parser: .endpoints,
+        help: "Where validation-service listens (the screens' live field checks); several replicas' "
+            + "endpoints separated by commas.")
     static let heroesEndpoint = Option(
         "heroes-endpoint", environment: "GATEWAY_HEROES_ENDPOINT",
-        default: Endpoint(tcpHost: "127.0.0.1", port: 5563), parser: .endpoint,
-        help: "Where hero-catalog-service listens (hero searches).")
+        default: [Endpoint(tcpHost: "127.0.0.1", port: 5563)], parser: .endpoints,
+        help: "Where hero-catalog-service listens (hero searches); several replicas' endpoints "
+            + "separated by commas.")
     static let authCurve = upstreamCurve("auth", "auth-service")
     static let validationCurve = upstreamCurve("validation", "validation-service")
     static let heroesCurve = upstreamCurve("heroes", "hero-catalog-service")

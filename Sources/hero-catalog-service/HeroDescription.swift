@@ -42,12 +42,13 @@ struct HeroDescription: HostedService {
                     "hint": "list it in auth's allowed_clients",
                 ])
         }
-        let authEndpoint = configuration[O.authEndpoint].description
+        let authEndpoints = configuration[O.authEndpoint].map(\.description)
+        let authEndpoint = authEndpoints.joined(separator: ",")
         let deadline = configuration[O.authDeadline]
         let auth = try RemoteClient(
             context: host.context, loop: host.loop,
             configuration: .init(
-                endpoints: [authEndpoint], deadline: deadline, name: "heroes-auth", curve: authCurve))
+                endpoints: authEndpoints, deadline: deadline, name: "heroes-auth", curve: authCurve))
         let cache = CachingTokenVerifier(
             RemoteTokenVerifier(client: auth, deadline: deadline), lifetime: configuration[O.tokenCache])
         let service = HeroCatalogService(catalog: catalog, verifier: cache, loop: host.loop)

@@ -19,8 +19,10 @@ enum HeroOptions {
         defaultDescription: "the built-in catalog")
     static let authEndpoint = Option(
         "auth-endpoint", environment: "HEROES_AUTH_ENDPOINT",
-        default: Endpoint(tcpHost: "127.0.0.1", port: 5562),
-        parser: .endpoint, help: "auth-service, which verifies session tokens (auth.verify).")
+        default: [Endpoint(tcpHost: "127.0.0.1", port: 5562)],
+        parser: .endpoints,
+        help: "auth-service, which verifies session tokens (auth.verify); several replicas' endpoints "
+            + "separated by commas, and calls are spread over them.")
     static let authCurve = Option(
         "auth-curve", environment: "HEROES_AUTH_CURVE", default: CurveSetting.on, parser: .choice(),
         help: "Reach auth-service over CURVE, as the client key client.pub in this service's state directory "

@@ -10,7 +10,8 @@ struct ValidationDescription: HostedService {
 
     func start(on host: HostResources, handlers: inout RemoteHandlers) async throws -> Running {
         typealias O = ValidationOptions
-        let authEndpoint = configuration[O.authEndpoint].description
+        let authEndpoints = configuration[O.authEndpoint].map(\.description)
+        let authEndpoint = authEndpoints.joined(separator: ",")
         let authCurve =
             configuration[O.authCurve].isOn
             ? try host.clientCurve(
@@ -20,7 +21,7 @@ struct ValidationDescription: HostedService {
         let auth = try RemoteClient(
             context: host.context, loop: host.loop,
             configuration: .init(
-                endpoints: [authEndpoint], deadline: deadline, name: "auth-client", curve: authCurve))
+                endpoints: authEndpoints, deadline: deadline, name: "auth-client", curve: authCurve))
         let rules = ValidationRules(
             minimumUsernameLength: configuration[O.minimumUsername],
             maximumUsernameLength: configuration[O.maximumUsername],

@@ -16,8 +16,9 @@ enum ValidationOptions {
             + "listed in its allowed_clients file.")
     static let authEndpoint = Option(
         "auth-endpoint", environment: "VALIDATION_AUTH_ENDPOINT",
-        default: Endpoint(tcpHost: "127.0.0.1", port: 5562), parser: .endpoint,
-        help: "Where auth-service listens (usernames are looked up there with auth.exists).")
+        default: [Endpoint(tcpHost: "127.0.0.1", port: 5562)], parser: .endpoints,
+        help: "Where auth-service listens (usernames are looked up there with auth.exists); several "
+            + "replicas' endpoints separated by commas, and calls are spread over them.")
     static let authCurve = Option(
         "auth-curve", environment: "VALIDATION_AUTH_CURVE", default: CurveSetting.on, parser: .choice(),
         help: "Talk CURVE to auth-service, as the client key client.pub of the state directory (add it to "

@@ -105,10 +105,82 @@ struct KubernetesManifestTests {
             #expect(service.list("ports").first?["port"] as? Int == process.port)
             #expect(service.object("selector").string("app.kubernetes.io/name") == process.name)
         }
-        // The auth StatefulSet keeps its SQLite database on a volume of its own, with one writer.
-        let auth = try #require(all.first { $0.string("kind") == "StatefulSet" }).object("spec")
-        #expect(auth["replicas"] as? Int == 1)
-        #expect(auth.list("volumeClaimTemplates").first?.object("metadata").string("name") == "state")
+    }
+
+    @Test("auth runs several replicas on the shared PostgreSQL, spread over nodes, with a disruption budget")
+    func authReplicas() async throws {
+        let all = try await Self.documents().values.flatMap { $0 }
+        func named(_ kind: String, _ name: String) -> [String: Any]? {
+            all.first { $0.string("kind") == kind && $0.object("metadata").string("name") == name }
+        }
+        let auth = try #require(named("StatefulSet", "auth")).object("spec")
+        let replicas = try #require(auth["replicas"] as? Int)
+        #expect(replicas > 1)
+        // No volume of its own: the accounts are in the database, not in the pod.
+        #expect(auth.list("volumeClaimTemplates").isEmpty)
+        let pod = auth.object("template").object("spec")
+        let container = try #require(pod.list("containers").first { $0.string("name") == "auth" })
+        let database = try #require(container.list("env").first { $0.string("name") == "AUTH_DATABASE" })
+        let reference = database.object("valueFrom").object("secretKeyRef")
+        #expect(reference.string("name") == "reactive-login-database")
+        #expect(reference.string("key") == "url")
+        #expect(database["value"] == nil, "the database URL (with its password) belongs in a Secret")
+
+        let preferred = pod.object("affinity").object("podAntiAffinity")
+            .list("preferredDuringSchedulingIgnoredDuringExecution")
+        let term = try #require(preferred.first).object("podAffinityTerm")
+        #expect(term.string("topologyKey") == "kubernetes.io/hostname")
+        #expect(term.object("labelSelector").object("matchLabels").string("app.kubernetes.io/name") == "auth")
+
+        let budget = try #require(named("PodDisruptionBudget", "auth")).object("spec")
+        #expect(budget.object("selector").object("matchLabels").string("app.kubernetes.io/name") == "auth")
+        let allowed =
+            (budget["maxUnavailable"] as? Int).map { $0 < replicas }
+            ?? (budget["minAvailable"] as? Int).map { $0 >= 1 && $0 < replicas }
+        #expect(allowed == true, "the budget must let one replica go and keep one")
+
+        // Every caller lists every replica by its stable name.
+        let endpoints = (0..<replicas).map { "tcp://auth-\($0).auth:5562" }.joined(separator: ",")
+        for caller in ["validation", "heroes", "gateway"] {
+            let spec = try #require(named("Deployment", caller)).object("spec").object("template").object(
+                "spec")
+            let values = spec.list("containers").flatMap { $0.list("env") }.compactMap { $0.string("value") }
+            #expect(values.contains(endpoints), "\(caller) does not list every auth replica")
+        }
+    }
+
+    @Test("auth, validation and heroes have headless Services; PostgreSQL keeps its data and password safe")
+    func headlessAndDatabase() async throws {
+        let all = try await Self.documents().values.flatMap { $0 }
+        func named(_ kind: String, _ name: String) -> [String: Any]? {
+            all.first { $0.string("kind") == kind && $0.object("metadata").string("name") == name }
+        }
+        for name in ["auth", "validation", "heroes", "postgres"] {
+            let service = try #require(named("Service", name), "no Service \(name)").object("spec")
+            #expect(service.string("clusterIP") == "None", "\(name)'s Service is not headless")
+        }
+        let postgres = try #require(named("StatefulSet", "postgres")).object("spec")
+        #expect(postgres["replicas"] as? Int == 1)
+        #expect(postgres.list("volumeClaimTemplates").first?.object("metadata").string("name") == "data")
+        let pod = postgres.object("template").object("spec")
+        #expect(pod.object("securityContext")["runAsNonRoot"] as? Bool == true)
+        let container = try #require(pod.list("containers").first)
+        #expect(container.string("image")?.hasPrefix("postgres:15") == true)
+        let password = try #require(container.list("env").first { $0.string("name") == "POSTGRES_PASSWORD" })
+        #expect(
+            password.object("valueFrom").object("secretKeyRef").string("name") == "reactive-login-database")
+        #expect(container.list("volumeMounts").contains { $0.string("name") == "data" })
+
+        // Only auth reaches PostgreSQL.
+        let policy = try #require(named("NetworkPolicy", "postgres")).object("spec")
+        #expect(
+            policy.object("podSelector").object("matchLabels").string("app.kubernetes.io/name") == "postgres")
+        let from = policy.list("ingress").flatMap { $0.list("from") }
+        #expect(
+            from.map { $0.object("podSelector").object("matchLabels").string("app.kubernetes.io/name") } == [
+                "auth"
+            ])
+        #expect(policy.list("ingress").flatMap { $0.list("ports") }.first?["port"] as? Int == 5432)
     }
 
     @Test("peers are reached by Service name on their ports")
@@ -120,8 +192,9 @@ struct KubernetesManifestTests {
                 values += container.list("env").compactMap { $0.string("value") }
             }
         }
-        for endpoint in ["tcp://auth:5562", "tcp://validation:5561", "tcp://heroes:5563"] {
-            #expect(values.contains(endpoint), "nobody reaches \(endpoint)")
+        let endpoints = values.flatMap { $0.split(separator: ",").map(String.init) }
+        for endpoint in ["tcp://auth-0.auth:5562", "tcp://validation:5561", "tcp://heroes:5563"] {
+            #expect(endpoints.contains(endpoint), "nobody reaches \(endpoint)")
         }
     }
 
@@ -136,9 +209,23 @@ struct KubernetesManifestTests {
         let kinds = rendered.compactMap { $0.string("kind") }
         #expect(kinds.filter { $0 == "Service" }.count == 5)
         #expect(kinds.filter { $0 == "Deployment" }.count == 3)
-        #expect(kinds.filter { $0 == "StatefulSet" }.count == 1)
+        #expect(kinds.filter { $0 == "StatefulSet" }.count == 2)
+        #expect(kinds.filter { $0 == "PodDisruptionBudget" }.count == 1)
         let namespaced = rendered.filter { $0.string("kind") != "Namespace" }
         #expect(namespaced.allSatisfy { $0.object("metadata").string("namespace") == "reactive-login" })
+
+        // The overlay for an external database: the same set without PostgreSQL.
+        let external = try await runCommand(
+            try #require(commandOnPath("kubectl")),
+            ["kustomize", Paths.deploy + "/kubernetes-external-database"])
+        #expect(external.status == 0, "\(external.error)")
+        let withoutDatabase = try await parseRendered(external.output)
+        #expect(withoutDatabase.count == rendered.count - 3)
+        #expect(!withoutDatabase.contains { $0.object("metadata").string("name") == "postgres" })
+        #expect(
+            withoutDatabase.contains {
+                $0.string("kind") == "StatefulSet" && $0.object("metadata").string("name") == "auth"
+            })
     }
 
     @Test(
@@ -170,9 +257,9 @@ struct KubernetesManifestTests {
             ])
         #expect(result.status == 0, "\(result.error)")
         let secrets = try await parseRendered(result.output)
-        func data(_ name: String) throws -> [String: String] {
-            let secret = try #require(
-                secrets.first { $0.object("metadata").string("name") == "reactive-login-\(name)-keys" })
+        func data(_ name: String, secret secretName: String? = nil) throws -> [String: String] {
+            let wanted = secretName ?? "reactive-login-\(name)-keys"
+            let secret = try #require(secrets.first { $0.object("metadata").string("name") == wanted })
             #expect(secret.string("kind") == "Secret")
             return secret.object("data").compactMapValues { value in
                 (value as? String).flatMap { Data(base64Encoded: $0) }.map {
@@ -189,6 +276,12 @@ struct KubernetesManifestTests {
                     of: files.keys))
         }
         #expect(validation["auth.pub"] == auth["curve.pub"])
+        // One device-token secret for every auth replica, and the database's password and URL.
+        #expect(auth["device.key"]?.trimmingCharacters(in: .newlines).count == 43)
+        let database = try data("database", secret: "reactive-login-database")
+        let password = try #require(database["password"])
+        #expect(password.count >= 32)
+        #expect(database["url"] == "postgresql://auth:\(password)@postgres:5432/accounts")
         #expect(heroes["auth.pub"] == auth["curve.pub"])
         let allowed = auth["allowed_clients"] ?? ""
         for client in [validation, heroes] {

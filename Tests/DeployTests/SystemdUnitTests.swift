@@ -112,6 +112,41 @@ struct SystemdUnitTests {
                 of: processes.map { "reactive-login-\($0.name).service" }))
     }
 
+    @Test("auth@: one replica per port, each with its own state directory, sharing keys and the database")
+    func authReplicaTemplate() throws {
+        let unit = try Self.unit("reactive-login-auth@.service")
+        #expect(unit.sectionNames == ["Unit", "Service", "Install"])
+        #expect(
+            unit.values("Service", "ExecStart") == [
+                "/usr/local/bin/auth-service --endpoint tcp://${AUTH_BIND_ADDRESS}:%i"
+            ])
+        #expect(unit.values("Service", "StateDirectory") == ["reactive-login/auth-%i"])
+        #expect(unit.values("Service", "Environment").contains("AUTH_STATE_DIR=%S/reactive-login/auth-%i"))
+        // The shared settings are required (AUTH_DATABASE), an instance's own are optional.
+        #expect(
+            unit.values("Service", "EnvironmentFile") == [
+                "/etc/reactive-login/auth.env", "-/etc/reactive-login/auth-%i.env",
+            ])
+        let pre = unit.values("Service", "ExecStartPre")
+        #expect(pre.first?.contains("postgresql://") == true, "an instance must refuse to start on SQLite")
+        #expect(pre.contains { $0.contains("$CREDENTIALS_DIRECTORY") && $0.contains("install -m 0600") })
+        let credentials = Set(
+            unit.values("Service", "LoadCredential").compactMap { $0.split(separator: ":").first })
+        #expect(
+            credentials == [
+                "curve.key", "curve.pub", "client.key", "client.pub", "allowed_clients", "device.key",
+            ])
+        #expect(
+            unit.values("Service", "ExecStartPost").first?.contains("auth-service --check --endpoint") == true
+        )
+        for (key, value) in [("DynamicUser", "yes"), ("ProtectSystem", "strict"), ("NoNewPrivileges", "yes")]
+        {
+            #expect(unit.values("Service", key) == [value], "\(key)")
+        }
+        #expect(unit.values("Unit", "PartOf") == ["reactive-login.target"])
+        #expect(unit.values("Install", "WantedBy") == ["reactive-login.target"])
+    }
+
     @Test(
         "systemd-analyze verify finds nothing to say",
         .enabled(if: commandOnPath("systemd-analyze") != nil, "systemd-analyze is not installed"))
@@ -132,9 +167,10 @@ struct SystemdUnitTests {
             let text = try String(contentsOfFile: Self.directory + "/" + name, encoding: .utf8)
                 .replacingOccurrences(of: "/usr/local/bin/", with: scratch.file("bin/"))
             try Data(text.utf8).write(to: URL(fileURLWithPath: scratch.file(name)))
-            names.append(scratch.file(name))
+            // A template is verified as an instance of it (the name systemd would start).
+            names.append(scratch.file(name.replacingOccurrences(of: "@.", with: "@5562.")))
         }
-        #expect(names.count == 5)
+        #expect(names.count == 6)
         let result = try await runCommand(
             try #require(commandOnPath("systemd-analyze")), ["verify", "--man=no"] + names)
         #expect(result.status == 0)

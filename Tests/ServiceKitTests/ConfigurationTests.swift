@@ -118,6 +118,18 @@ struct ConfigurationTests {
         }
     }
 
+    @Test("a list of endpoints: one, or several separated by commas, each checked")
+    func endpointLists() {
+        let list = ValueParser<[Endpoint]>.endpoints
+        #expect(list.parse("tcp://a:1")?.map(\.description) == ["tcp://a:1"])
+        let three = "tcp://10.0.0.1:5562,tcp://10.0.0.2:5562,ipc:///tmp/auth.sock"
+        #expect(list.parse(three)?.map(\.description) == three.split(separator: ",").map(String.init))
+        #expect(list.parse(three).map(list.format) == three)
+        for bad in ["", ",", "tcp://a:1,", ",tcp://a:1", "tcp://a:1,,tcp://b:2", "tcp://a:1, tcp://b:2"] {
+            #expect(list.parse(bad) == nil, "\(bad)")
+        }
+    }
+
     @Test("an unknown flag suggests the nearest known one")
     func unknownFlag() {
         #expect(throws: ConfigurationError.unknownFlag("--endpont", suggestion: "--endpoint")) {

@@ -100,6 +100,23 @@ extension ValueParser where Value == Endpoint {
     }
 }
 
+extension ValueParser where Value == [Endpoint] {
+    /// One or more ZeroMQ endpoints separated by commas (`tcp://10.0.0.1:5562,tcp://10.0.0.2:5562`):
+    /// the replicas of one service, which a client spreads its calls over.
+    public static var endpoints: ValueParser<[Endpoint]> {
+        ValueParser(
+            expected:
+                "one or more endpoints tcp://host:port, ipc://path or inproc://name, separated by commas",
+            placeholder: "<endpoint>[,<endpoint>...]",
+            parse: { text in
+                let parts = text.split(separator: ",", omittingEmptySubsequences: false)
+                let endpoints = parts.compactMap { Endpoint(String($0)) }
+                return endpoints.count == parts.count && !endpoints.isEmpty ? endpoints : nil
+            },
+            format: { $0.map(\.description).joined(separator: ",") })
+    }
+}
+
 extension ValueParser {
     /// One of the cases of a string-backed enumeration, written as its raw value.
     public static func choice(_ type: Value.Type = Value.self) -> ValueParser<Value>
