@@ -9,6 +9,28 @@ let common: [SwiftSetting] = [
     .enableUpcomingFeature("InternalImportsByDefault"),
 ]
 
+/// The vector kernels of Argon2's compression function: one source file compiled for x86-64-v3
+/// (AVX2) and for x86-64-v4 (AVX-512); `Argon2` picks one at run time from the CPU's flags. The
+/// `Builtin` module gives the kernels LLVM's vector shifts (see Sources/Argon2KernelAVX2).
+#if arch(x86_64)
+    let argon2KernelTargets: [Target] = [
+        .target(
+            name: "Argon2KernelAVX2",
+            swiftSettings: common + [
+                .enableExperimentalFeature("BuiltinModule"), .unsafeFlags(["-Xcc", "-march=x86-64-v3"]),
+            ]),
+        .target(
+            name: "Argon2KernelAVX512",
+            swiftSettings: common + [
+                .enableExperimentalFeature("BuiltinModule"), .unsafeFlags(["-Xcc", "-march=x86-64-v4"]),
+            ]),
+    ]
+    let argon2Kernels: [Target.Dependency] = ["Argon2KernelAVX2", "Argon2KernelAVX512"]
+#else
+    let argon2KernelTargets: [Target] = []
+    let argon2Kernels: [Target.Dependency] = []
+#endif
+
 let package = Package(
     name: "ReactiveLogin",
     platforms: [.macOS(.v15)],
@@ -19,6 +41,7 @@ let package = Package(
         .library(name: "ZeroMQ", targets: ["ZeroMQ"]),
         .library(name: "RemoteStreams", targets: ["RemoteStreams"]),
         .library(name: "Sodium", targets: ["Sodium"]),
+        .library(name: "Argon2", targets: ["Argon2"]),
         .library(name: "AuthCore", targets: ["AuthCore"]),
         .library(name: "Contracts", targets: ["Contracts"]),
         .library(name: "GatewayMessages", targets: ["GatewayMessages"]),
@@ -67,6 +90,13 @@ let package = Package(
             path: "Benchmarks/AuthBenchmarks",
             swiftSettings: common
         ),
+        // make bench-argon2: raw Argon2id verifications, libsodium against each kernel of ours.
+        .executableTarget(
+            name: "Argon2Benchmarks",
+            dependencies: ["Argon2", "Sodium", "Measuring"],
+            path: "Benchmarks/Argon2Benchmarks",
+            swiftSettings: common
+        ),
         .systemLibrary(name: "CZeroMQ", providers: [.apt(["libzmq3-dev"])]),
         .target(name: "ZeroMQ", dependencies: ["CZeroMQ"], swiftSettings: common),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"], swiftSettings: common),
@@ -86,6 +116,9 @@ let package = Package(
         .systemLibrary(name: "CSodium", providers: [.apt(["libsodium-dev"])]),
         .target(name: "Sodium", dependencies: ["CSodium"], swiftSettings: common),
         .testTarget(name: "SodiumTests", dependencies: ["Sodium"], swiftSettings: common),
+        // Argon2id and BLAKE2b in Swift (RFC 9106, RFC 7693), hashing into memory the caller owns.
+        .target(name: "Argon2", dependencies: argon2Kernels, swiftSettings: common),
+        .testTarget(name: "Argon2Tests", dependencies: ["Argon2", "Sodium"], swiftSettings: common),
         // The wire types and the method descriptors: no server code, so clients link it freely.
         .target(name: "Contracts", dependencies: ["RemoteProtocol"], swiftSettings: common),
         // The message catalogue and screen messages, shared by the gateway and its clients.
@@ -232,6 +265,6 @@ let package = Package(
             ],
             path: "Benchmarks/GatewayBenchmarks",
             swiftSettings: common),
-    ],
+    ] + argon2KernelTargets,
     swiftLanguageModes: [.v6]
 )
