@@ -6,7 +6,7 @@
 // Rounds are interleaved so that load from other processes hits every row alike; each row keeps its
 // best round.
 //
-// Usage: Argon2Benchmarks [--seconds S] [--rounds N] [--threads 1,2]
+// Usage: Argon2Benchmarks [--seconds S] [--rounds N] [--threads 1,2] [--only libsodium,avx2,...]
 
 import Argon2
 import Foundation
@@ -53,7 +53,8 @@ struct RowFigures {
 /// This thread's CPU time and faults.
 func threadUsage() -> ThreadFigures {
     var usage = rusage()
-    getrusage(RUSAGE_THREAD, &usage)
+    // RUSAGE_THREAD (1): Glibc's module leaves it out (it needs _GNU_SOURCE).
+    getrusage(1, &usage)
     return ThreadFigures(
         verifications: 0,
         userSeconds: Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6,
@@ -125,7 +126,7 @@ func measure(_ implementation: Implementation, threads: Int, seconds: Double, pa
 }
 
 func usage() -> Never {
-    print("usage: Argon2Benchmarks [--seconds S] [--rounds N] [--threads 1,2]")
+    print("usage: Argon2Benchmarks [--seconds S] [--rounds N] [--threads 1,2] [--only libsodium,avx2,...]")
     exit(2)
 }
 
@@ -133,6 +134,7 @@ let cores = ProcessInfo.processInfo.activeProcessorCount
 var seconds = 5.0
 var rounds = 3
 var threadCounts = Array(Set([1, cores])).sorted()
+var only: Set<String>?
 var arguments = CommandLine.arguments.dropFirst()
 while let option = arguments.popFirst() {
     guard let value = arguments.popFirst() else { usage() }
@@ -140,6 +142,7 @@ while let option = arguments.popFirst() {
     case "--seconds": seconds = Double(value) ?? 0
     case "--rounds": rounds = Int(value) ?? 0
     case "--threads": threadCounts = value.split(separator: ",").compactMap { Int($0) }
+    case "--only": only = Set(value.split(separator: ",").map(String.init))
     default: usage()
     }
 }
@@ -147,7 +150,13 @@ guard seconds > 0, rounds > 0, !threadCounts.isEmpty, threadCounts.allSatisfy({ 
 
 let password = Array("bench-password-raw".utf8)
 let stored = try Argon2id.hash(password: password, cost: .owasp)
-let implementations = [Implementation.libsodium] + Argon2Kernel.supported.map { .swift($0) }
+let implementations = ([Implementation.libsodium] + Argon2Kernel.supported.map { .swift($0) }).filter {
+    implementation in
+    switch implementation {
+    case .libsodium: only?.contains("libsodium") ?? true
+    case .swift(let kernel): only?.contains(kernel.rawValue) ?? true
+    }
+}
 print(
     "Argon2Benchmarks: \(cores) cores, m=19456 KiB t=2 p=1, \(fixed(seconds, 1)) s per run, \(rounds) rounds; "
         + "kernels on this CPU: \(Argon2Kernel.supported.map(\.description).joined(separator: ", "))")
