@@ -11,18 +11,19 @@ let common: [SwiftSetting] = [
 
 /// The vector kernels of Argon2's compression function: one source file compiled for x86-64-v3
 /// (AVX2) and for x86-64-v4 (AVX-512); `Argon2` picks one at run time from the CPU's flags. The
-/// `Builtin` module gives the kernels LLVM's vector shifts (see Sources/Argon2KernelAVX2).
+/// `Builtin` module gives the kernels LLVM's vector shifts (see Sources/Argon2KernelAVX2). Argon2
+/// and its kernels are optimised in debug builds too: the tests hash thousands of times.
 #if arch(x86_64)
     let argon2KernelTargets: [Target] = [
         .target(
             name: "Argon2KernelAVX2",
             swiftSettings: common + [
-                .enableExperimentalFeature("BuiltinModule"), .unsafeFlags(["-Xcc", "-march=x86-64-v3"]),
+                .enableExperimentalFeature("BuiltinModule"), .unsafeFlags(["-Xcc", "-march=x86-64-v3", "-O"]),
             ]),
         .target(
             name: "Argon2KernelAVX512",
             swiftSettings: common + [
-                .enableExperimentalFeature("BuiltinModule"), .unsafeFlags(["-Xcc", "-march=x86-64-v4"]),
+                .enableExperimentalFeature("BuiltinModule"), .unsafeFlags(["-Xcc", "-march=x86-64-v4", "-O"]),
             ]),
     ]
     let argon2Kernels: [Target.Dependency] = ["Argon2KernelAVX2", "Argon2KernelAVX512"]
@@ -85,7 +86,7 @@ let package = Package(
         .executableTarget(
             name: "AuthBenchmarks",
             dependencies: [
-                "Sodium", "Contracts", "Reactive", "RemoteStreams", "BenchmarkSupport", "Measuring",
+                "Argon2", "Sodium", "Contracts", "Reactive", "RemoteStreams", "BenchmarkSupport", "Measuring",
             ],
             path: "Benchmarks/AuthBenchmarks",
             swiftSettings: common
@@ -117,7 +118,7 @@ let package = Package(
         .target(name: "Sodium", dependencies: ["CSodium"], swiftSettings: common),
         .testTarget(name: "SodiumTests", dependencies: ["Sodium"], swiftSettings: common),
         // Argon2id and BLAKE2b in Swift (RFC 9106, RFC 7693), hashing into memory the caller owns.
-        .target(name: "Argon2", dependencies: argon2Kernels, swiftSettings: common),
+        .target(name: "Argon2", dependencies: argon2Kernels, swiftSettings: common + [.unsafeFlags(["-O"])]),
         .testTarget(name: "Argon2Tests", dependencies: ["Argon2", "Sodium"], swiftSettings: common),
         // The wire types and the method descriptors: no server code, so clients link it freely.
         .target(name: "Contracts", dependencies: ["RemoteProtocol"], swiftSettings: common),
@@ -159,19 +160,19 @@ let package = Package(
             swiftSettings: common),
         .target(
             name: "AuthCore",
-            dependencies: ["Sodium", "SQLite", "Reactive", "Contracts", "RemoteProtocol", "RemoteStreams", "ZeroMQ"],
+            dependencies: ["Argon2", "Sodium", "SQLite", "Reactive", "Contracts", "RemoteProtocol", "RemoteStreams", "ZeroMQ"],
             swiftSettings: common),
         .testTarget(
             name: "AuthCoreTests",
             dependencies: [
-                "AuthCore", "Sodium", "SQLite", "Contracts", "Reactive", "RemoteProtocol", "RemoteStreams",
+                "AuthCore", "Argon2", "Sodium", "SQLite", "Contracts", "Reactive", "RemoteProtocol", "RemoteStreams",
                 "ZeroMQ",
             ],
             swiftSettings: common),
         .executableTarget(
             name: "auth-service",
             dependencies: [
-                "AuthCore", "ServiceKit", "RemoteStreams", "ZeroMQ", "Contracts", "SQLite", "Sodium",
+                "AuthCore", "Argon2", "ServiceKit", "RemoteStreams", "ZeroMQ", "Contracts", "SQLite", "Sodium",
                 "Reactive",
             ],
             swiftSettings: common),

@@ -42,21 +42,21 @@ public enum Argon2Kernel: String, Sendable, Hashable, CaseIterable, CustomString
     @inline(__always)
     func compress(
         previous: UnsafeRawPointer, reference: UnsafeRawPointer, next: UnsafeMutableRawPointer,
-        scratch: UnsafeMutableRawPointer, accumulate: Bool
+        scratch: UnsafeMutableRawPointer, accumulate: Bool, upcoming: (UInt64) -> UnsafeRawPointer? = { _ in nil }
     ) {
         switch self {
         case .portable:
             PortableKernel.compress(
-                previous: previous, reference: reference, next: next, scratch: scratch, accumulate: accumulate)
+                previous: previous, reference: reference, next: next, scratch: scratch, accumulate: accumulate, upcoming: upcoming)
         #if arch(x86_64)
             case .avx2:
                 Argon2KernelAVX2.BlockKernel.compress(
                     previous: previous, reference: reference, next: next, scratch: scratch,
-                    accumulate: accumulate)
+                    accumulate: accumulate, upcoming: upcoming)
             case .avx512:
                 Argon2KernelAVX512.BlockKernel.compress(
                     previous: previous, reference: reference, next: next, scratch: scratch,
-                    accumulate: accumulate)
+                    accumulate: accumulate, upcoming: upcoming)
         #else
             case .avx2, .avx512:
                 preconditionFailure("the \(self) kernel exists on x86-64 only")

@@ -295,17 +295,10 @@ public final class Argon2Workspace {
         var current = lane * laneLength + slice * segmentLength + start
         var previous = current % laneLength == 0 ? current + laneLength - 1 : current - 1
         let accumulate = pass > 0
-        for index in start..<segmentLength {
-            if current % laneLength == 1 { previous = current - 1 }
-            let pseudoRandom: UInt64
-            if independent {
-                if index % 128 == 0 { nextAddresses() }
-                pseudoRandom = addressWords[index % 128]
-            } else {
-                pseudoRandom = block(previous).load(as: UInt64.self)
-            }
-            let referenceLane =
-                pass == 0 && slice == 0 ? lane : Int((pseudoRandom >> 32) % UInt64(lanes))
+        let startPosition = pass == 0 || slice == 3 ? 0 : (slice + 1) * segmentLength
+        /// The block that block `index` of the segment refers to, picked by `pseudoRandom`.
+        func reference(_ pseudoRandom: UInt64, index: Int) -> UnsafeMutableRawPointer {
+            let referenceLane = pass == 0 && slice == 0 ? lane : Int((pseudoRandom >> 32) % UInt64(lanes))
             let sameLane = referenceLane == lane
             // The reference area: blocks of this lane or another that are finished (RFC 9106, 3.4.1.2).
             let areaSize: Int
@@ -323,12 +316,32 @@ public final class Argon2Workspace {
             let j1 = pseudoRandom & 0xFFFF_FFFF
             let x = (j1 &* j1) >> 32
             let y = (UInt64(areaSize) &* x) >> 32
-            let relative = UInt64(areaSize) - 1 - y
-            let startPosition = pass == 0 || slice == 3 ? 0 : (slice + 1) * segmentLength
-            let referenceIndex = (startPosition + Int(relative)) % laneLength
+            let relative = Int(UInt64(areaSize) - 1 - y)
+            return block(referenceLane * laneLength + (startPosition + relative) % laneLength)
+        }
+        for index in start..<segmentLength {
+            if current % laneLength == 1 { previous = current - 1 }
+            let pseudoRandom: UInt64
+            if independent {
+                if index % 128 == 0 { nextAddresses() }
+                pseudoRandom = addressWords[index % 128]
+            } else {
+                pseudoRandom = block(previous).load(as: UInt64.self)
+            }
             kernel.compress(
-                previous: block(previous), reference: block(referenceLane * laneLength + referenceIndex),
-                next: block(current), scratch: scratch, accumulate: accumulate)
+                previous: block(previous), reference: reference(pseudoRandom, index: index),
+                next: block(current), scratch: scratch, accumulate: accumulate
+            ) { first in
+                // The next block's reference, to prefetch: known from `first` (data-dependent) or
+                // from the address block (data-independent, unless a new one is due).
+                let following = index + 1
+                guard following < segmentLength else { return nil }
+                if independent {
+                    guard following % 128 != 0 else { return nil }
+                    return UnsafeRawPointer(reference(addressWords[following % 128], index: following))
+                }
+                return UnsafeRawPointer(reference(first, index: following))
+            }
             current += 1
             previous += 1
         }

@@ -2,10 +2,11 @@
 /// the RFC writes it. It runs on any CPU and is the reference the vector kernels are tested against.
 enum PortableKernel {
     /// `next = G(previous, reference)`, or `next ^= G(previous, reference)` when `accumulate` is
-    /// true; the same contract as the vector kernels' `compress`.
+    /// true; the same contract as the vector kernels' `compress`, without prefetching (`upcoming`
+    /// is ignored).
     static func compress(
         previous: UnsafeRawPointer, reference: UnsafeRawPointer, next: UnsafeMutableRawPointer,
-        scratch: UnsafeMutableRawPointer, accumulate: Bool
+        scratch: UnsafeMutableRawPointer, accumulate: Bool, upcoming: (UInt64) -> UnsafeRawPointer?
     ) {
         let x = previous.assumingMemoryBound(to: UInt64.self)
         let y = reference.assumingMemoryBound(to: UInt64.self)

@@ -67,6 +67,16 @@ private func permute(_ a: inout Lanes, _ b: inout Lanes, _ c: inout Lanes, _ d: 
     d = Lanes(d[1], d[2], d[3], d[0])
 }
 
+/// Asks the CPU to bring the 1024-byte block at `block` into every cache level.
+@inline(__always)
+private func prefetch(_ block: UnsafeRawPointer) {
+    for line in stride(from: 0, to: 1024, by: 64) {
+        // llvm.prefetch(address, read, keep in all levels, data).
+        Builtin.int_prefetch_RawPointer(
+            (block + line)._rawValue, Builtin.zeroInitializer(), (3 as Int32)._value, (1 as Int32)._value)
+    }
+}
+
 /// The compression function, vectorised for the CPU this module is compiled for.
 package enum BlockKernel {
     /// `next = G(previous, reference)`, or `next ^= G(previous, reference)` when `accumulate` is true
@@ -76,10 +86,15 @@ package enum BlockKernel {
     /// working space that ends up holding derived data (the caller wipes it). `next` may be
     /// `reference` (the address generator compresses a block into itself) but neither may overlap
     /// `scratch`.
+    ///
+    /// `upcoming` is called once the first word of the new block is known (after the first column),
+    /// with that word; the block it returns, if any, is prefetched while the other seven columns
+    /// run. Argon2 picks the next block's reference from exactly that word, so the reference's read
+    /// from memory overlaps this block's work instead of stalling the next one.
     @inline(never)
     package static func compress(
         previous: UnsafeRawPointer, reference: UnsafeRawPointer, next: UnsafeMutableRawPointer,
-        scratch: UnsafeMutableRawPointer, accumulate: Bool
+        scratch: UnsafeMutableRawPointer, accumulate: Bool, upcoming: (UInt64) -> UnsafeRawPointer?
     ) {
         let x = previous.assumingMemoryBound(to: Lanes.self)
         let y = reference.assumingMemoryBound(to: Lanes.self)
@@ -114,6 +129,12 @@ package enum BlockKernel {
             pairs[40 + column] = c.highHalf
             pairs[48 + column] = d.lowHalf
             pairs[56 + column] = d.highHalf
+            if column == 0 {
+                let first = previous.load(as: UInt64.self) ^ reference.load(as: UInt64.self) ^ a[0]
+                if let block = upcoming(accumulate ? first ^ next.load(as: UInt64.self) : first) {
+                    prefetch(block)
+                }
+            }
         }
         // G = Z ⊕ R, where R is read again from X and Y (still in the first-level cache).
         let out = next.assumingMemoryBound(to: Lanes.self)

@@ -26,7 +26,7 @@ struct Argon2idTests {
     func rawMatchesLibsodium(kernel: Argon2Kernel) throws {
         let workspace = try Argon2Workspace(memoryKiB: 256, kernel: kernel)
         var generator = SystemRandomNumberGenerator()
-        let rounds = kernel == .portable ? 150 : 1000
+        let rounds = kernel == .portable ? 500 : 3000
         for _ in 0..<rounds {
             let password = randomBytes(Int.random(in: 0...80, using: &generator), &generator)
             let salt = randomBytes(16, &generator)
@@ -47,7 +47,7 @@ struct Argon2idTests {
     func stringsBothWays(kernel: Argon2Kernel) throws {
         let workspace = try Argon2Workspace(memoryKiB: 128, kernel: kernel)
         var generator = SystemRandomNumberGenerator()
-        let rounds = kernel == .portable ? 50 : 400
+        let rounds = kernel == .portable ? 300 : 1500
         for _ in 0..<rounds {
             let password = randomBytes(Int.random(in: 0...64, using: &generator), &generator)
             var wrong = password
