@@ -2,7 +2,9 @@
     import Argon2KernelAVX2
     import Argon2KernelAVX512
 #endif
-import Foundation
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The code that runs Argon2's compression function, chosen at run time for the CPU.
 ///
@@ -72,7 +74,25 @@ struct CPUFeatures: Sendable {
     /// Every flag of the first processor in /proc/cpuinfo.
     let flags: Set<String>
 
-    static let current = CPUFeatures(cpuinfo: (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? "")
+    static let current = CPUFeatures(cpuinfo: readCPUInfo())
+
+    /// /proc/cpuinfo's text, or "" where there is none.
+    private static func readCPUInfo() -> String {
+        #if os(Linux)
+            guard let file = fopen("/proc/cpuinfo", "r") else { return "" }
+            defer { fclose(file) }
+            var bytes: [UInt8] = []
+            var chunk = [UInt8](repeating: 0, count: 4096)
+            while true {
+                let count = fread(&chunk, 1, chunk.count, file)
+                if count <= 0 { break }
+                bytes += chunk[0..<count]
+            }
+            return String(decoding: bytes, as: UTF8.self)
+        #else
+            return ""
+        #endif
+    }
 
     init(cpuinfo: String) {
         let line = cpuinfo.split(separator: "\n").first { $0.hasPrefix("flags") }
