@@ -18,12 +18,14 @@ let common: [SwiftSetting] = [
         .target(
             name: "Argon2KernelAVX2",
             swiftSettings: common + [
-                .enableExperimentalFeature("BuiltinModule"), .unsafeFlags(["-Xcc", "-march=x86-64-v3", "-O"]),
+                .enableExperimentalFeature("BuiltinModule"),
+                .unsafeFlags(["-Xcc", "-march=x86-64-v3", "-O"]),
             ]),
         .target(
             name: "Argon2KernelAVX512",
             swiftSettings: common + [
-                .enableExperimentalFeature("BuiltinModule"), .unsafeFlags(["-Xcc", "-march=x86-64-v4", "-O"]),
+                .enableExperimentalFeature("BuiltinModule"),
+                .unsafeFlags(["-Xcc", "-march=x86-64-v4", "-O"]),
             ]),
     ]
     let argon2Kernels: [Target.Dependency] = ["Argon2KernelAVX2", "Argon2KernelAVX512"]
@@ -129,7 +131,9 @@ let package = Package(
             swiftSettings: common),
         .target(
             name: "GatewayCore",
-            dependencies: ["Contracts", "GatewayMessages", "Reactive", "RemoteProtocol", "RemoteStreams", "ZeroMQ"],
+            dependencies: [
+                "Contracts", "GatewayMessages", "Reactive", "RemoteProtocol", "RemoteStreams", "ZeroMQ",
+            ],
             swiftSettings: common),
         .testTarget(
             name: "GatewayCoreTests",
@@ -143,15 +147,20 @@ let package = Package(
             dependencies: ["GatewayCore", "ServiceKit", "RemoteStreams", "ZeroMQ", "Contracts", "Reactive"],
             swiftSettings: common),
         .target(
-            name: "HeroCatalogCore", dependencies: ["Contracts", "Reactive", "RemoteProtocol", "RemoteStreams", "ZeroMQ"],
+            name: "HeroCatalogCore",
+            dependencies: ["Contracts", "Reactive", "RemoteProtocol", "RemoteStreams", "ZeroMQ"],
             swiftSettings: common),
         .testTarget(
             name: "HeroCatalogCoreTests",
-            dependencies: ["HeroCatalogCore", "Contracts", "Reactive", "RemoteProtocol", "RemoteStreams", "ZeroMQ"],
+            dependencies: [
+                "HeroCatalogCore", "Contracts", "Reactive", "RemoteProtocol", "RemoteStreams", "ZeroMQ",
+            ],
             swiftSettings: common),
         .executableTarget(
             name: "hero-catalog-service",
-            dependencies: ["HeroCatalogCore", "ServiceKit", "RemoteStreams", "ZeroMQ", "Contracts", "Reactive"],
+            dependencies: [
+                "HeroCatalogCore", "ServiceKit", "RemoteStreams", "ZeroMQ", "Contracts", "Reactive",
+            ],
             swiftSettings: common),
         .executableTarget(
             name: "CatalogBenchmarks",
@@ -160,19 +169,24 @@ let package = Package(
             swiftSettings: common),
         .target(
             name: "AuthCore",
-            dependencies: ["Argon2", "Sodium", "SQLite", "Reactive", "Contracts", "RemoteProtocol", "RemoteStreams", "ZeroMQ"],
+            dependencies: [
+                "Argon2", "Sodium", "SQLite", "Reactive", "Contracts", "RemoteProtocol", "RemoteStreams",
+                "ZeroMQ",
+            ],
             swiftSettings: common),
         .testTarget(
             name: "AuthCoreTests",
             dependencies: [
-                "AuthCore", "Argon2", "Sodium", "SQLite", "Contracts", "Reactive", "RemoteProtocol", "RemoteStreams",
+                "AuthCore", "Argon2", "Sodium", "SQLite", "Contracts", "Reactive", "RemoteProtocol",
+                "RemoteStreams",
                 "ZeroMQ",
             ],
             swiftSettings: common),
         .executableTarget(
             name: "auth-service",
             dependencies: [
-                "AuthCore", "Argon2", "ServiceKit", "RemoteStreams", "ZeroMQ", "Contracts", "SQLite", "Sodium",
+                "AuthCore", "Argon2", "ServiceKit", "RemoteStreams", "ZeroMQ", "Contracts", "SQLite",
+                "Sodium",
                 "Reactive",
             ],
             swiftSettings: common),
@@ -190,12 +204,15 @@ let package = Package(
         .testTarget(
             name: "ValidationCoreTests",
             dependencies: [
-                "ValidationCore", "Contracts", "Reactive", "ReactiveTestKit", "RemoteProtocol", "RemoteStreams", "ZeroMQ",
+                "ValidationCore", "Contracts", "Reactive", "ReactiveTestKit", "RemoteProtocol",
+                "RemoteStreams", "ZeroMQ",
             ],
             swiftSettings: common),
         .executableTarget(
             name: "validation-service",
-            dependencies: ["ValidationCore", "ServiceKit", "RemoteStreams", "ZeroMQ", "Contracts", "Reactive"],
+            dependencies: [
+                "ValidationCore", "ServiceKit", "RemoteStreams", "ZeroMQ", "Contracts", "Reactive",
+            ],
             swiftSettings: common),
         .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         .target(name: "SQLite", dependencies: ["CSQLite"], swiftSettings: common),
@@ -216,7 +233,8 @@ let package = Package(
             swiftSettings: common),
         // deploy/: manifests, unit files, the Dockerfile and the local stack script, checked offline.
         // What the test targets that start real programs share.
-        .target(name: "TestSupport", dependencies: ["ZeroMQ"], path: "Tests/TestSupport", swiftSettings: common),
+        .target(
+            name: "TestSupport", dependencies: ["ZeroMQ"], path: "Tests/TestSupport", swiftSettings: common),
         .testTarget(name: "DeployTests", dependencies: ["Contracts", "TestSupport"], swiftSettings: common),
         .target(
             name: "GatewayClient",
@@ -227,7 +245,9 @@ let package = Package(
             swiftSettings: common),
         .executableTarget(
             name: "gateway-cli",
-            dependencies: ["GatewayClient", "TerminalUI", "Contracts", "Reactive", "RemoteProtocol", "ServiceKit"],
+            dependencies: [
+                "GatewayClient", "TerminalUI", "Contracts", "Reactive", "RemoteProtocol", "ServiceKit",
+            ],
             swiftSettings: common),
         .testTarget(
             name: "GatewayClientTests",
@@ -242,11 +262,13 @@ let package = Package(
             dependencies: ["CNcursesw", "Contracts", "GatewayMessages", "Reactive", "ServiceKit", "ZeroMQ"],
             swiftSettings: common),
         .testTarget(
-            name: "TerminalUITests", dependencies: ["TerminalUI", "Contracts", "Reactive"], swiftSettings: common),
+            name: "TerminalUITests", dependencies: ["TerminalUI", "Contracts", "Reactive"],
+            swiftSettings: common),
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "Contracts", "RemoteStreams", "RemoteProtocol", "ZeroMQ", "Reactive", "ServiceKit", "TestSupport",
+                "Contracts", "RemoteStreams", "RemoteProtocol", "ZeroMQ", "Reactive", "ServiceKit",
+                "TestSupport",
             ],
             swiftSettings: common),
         // make bench-abuse: what a client that does not read costs everyone else.

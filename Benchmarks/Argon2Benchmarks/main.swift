@@ -64,7 +64,9 @@ func threadUsage() -> ThreadFigures {
 
 /// Verifies on `threads` threads of its own for `seconds` and returns the row's figures. Each
 /// thread sets up first (its workspace faulted in); all start together.
-func measure(_ implementation: Implementation, threads: Int, seconds: Double, password: [UInt8], stored: String)
+func measure(
+    _ implementation: Implementation, threads: Int, seconds: Double, password: [UInt8], stored: String
+)
     -> RowFigures
 {
     let ready = DispatchSemaphore(value: 0)
@@ -77,7 +79,7 @@ func measure(_ implementation: Implementation, threads: Int, seconds: Double, pa
             let workspace: Argon2Workspace?
             switch implementation {
             case .libsodium: workspace = nil
-            case .swift(let kernel): workspace = try! Argon2Workspace(memoryKiB: 19456, kernel: kernel)
+            case .swift(let kernel): workspace = makeWorkspace(kernel)
             }
             ready.signal()
             go.wait()
@@ -195,4 +197,13 @@ for threads in threadCounts {
 
 extension String {
     func leftPadded(_ width: Int) -> String { String(repeating: " ", count: max(0, width - count)) + self }
+}
+
+/// A workspace for the default cost, or the end of the benchmark with the reason.
+@Sendable func makeWorkspace(_ kernel: Argon2Kernel) -> Argon2Workspace {
+    do {
+        return try Argon2Workspace(memoryKiB: 19456, kernel: kernel)
+    } catch {
+        fatalError("cannot make a \(kernel) workspace: \(error)")
+    }
 }

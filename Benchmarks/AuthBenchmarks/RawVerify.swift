@@ -80,7 +80,7 @@ private func verifyOnThreads(
                 let workspace: Argon2Workspace?
                 switch implementation {
                 case .libsodium: workspace = nil
-                case .swift(let kernel): workspace = try! Argon2Workspace(memoryKiB: 19456, kernel: kernel)
+                case .swift(let kernel): workspace = makeWorkspace(kernel)
                 }
                 ready.signal()
                 go.wait()
@@ -120,5 +120,14 @@ private func verifyOnThreads(
             deadline.withLock { $0 = monotonicNanoseconds() + UInt64(seconds * 1e9) }
             for _ in 0..<threads { go.signal() }
         }.start()
+    }
+}
+
+/// A workspace for the default cost, or the end of the benchmark with the reason.
+func makeWorkspace(_ kernel: Argon2Kernel) -> Argon2Workspace {
+    do {
+        return try Argon2Workspace(memoryKiB: 19456, kernel: kernel)
+    } catch {
+        fatalError("cannot make a \(kernel) workspace: \(error)")
     }
 }

@@ -140,12 +140,16 @@ func rawAndLoginRows(raw: Bool, login: Bool) async throws -> [Row] {
             }
         }
             + loginImplementations.compactMap { setting in
-                best["login \(setting)"].map { Row(label: loginLabel(setting), key: "login-\(setting)", figures: $0) }
+                best["login \(setting)"].map {
+                    Row(label: loginLabel(setting), key: "login-\(setting)", figures: $0)
+                }
             }
     }
     guard login else {
         for round in 1...rounds {
-            for implementation in rawImplementations { keep("raw \(implementation)", try await measureRaw(implementation, round: round)) }
+            for implementation in rawImplementations {
+                keep("raw \(implementation)", try await measureRaw(implementation, round: round))
+            }
         }
         return rows()
     }
@@ -164,7 +168,9 @@ func rawAndLoginRows(raw: Bool, login: Bool) async throws -> [Row] {
                     }
                 }
                 for (setting, service) in services {
-                    keep("login \(setting)", try await measureLogin(service, setting: setting, round: round, password: password))
+                    keep(
+                        "login \(setting)",
+                        try await measureLogin(service, setting: setting, round: round, password: password))
                 }
             }
             return rows()
@@ -191,7 +197,10 @@ func measureLogin(
     let faults = (minorFaults(ofProcess: service.pid) ?? 0) - faultsBefore
     let stats = try await service.stats()
     figures.extras =
-        [("round", "\(round)"), ("argon2", setting), ("inflight", "\(loginsInFlight)"), ("users", "\(users)")]
+        [
+            ("round", "\(round)"), ("argon2", setting), ("inflight", "\(loginsInFlight)"),
+            ("users", "\(users)"),
+        ]
         + (try await cost.extras(
             service, figures: figures,
             counters: [
@@ -344,7 +353,8 @@ if let raw = rows.first(where: { $0.key == "raw-verify-libsodium" }) {
             let cpuRatio = verify / (service + client)
             print(
                 "  CPU per operation: verification (1) \(fixed(verify, 2)) ms; login (2) \(fixed(service, 2)) ms "
-                    + "in auth-service + \(fixed(client, 2)) ms in this client; (1)/(2) = \(fixed(cpuRatio, 2))")
+                    + "in auth-service + \(fixed(client, 2)) ms in this client; (1)/(2) = \(fixed(cpuRatio, 2))"
+            )
             line += " cpu_ratio=\(fixed(cpuRatio, 3))"
         }
         print(line)

@@ -44,12 +44,14 @@ public enum Argon2Kernel: String, Sendable, Hashable, CaseIterable, CustomString
     @inline(__always)
     func compress(
         previous: UnsafeRawPointer, reference: UnsafeRawPointer, next: UnsafeMutableRawPointer,
-        scratch: UnsafeMutableRawPointer, accumulate: Bool, upcoming: (UInt64) -> UnsafeRawPointer? = { _ in nil }
+        scratch: UnsafeMutableRawPointer, accumulate: Bool,
+        upcoming: (UInt64) -> UnsafeRawPointer? = { _ in nil }
     ) {
         switch self {
         case .portable:
             PortableKernel.compress(
-                previous: previous, reference: reference, next: next, scratch: scratch, accumulate: accumulate, upcoming: upcoming)
+                previous: previous, reference: reference, next: next, scratch: scratch,
+                accumulate: accumulate, upcoming: upcoming)
         #if arch(x86_64)
             case .avx2:
                 Argon2KernelAVX2.BlockKernel.compress(

@@ -23,7 +23,8 @@ public struct Argon2Parameters: Sendable, Hashable, CustomStringConvertible {
         }
         guard UInt64(memoryKiB) >= 8 * UInt64(lanes) else {
             throw Argon2Error(
-                code: .invalidParameters, message: "m=\(memoryKiB) KiB is less than 8 KiB per lane (p=\(lanes))")
+                code: .invalidParameters,
+                message: "m=\(memoryKiB) KiB is less than 8 KiB per lane (p=\(lanes))")
         }
         self.init(unchecked: passes, memoryKiB: memoryKiB, lanes: lanes)
     }

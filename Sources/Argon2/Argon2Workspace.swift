@@ -57,18 +57,21 @@ public final class Argon2Workspace {
             throw Argon2Error(code: .unsupportedKernel, message: "this CPU cannot run the \(kernel) kernel")
         }
         guard memoryKiB >= 8, memoryKiB <= Int(UInt32.max) else {
-            throw Argon2Error(code: .invalidParameters, message: "a workspace of \(memoryKiB) KiB (8 KiB to 4 TiB)")
+            throw Argon2Error(
+                code: .invalidParameters, message: "a workspace of \(memoryKiB) KiB (8 KiB to 4 TiB)")
         }
         let used = (memoryKiB + Self.workingBlocks) * Self.blockSize
         let length = used + Self.hugePage
         let flags = MAP_PRIVATE | MAP_ANONYMOUS
-        guard let mapped = mmap(nil, length, PROT_READ | PROT_WRITE, flags, -1, 0), mapped != MAP_FAILED else {
+        guard let mapped = mmap(nil, length, PROT_READ | PROT_WRITE, flags, -1, 0), mapped != MAP_FAILED
+        else {
             throw Argon2Error(
-                code: .outOfMemory, message: "mmap of \(length) bytes failed: \(String(cString: strerror(errno)))")
+                code: .outOfMemory,
+                message: "mmap of \(length) bytes failed: \(String(cString: strerror(errno)))")
         }
         let address = Int(bitPattern: mapped)
         let aligned = (address + Self.hugePage - 1) / Self.hugePage * Self.hugePage
-        let start = UnsafeMutableRawPointer(bitPattern: aligned)!
+        let start = mapped + (aligned - address)
         #if os(Linux)
             // Huge pages cut the TLB misses of the random reference reads; no core dump shows the memory.
             _ = madvise(start, used, MADV_HUGEPAGE)
@@ -168,7 +171,9 @@ public final class Argon2Workspace {
         guard fits(parameters) else {
             throw Argon2Error(
                 code: .insufficientMemory,
-                message: "\(parameters) needs \(parameters.blockCount) KiB; the workspace holds \(capacityKiB) KiB")
+                message:
+                    "\(parameters) needs \(parameters.blockCount) KiB; the workspace holds \(capacityKiB) KiB"
+            )
         }
     }
 
@@ -181,7 +186,8 @@ public final class Argon2Workspace {
         let blockCount = parameters.blockCount
         defer {
             wipeMemory(UnsafeMutableRawBufferPointer(start: blocks, count: blockCount * Self.blockSize))
-            wipeMemory(UnsafeMutableRawBufferPointer(start: scratch, count: Self.workingBlocks * Self.blockSize))
+            wipeMemory(
+                UnsafeMutableRawBufferPointer(start: scratch, count: Self.workingBlocks * Self.blockSize))
         }
         initialBlocks(
             password: password, salt: salt, parameters: parameters, secret: secret,
@@ -235,7 +241,8 @@ public final class Argon2Workspace {
                     seedBytes.storeBytes(of: UInt32(column).littleEndian, toByteOffset: 64, as: UInt32.self)
                     variableLengthHash(
                         [UnsafeRawBufferPointer(seedBytes)],
-                        into: UnsafeMutableRawBufferPointer(start: block(lane * laneLength + column), count: Self.blockSize))
+                        into: UnsafeMutableRawBufferPointer(
+                            start: block(lane * laneLength + column), count: Self.blockSize))
                 }
             }
             wipeMemory(seedBytes)
@@ -243,7 +250,9 @@ public final class Argon2Workspace {
     }
 
     /// H′ (RFC 9106, 3.3): a hash of any length from BLAKE2b, of `LE32(length) || parts`.
-    private func variableLengthHash(_ parts: [UnsafeRawBufferPointer], into output: UnsafeMutableRawBufferPointer) {
+    private func variableLengthHash(
+        _ parts: [UnsafeRawBufferPointer], into output: UnsafeMutableRawBufferPointer
+    ) {
         let length = output.count
         var hasher = BLAKE2b(outputLength: min(length, 64))
         hasher.update(UInt32(length))
@@ -258,13 +267,14 @@ public final class Argon2Workspace {
             let whole = (length + 31) / 32 - 2
             var offset = 0
             for index in 1...whole {
-                output.baseAddress!.advanced(by: offset).copyMemory(from: v.baseAddress!, byteCount: 32)
+                UnsafeMutableRawBufferPointer(rebasing: output[offset..<offset + 32])
+                    .copyMemory(from: UnsafeRawBufferPointer(rebasing: v[0..<32]))
                 offset += 32
                 if index < whole { BLAKE2b.hash([UnsafeRawBufferPointer(v)], outputLength: 64, into: v) }
             }
             let rest = length - 32 * whole
             var last = BLAKE2b(outputLength: rest)
-            last.update(UnsafeRawBufferPointer(start: v.baseAddress!, count: 64))
+            last.update(UnsafeRawBufferPointer(v))
             last.finish(into: UnsafeMutableRawBufferPointer(rebasing: output[offset...]))
             wipeMemory(v)
         }
@@ -352,7 +362,8 @@ public final class Argon2Workspace {
         let input = addressInput.assumingMemoryBound(to: UInt64.self)
         input[6] &+= 1
         kernel.compress(
-            previous: zeroBlock, reference: addressInput, next: addresses, scratch: scratch, accumulate: false)
+            previous: zeroBlock, reference: addressInput, next: addresses, scratch: scratch, accumulate: false
+        )
         kernel.compress(
             previous: zeroBlock, reference: addresses, next: addresses, scratch: scratch, accumulate: false)
     }
@@ -369,7 +380,8 @@ func constantTimeEquals(_ a: [UInt8], _ b: [UInt8]) -> Bool {
 extension Argon2Workspace {
     /// True when every byte of the workspace is zero (for tests of the wipe).
     var isWiped: Bool {
-        let bytes = UnsafeRawBufferPointer(start: scratch - capacityKiB * 1024, count: (capacityKiB + 5) * 1024)
+        let bytes = UnsafeRawBufferPointer(
+            start: scratch - capacityKiB * 1024, count: (capacityKiB + 5) * 1024)
         return bytes.allSatisfy { $0 == 0 }
     }
 }

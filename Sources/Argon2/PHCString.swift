@@ -115,7 +115,8 @@ public struct PHCString: Sendable, Hashable, CustomStringConvertible {
 /// Standard-alphabet Base64 without padding, as libsodium's `sodium_bin2base64` and
 /// `sodium_base642bin` with `sodium_base64_VARIANT_ORIGINAL_NO_PADDING` write and read it.
 enum Base64 {
-    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+    private static let alphabet = Array(
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
 
     static func encode(_ bytes: [UInt8]) -> String {
         var out: [UInt8] = []

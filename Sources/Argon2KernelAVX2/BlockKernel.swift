@@ -16,7 +16,9 @@ import Builtin
 typealias Lanes = SIMD4<UInt64>
 
 @inline(__always)
-private func vector(_ lanes: Lanes) -> Builtin.Vec4xInt64 { unsafeBitCast(lanes, to: Builtin.Vec4xInt64.self) }
+private func vector(_ lanes: Lanes) -> Builtin.Vec4xInt64 {
+    unsafeBitCast(lanes, to: Builtin.Vec4xInt64.self)
+}
 
 @inline(__always)
 private func lanes(_ vector: Builtin.Vec4xInt64) -> Lanes { unsafeBitCast(vector, to: Lanes.self) }
@@ -36,7 +38,9 @@ private func rotateRight(_ x: Lanes, _ bits: UInt64) -> Lanes {
 @inline(__always)
 private func blaMka(_ a: Lanes, _ b: Lanes) -> Lanes {
     let low = vector(Lanes(repeating: 0xFFFF_FFFF))
-    let product = lanes(Builtin.mul_Vec4xInt64(Builtin.and_Vec4xInt64(vector(a), low), Builtin.and_Vec4xInt64(vector(b), low)))
+    let product = lanes(
+        Builtin.mul_Vec4xInt64(Builtin.and_Vec4xInt64(vector(a), low), Builtin.and_Vec4xInt64(vector(b), low))
+    )
     return a &+ b &+ (product &+ product)
 }
 

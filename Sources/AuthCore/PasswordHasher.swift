@@ -77,7 +77,8 @@ final class PasswordHasher {
             do {
                 return try workspace.hashString(password: password, parameters: parameters)
             } catch {
-                throw SodiumError(code: .hashingFailed, function: "Argon2Workspace.hashString", message: error.message)
+                throw SodiumError(
+                    code: .hashingFailed, function: "Argon2Workspace.hashString", message: error.message)
             }
         }
         counts.libsodium.wrappingAdd(1, ordering: .relaxed)
@@ -92,7 +93,7 @@ final class PasswordHasher {
                 let outcome = try workspace.verify(password: password, against: stored)
                 counts.own.wrappingAdd(1, ordering: .relaxed)
                 return outcome
-            } catch where error.code == .insufficientMemory {
+            } catch  where error.code == .insufficientMemory {
                 // A cost larger than this workspace (a string stored at another cost): libsodium.
             } catch {
                 return false

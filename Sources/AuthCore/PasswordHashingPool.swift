@@ -117,7 +117,9 @@ public final class PasswordHashingPool: Sendable {
             self.init(workers: workers, queueCapacity: queueCapacity, workspaces: nil)
         case .swift(let kernel):
             var workspaces: [Argon2Workspace] = []
-            for _ in 0..<workers { workspaces.append(try Argon2Workspace(memoryKiB: cost.memoryKiB, kernel: kernel)) }
+            for _ in 0..<workers {
+                workspaces.append(try Argon2Workspace(memoryKiB: cost.memoryKiB, kernel: kernel))
+            }
             self.init(workers: workers, queueCapacity: queueCapacity, workspaces: workspaces)
         }
     }
@@ -131,7 +133,8 @@ public final class PasswordHashingPool: Sendable {
         self.core = Core(workers: workers, queueCapacity: queueCapacity)
         let first = workspaces?.first
         self.hashing = HashingSetup(
-            implementation: first.map { .swift($0.kernel) } ?? .libsodium, workspaceBytes: first?.residentBytes ?? 0,
+            implementation: first.map { .swift($0.kernel) } ?? .libsodium,
+            workspaceBytes: first?.residentBytes ?? 0,
             workers: workers)
         for index in 0..<workers {
             let core = self.core
@@ -279,7 +282,8 @@ public final class PasswordHashingPool: Sendable {
     /// Queues job `id` (or refuses it at once); `deliver` gets its outcome exactly once, on the worker
     /// or, when refused, here. The one path every job takes.
     private func start<Output: Sendable>(
-        _ id: UInt64, _ work: @escaping @Sendable (PasswordHasher) -> Result<Output, HashingPoolError>, isCancelled: Bool,
+        _ id: UInt64, _ work: @escaping @Sendable (PasswordHasher) -> Result<Output, HashingPoolError>,
+        isCancelled: Bool,
         deliver: @escaping @Sendable (Result<Output, HashingPoolError>) -> Void
     ) {
         let job = Job(

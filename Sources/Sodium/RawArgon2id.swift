@@ -13,12 +13,16 @@ extension Argon2id {
     ///
     /// Throws ``SodiumError/Code/hashingFailed`` when libsodium refuses the input (a salt that is
     /// not 16 bytes, a length under 16) or cannot allocate the cost's memory.
-    public static func derive(length: Int, password: [UInt8], salt: [UInt8], cost: Cost) throws(SodiumError) -> [UInt8] {
+    public static func derive(length: Int, password: [UInt8], salt: [UInt8], cost: Cost) throws(SodiumError)
+        -> [UInt8]
+    {
         LibSodium.ensureInitialized()
         guard salt.count == saltCount, length >= Int(crypto_pwhash_BYTES_MIN) else {
             throw SodiumError(
                 code: .hashingFailed, function: "crypto_pwhash",
-                message: "a \(salt.count)-byte salt (needs \(saltCount)) and a \(length)-byte output (at least 16)")
+                message:
+                    "a \(salt.count)-byte salt (needs \(saltCount)) and a \(length)-byte output (at least 16)"
+            )
         }
         var output = [UInt8](repeating: 0, count: length)
         try withPasswordPointer(password) { pointer, count throws(SodiumError) in

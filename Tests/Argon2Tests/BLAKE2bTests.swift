@@ -1,6 +1,7 @@
-@testable import Argon2
 import Sodium
 import Testing
+
+@testable import Argon2
 
 @Suite("BLAKE2b", .timeLimit(.minutes(1)))
 struct BLAKE2bTests {
@@ -50,11 +51,6 @@ struct BLAKE2bTests {
 
 /// Lowercase hexadecimal.
 func hex(_ bytes: [UInt8]) -> String {
-    bytes.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()
-}
-
-/// The bytes of a hexadecimal string.
-func bytes(hex text: String) -> [UInt8] {
-    let digits = Array(text.utf8)
-    return stride(from: 0, to: digits.count, by: 2).map { UInt8(String(decoding: digits[$0..<$0 + 2], as: UTF8.self), radix: 16)! }
+    bytes.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }
+        .joined()
 }

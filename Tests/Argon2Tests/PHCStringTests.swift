@@ -1,12 +1,14 @@
-@testable import Argon2
 import Sodium
 import Testing
+
+@testable import Argon2
 
 @Suite("PHC strings read as libsodium reads them", .timeLimit(.minutes(1)))
 struct PHCStringTests {
     let password = Array("password".utf8)
     /// Made by libsodium's raw crypto_pwhash (see SodiumTests' rawOutputVector).
-    let valid = "$argon2id$v=19$m=8,t=1,p=1$c29tZXNhbHRzb21lc2FsdA$BbbKj4A4toOIetSRZTOFi0nLUgQBJsE09Mbp2HEbjAk"
+    let valid =
+        "$argon2id$v=19$m=8,t=1,p=1$c29tZXNhbHRzb21lc2FsdA$BbbKj4A4toOIetSRZTOFi0nLUgQBJsE09Mbp2HEbjAk"
 
     @Test("a valid string parses into its parts and prints back the same")
     func parses() throws {
@@ -21,22 +23,67 @@ struct PHCStringTests {
         "malformed strings are refused with a message that says what is wrong",
         arguments: [
             ("", "expected \"$argon2id\""),
-            ("$argon2i$v=19$m=8,t=1,p=1$c29tZXNhbHRzb21lc2FsdA$BbbKj4A4toOIetSRZTOFi0nLUgQBJsE09Mbp2HEbjAk", "expected \"$argon2id\""),
-            ("$argon2id$m=8,t=1,p=1$c29tZXNhbHRzb21lc2FsdA$BbbKj4A4toOIetSRZTOFi0nLUgQBJsE09Mbp2HEbjAk", "expected \"$v=\""),
-            ("$argon2id$v=16$m=8,t=1,p=1$c29tZXNhbHRzb21lc2FsdA$BbbKj4A4toOIetSRZTOFi0nLUgQBJsE09Mbp2HEbjAk", "version 16"),
-            ("$argon2id$v=19$m=08,t=1,p=1$c29tZXNhbHRzb21lc2FsdA$BbbKj4A4toOIetSRZTOFi0nLUgQBJsE09Mbp2HEbjAk", "leading zero"),
-            ("$argon2id$v=19$m=4294967296,t=1,p=1$c29tZXNhbHRzb21lc2FsdA$BbbKj4A4toOIetSRZTOFi0nLUgQBJsE09Mbp2HEbjAk", "32 bits"),
-            ("$argon2id$v=19$t=1,m=8,p=1$c29tZXNhbHRzb21lc2FsdA$BbbKj4A4toOIetSRZTOFi0nLUgQBJsE09Mbp2HEbjAk", "expected \"$m=\""),
-            ("$argon2id$v=19$m=,t=1,p=1$c29tZXNhbHRzb21lc2FsdA$BbbKj4A4toOIetSRZTOFi0nLUgQBJsE09Mbp2HEbjAk", "no digits"),
+            (
+                "$argon2i$v=19$m=8,t=1,p=1$c29tZXNhbHRzb21lc2FsdA$BbbKj4A4toOIetSRZTOFi0nLUgQBJsE09Mbp2HEbjAk",
+                "expected \"$argon2id\""
+            ),
+            (
+                "$argon2id$m=8,t=1,p=1$c29tZXNhbHRzb21lc2FsdA$BbbKj4A4toOIetSRZTOFi0nLUgQBJsE09Mbp2HEbjAk",
+                "expected \"$v=\""
+            ),
+            (
+                "$argon2id$v=16$m=8,t=1,p=1$c29tZXNhbHRzb21lc2FsdA$BbbKj4A4toOIetSRZTOFi0nLUgQBJsE09Mbp2HEbjAk",
+                "version 16"
+            ),
+            (
+                "$argon2id$v=19$m=08,t=1,p=1$c29tZXNhbHRzb21lc2FsdA$BbbKj4A4toOIetSRZTOFi0nLUgQBJsE09Mbp2HEbjAk",
+                "leading zero"
+            ),
+            (
+                "$argon2id$v=19$m=4294967296,t=1,p=1$c29tZXNhbHRzb21lc2FsdA$BbbKj4A4toOIetSRZTOFi0nLUgQBJsE09Mbp2HEbjAk",
+                "32 bits"
+            ),
+            (
+                "$argon2id$v=19$t=1,m=8,p=1$c29tZXNhbHRzb21lc2FsdA$BbbKj4A4toOIetSRZTOFi0nLUgQBJsE09Mbp2HEbjAk",
+                "expected \"$m=\""
+            ),
+            (
+                "$argon2id$v=19$m=,t=1,p=1$c29tZXNhbHRzb21lc2FsdA$BbbKj4A4toOIetSRZTOFi0nLUgQBJsE09Mbp2HEbjAk",
+                "no digits"
+            ),
             ("$argon2id$v=19$m=8,t=1,p=1$c29tZXNhbHRzb21lc2FsdA$BbbKj4A4toOIetSRZTOF", "hash is 15 bytes"),
-            ("$argon2id$v=19$m=8,t=1,p=1$c29tZXNhbA$BbbKj4A4toOIetSRZTOFi0nLUgQBJsE09Mbp2HEbjAk", "salt is 7 bytes"),
-            ("$argon2id$v=19$m=8,t=1,p=1$c29tZXNhbHRzb21lc2FsdA$BbbKj4A4toOIetSRZTOFi0nLUgQBJsE09Mbp2HEbj", "canonical"),
-            ("$argon2id$v=19$m=8,t=1,p=1$c29tZXNhbHRzb21lc2FsdA$BbbKj4A4toOIetSRZTOFi0nLUgQBJsE09Mbp2HEbjAl", "canonical"),
-            ("$argon2id$v=19$m=8,t=1,p=1$c29tZXNhbHRzb21lc2FsdA$BbbKj4A4toOI-tSRZTOFi0nLUgQBJsE09Mbp2HEbjAk", "hash is 9 bytes"),
-            ("$argon2id$v=19$m=8,t=1,p=1$c29tZXNhbHRzb21lc2FsdA$BbbKj4A4toOIetSRZTOFi0nLUgQBJsE09Mbp2HEbjAk=", "after the hash"),
-            ("$argon2id$v=19$m=8,t=1,p=1$c29tZXNhbHRzb21lc2FsdA$BbbKj4A4toOIetSRZTOFi0nLUgQBJsE09Mbp2HEbjAk$", "after the hash"),
-            ("$argon2id$v=19$m=8,t=1,p=1$c29tZXNhbHRzb21lc2FsdA$" + String(repeating: "A", count: 80), "bytes long"),
-            ("$argon2id$v=19$m=8,t=1,p=1$c29tZXNhbHRzb21lc2FsdA$BbbKj4A4toOIetSRZTOFi0nLUgQBJsE09Mbp2HEbjAk\0", "NUL"),
+            (
+                "$argon2id$v=19$m=8,t=1,p=1$c29tZXNhbA$BbbKj4A4toOIetSRZTOFi0nLUgQBJsE09Mbp2HEbjAk",
+                "salt is 7 bytes"
+            ),
+            (
+                "$argon2id$v=19$m=8,t=1,p=1$c29tZXNhbHRzb21lc2FsdA$BbbKj4A4toOIetSRZTOFi0nLUgQBJsE09Mbp2HEbj",
+                "canonical"
+            ),
+            (
+                "$argon2id$v=19$m=8,t=1,p=1$c29tZXNhbHRzb21lc2FsdA$BbbKj4A4toOIetSRZTOFi0nLUgQBJsE09Mbp2HEbjAl",
+                "canonical"
+            ),
+            (
+                "$argon2id$v=19$m=8,t=1,p=1$c29tZXNhbHRzb21lc2FsdA$BbbKj4A4toOI-tSRZTOFi0nLUgQBJsE09Mbp2HEbjAk",
+                "hash is 9 bytes"
+            ),
+            (
+                "$argon2id$v=19$m=8,t=1,p=1$c29tZXNhbHRzb21lc2FsdA$BbbKj4A4toOIetSRZTOFi0nLUgQBJsE09Mbp2HEbjAk=",
+                "after the hash"
+            ),
+            (
+                "$argon2id$v=19$m=8,t=1,p=1$c29tZXNhbHRzb21lc2FsdA$BbbKj4A4toOIetSRZTOFi0nLUgQBJsE09Mbp2HEbjAk$",
+                "after the hash"
+            ),
+            (
+                "$argon2id$v=19$m=8,t=1,p=1$c29tZXNhbHRzb21lc2FsdA$" + String(repeating: "A", count: 80),
+                "bytes long"
+            ),
+            (
+                "$argon2id$v=19$m=8,t=1,p=1$c29tZXNhbHRzb21lc2FsdA$BbbKj4A4toOIetSRZTOFi0nLUgQBJsE09Mbp2HEbjAk\0",
+                "NUL"
+            ),
         ])
     func malformed(_ text: String, _ reason: String) throws {
         #expect {
@@ -75,7 +122,8 @@ struct PHCStringTests {
             for _ in 0..<Int.random(in: 1...3, using: &generator) {
                 let position = Int.random(in: 0...bytes.count, using: &generator)
                 switch Int.random(in: 0..<4, using: &generator) {
-                case 0 where position < bytes.count: bytes[position] = alphabet.randomElement(using: &generator)!
+                case 0 where position < bytes.count:
+                    bytes[position] = alphabet.randomElement(using: &generator)!
                 case 1 where position < bytes.count: bytes.remove(at: position)
                 case 2: bytes.insert(alphabet.randomElement(using: &generator)!, at: position)
                 default: bytes = Array(bytes.prefix(position))

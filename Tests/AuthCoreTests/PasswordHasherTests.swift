@@ -12,7 +12,8 @@ struct PasswordHasherTests {
     func choice() {
         #expect(Argon2Choice.auto.resolve(kernels: [.portable]).implementation == .libsodium)
         #expect(Argon2Choice.auto.resolve(kernels: [.portable, .avx2]).implementation == .swift(.avx2))
-        #expect(Argon2Choice.auto.resolve(kernels: [.portable, .avx2, .avx512]).implementation == .swift(.avx512))
+        #expect(
+            Argon2Choice.auto.resolve(kernels: [.portable, .avx2, .avx512]).implementation == .swift(.avx512))
         #expect(Argon2Choice.swift.resolve(kernels: [.portable]).implementation == .swift(.portable))
         #expect(Argon2Choice.libsodium.resolve(kernels: [.portable, .avx2]).implementation == .libsodium)
         #expect(Argon2Choice.auto.resolve(kernels: [.portable]).reason.contains("no kernel faster"))
@@ -41,7 +42,8 @@ struct PasswordHasherTests {
     func largerCostFallsBack() async throws {
         let pool = try PasswordHashingPool(
             workers: 1, queueCapacity: 4, implementation: .swift(.fastest), cost: .test)
-        let larger = try Argon2id.hash(password: password, cost: Argon2id.Cost(opsLimit: 1, memLimit: 64 * 1024))
+        let larger = try Argon2id.hash(
+            password: password, cost: Argon2id.Cost(opsLimit: 1, memLimit: 64 * 1024))
         #expect(try await pool.verify(password: password, against: larger))
         #expect(try await !pool.verify(password: [], against: larger))
         #expect(pool.counters.libsodiumHashes == 2 && pool.counters.ownHashes == 0)
@@ -50,7 +52,8 @@ struct PasswordHasherTests {
 
     @Test("libsodium's pool holds no workspace")
     func libsodiumPool() async throws {
-        let pool = try PasswordHashingPool(workers: 2, queueCapacity: 4, implementation: .libsodium, cost: .owasp)
+        let pool = try PasswordHashingPool(
+            workers: 2, queueCapacity: 4, implementation: .libsodium, cost: .owasp)
         #expect(pool.hashing == HashingSetup(implementation: .libsodium, workspaceBytes: 0, workers: 2))
         let stored = try await pool.hash(password: password, cost: .test)
         #expect(try await pool.verify(password: password, against: stored))

@@ -78,7 +78,8 @@ struct PasswordHashingPoolTests {
         await pool.shutdown()
         #expect(
             pool.counters
-                == .init(queued: 0, running: 0, completed: 20, rejected: 0, ownHashes: 0, libsodiumHashes: 20))
+                == .init(queued: 0, running: 0, completed: 20, rejected: 0, ownHashes: 0, libsodiumHashes: 20)
+        )
     }
 
     @Test("a full queue refuses a job at once with overloaded")

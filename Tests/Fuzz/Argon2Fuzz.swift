@@ -17,7 +17,13 @@ import Glibc  // linked for the static Argon2 library, which uses it
 import Sodium
 
 /// One workspace per kernel this CPU runs, made once (libFuzzer calls from one thread).
-nonisolated(unsafe) let workspaces = Argon2Kernel.supported.map { try! Argon2Workspace(memoryKiB: 256, kernel: $0) }
+nonisolated(unsafe) let workspaces = Argon2Kernel.supported.map { kernel in
+    do {
+        return try Argon2Workspace(memoryKiB: 256, kernel: kernel)
+    } catch {
+        fuzzFailure("cannot make a \(kernel) workspace: \(error)")
+    }
+}
 
 func fuzzFailure(_ message: String) -> Never {
     fatalError("Argon2Fuzz: \(message)")
@@ -65,12 +71,14 @@ func checkString(_ bytes: ArraySlice<UInt8>) {
         let ours: Bool
         do {
             ours = try workspace.verify(password: password, against: text)
-        } catch where error.code == .insufficientMemory {
+        } catch  where error.code == .insufficientMemory {
             return
         } catch {
             ours = false
         }
-        if ours != theirs { fuzzFailure("\(workspace.kernel) says \(ours), libsodium \(theirs), for \(text)") }
+        if ours != theirs {
+            fuzzFailure("\(workspace.kernel) says \(ours), libsodium \(theirs), for \(text)")
+        }
     }
 }
 
