@@ -18,7 +18,7 @@ public enum HashingPoolError: Error, Sendable, Hashable {
     case hashingFailed(SodiumError)
 }
 
-/// The Argon2id code a pool runs and the memory it holds for it (``PasswordHashingPool/hashing``).
+/// The Argon2id code a pool runs and the memory it holds for it (``PasswordHashingPool/hashingSetup``).
 public struct HashingSetup: Sendable, Hashable {
     /// The implementation every worker runs.
     public let implementation: Argon2Implementation
@@ -86,7 +86,7 @@ public final class PasswordHashingPool: Sendable {
     public let queueCapacity: Int
 
     /// The implementation the workers run and the memory it holds.
-    public let hashing: HashingSetup
+    public let hashingSetup: HashingSetup
 
     /// The state shared with the worker threads.
     private let core: Core
@@ -132,7 +132,7 @@ public final class PasswordHashingPool: Sendable {
         self.queueCapacity = queueCapacity
         self.core = Core(workers: workers, queueCapacity: queueCapacity)
         let first = workspaces?.first
-        self.hashing = HashingSetup(
+        self.hashingSetup = HashingSetup(
             implementation: first.map { .swift($0.kernel) } ?? .libsodium,
             workspaceBytes: first?.residentBytes ?? 0,
             workers: workers)

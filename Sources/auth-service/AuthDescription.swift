@@ -39,8 +39,8 @@ struct AuthDescription: HostedService {
             [
                 "implementation": .string(implementation.description), "reason": .string(reason),
                 "cpu_kernels": .string(Argon2Kernel.supported.map(\.rawValue).joined(separator: ",")),
-                "workspace_bytes": .integer(pool.hashing.workspaceBytes),
-                "resident_bytes": .integer(pool.hashing.residentBytes),
+                "workspace_bytes": .integer(pool.hashingSetup.workspaceBytes),
+                "resident_bytes": .integer(pool.hashingSetup.residentBytes),
             ])
         let policy = ThrottlePolicy(
             freeFailures: configuration[O.freeFailures], maximumDelay: configuration[O.maximumDelay],
@@ -96,7 +96,7 @@ struct AuthDescription: HostedService {
         func stats() async -> [String: [String: Int]] {
             [
                 "auth": service.counters.statsGroup, "store": store.counters.statsGroup,
-                "hashing": pool.counters.statsGroup, "argon2": pool.hashing.statsGroup,
+                "hashing": pool.counters.statsGroup, "argon2": pool.hashingSetup.statsGroup,
             ]
         }
 

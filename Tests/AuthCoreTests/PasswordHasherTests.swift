@@ -24,9 +24,9 @@ struct PasswordHasherTests {
         let kernel = Argon2Kernel.fastest
         let pool = try PasswordHashingPool(
             workers: 2, queueCapacity: 8, implementation: .swift(kernel), cost: .test)
-        #expect(pool.hashing.implementation == .swift(kernel))
-        #expect(pool.hashing.workspaceBytes >= 8 * 1024)
-        #expect(pool.hashing.residentBytes == 2 * pool.hashing.workspaceBytes)
+        #expect(pool.hashingSetup.implementation == .swift(kernel))
+        #expect(pool.hashingSetup.workspaceBytes >= 8 * 1024)
+        #expect(pool.hashingSetup.residentBytes == 2 * pool.hashingSetup.workspaceBytes)
         let ours = try await pool.hash(password: password, cost: .test)
         #expect(Argon2id.verify(password: password, against: ours))
         let theirs = try Argon2id.hash(password: password, cost: .test)
@@ -54,7 +54,7 @@ struct PasswordHasherTests {
     func libsodiumPool() async throws {
         let pool = try PasswordHashingPool(
             workers: 2, queueCapacity: 4, implementation: .libsodium, cost: .owasp)
-        #expect(pool.hashing == HashingSetup(implementation: .libsodium, workspaceBytes: 0, workers: 2))
+        #expect(pool.hashingSetup == HashingSetup(implementation: .libsodium, workspaceBytes: 0, workers: 2))
         let stored = try await pool.hash(password: password, cost: .test)
         #expect(try await pool.verify(password: password, against: stored))
         #expect(pool.counters.libsodiumHashes == 2)
