@@ -71,6 +71,40 @@ private func permute(_ a: inout Lanes, _ b: inout Lanes, _ c: inout Lanes, _ d: 
     d = Lanes(d[1], d[2], d[3], d[0])
 }
 
+/// P on two independent sets of 16 words, one in the low 128-bit half of every vector and one in
+/// the high half: `a0` = words 0, 1, `a1` = 2, 3, `b0` = 4, 5, …, `d1` = 14, 15 of each. The
+/// diagonal step exchanges words only within a half.
+@inline(__always)
+private func halfPermute(
+    _ a0: inout Lanes, _ a1: inout Lanes, _ b0: inout Lanes, _ b1: inout Lanes,
+    _ c0: inout Lanes, _ c1: inout Lanes, _ d0: inout Lanes, _ d1: inout Lanes
+) {
+    quarterRounds(&a0, &b0, &c0, &d0)
+    quarterRounds(&a1, &b1, &c1, &d1)
+    // Diagonals: b → (5, 6), (7, 4); c → (10, 11), (8, 9); d → (15, 12), (13, 14).
+    var t0 = Lanes(b0[1], b1[0], b0[3], b1[2])
+    var t1 = Lanes(b1[1], b0[0], b1[3], b0[2])
+    b0 = t0
+    b1 = t1
+    swap(&c0, &c1)
+    t0 = Lanes(d1[1], d0[0], d1[3], d0[2])
+    t1 = Lanes(d0[1], d1[0], d0[3], d1[2])
+    d0 = t0
+    d1 = t1
+    quarterRounds(&a0, &b0, &c0, &d0)
+    quarterRounds(&a1, &b1, &c1, &d1)
+    // Back: b → (4, 5), (6, 7); c swapped back; d → (12, 13), (14, 15).
+    t0 = Lanes(b1[1], b0[0], b1[3], b0[2])
+    t1 = Lanes(b0[1], b1[0], b0[3], b1[2])
+    b0 = t0
+    b1 = t1
+    swap(&c0, &c1)
+    t0 = Lanes(d0[1], d1[0], d0[3], d1[2])
+    t1 = Lanes(d1[1], d0[0], d1[3], d0[2])
+    d0 = t0
+    d1 = t1
+}
+
 /// Asks the CPU to bring the 1024-byte block at `block` into every cache level.
 @inline(__always)
 private func prefetch(_ block: UnsafeRawPointer) {
@@ -116,25 +150,31 @@ package enum BlockKernel {
             z[base + 2] = c
             z[base + 3] = d
         }
-        // Column j is the pairs of words 2j, 2j+1 of every row: 16 words, two rows of the matrix
-        // per vector.
-        let pairs = UnsafeMutableRawPointer(scratch).assumingMemoryBound(to: SIMD2<UInt64>.self)
-        for column in 0..<8 {
-            var a = Lanes(lowHalf: pairs[column], highHalf: pairs[8 + column])
-            var b = Lanes(lowHalf: pairs[16 + column], highHalf: pairs[24 + column])
-            var c = Lanes(lowHalf: pairs[32 + column], highHalf: pairs[40 + column])
-            var d = Lanes(lowHalf: pairs[48 + column], highHalf: pairs[56 + column])
-            permute(&a, &b, &c, &d)
-            pairs[column] = a.lowHalf
-            pairs[8 + column] = a.highHalf
-            pairs[16 + column] = b.lowHalf
-            pairs[24 + column] = b.highHalf
-            pairs[32 + column] = c.lowHalf
-            pairs[40 + column] = c.highHalf
-            pairs[48 + column] = d.lowHalf
-            pairs[56 + column] = d.highHalf
+        // Column j is the pairs of words 2j, 2j+1 of every row: 16 words. Columns j and j + 1 run
+        // together: the vector at row r holds column j's pair in its low half and column j + 1's
+        // in its high half, so every load and store is whole, and the diagonal step only moves
+        // words within each half (pairs of 64-bit lanes, as 128-bit code would).
+        for column in stride(from: 0, to: 8, by: 2) {
+            let rows = z + column / 2
+            var a0 = rows[0]
+            var a1 = rows[4]
+            var b0 = rows[8]
+            var b1 = rows[12]
+            var c0 = rows[16]
+            var c1 = rows[20]
+            var d0 = rows[24]
+            var d1 = rows[28]
+            halfPermute(&a0, &a1, &b0, &b1, &c0, &c1, &d0, &d1)
+            rows[0] = a0
+            rows[4] = a1
+            rows[8] = b0
+            rows[12] = b1
+            rows[16] = c0
+            rows[20] = c1
+            rows[24] = d0
+            rows[28] = d1
             if column == 0 {
-                let first = previous.load(as: UInt64.self) ^ reference.load(as: UInt64.self) ^ a[0]
+                let first = previous.load(as: UInt64.self) ^ reference.load(as: UInt64.self) ^ a0[0]
                 if let block = upcoming(accumulate ? first ^ next.load(as: UInt64.self) : first) {
                     prefetch(block)
                 }
