@@ -9,6 +9,8 @@
 #   make loadtest         auth-loadtest for 20 s against auth-service (started if not running), with the report
 #   make format           format the sources with swift-format
 #   make fuzz             fuzz the RemoteProtocol codec with libFuzzer for FUZZ_SECONDS (default 60)
+#   make fuzz-argon2      fuzz the Swift Argon2id against libsodium (raw output, PHC strings) for FUZZ_SECONDS
+#   make bench-argon2     raw argon2id verifications: libsodium against each kernel of ours, 1 thread and all cores
 #   make bench-catalog    hero search over 1 M generated names: the index against a scan, and through ZeroMQ
 #   make bench-gateway    keystroke to output through the whole stack (1 and 1,000 channels), memory per channel
 #   make bench-abuse      one client that never reads its answers: everyone else's latency against the idle server
@@ -44,6 +46,7 @@ APT_PACKAGES := pkg-config libzmq3-dev libsodium-dev libsqlite3-dev python3-zmq 
 TEST_FILTER ?=
 
 .PHONY: all deps build build-release test bench-reactive bench-transport bench-json bench-auth loadtest fuzz format lint clean
+.PHONY: fuzz-argon2 bench-argon2
 .PHONY: run up down status logs check-no-rebuild
 
 all: build
@@ -222,6 +225,49 @@ fuzz: deps
 	done
 	$(FUZZ_DIR)/RemoteProtocolFuzz -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=10 \
 	  -artifact_prefix=$(FUZZ_DIR)/ $(FUZZ_DIR)/corpus $(FUZZ_DIR)/seeds
+
+# The differential Argon2id fuzzer: Tests/Fuzz/Argon2Fuzz.swift against libsodium (its header gives
+# the input format). Not a SwiftPM target (libFuzzer brings its own main): the two kernel modules,
+# Argon2 and Sodium are compiled as static libraries with the flags Package.swift gives them, then
+# linked with the fuzz file. The seeds are valid PHC strings (m=8..64 KiB) and raw inputs; new inputs
+# accumulate in $(FUZZ_ARGON2_DIR)/corpus, a failing input is saved in $(FUZZ_ARGON2_DIR).
+FUZZ_ARGON2_DIR := $(FUZZ_DIR)/argon2
+FUZZ_SWIFT_FLAGS := -parse-as-library -swift-version 6 -enable-upcoming-feature ExistentialAny \
+  -enable-upcoming-feature InternalImportsByDefault -warnings-as-errors -O -g -package-name ReactiveLogin
+
+fuzz-argon2: deps
+	@mkdir -p $(FUZZ_ARGON2_DIR)/corpus $(FUZZ_ARGON2_DIR)/seeds $(FUZZ_ARGON2_DIR)/modules
+	cd $(FUZZ_ARGON2_DIR)/modules && for level in AVX2:x86-64-v3 AVX512:x86-64-v4; do \
+	  $(SWIFTC) $(FUZZ_SWIFT_FLAGS) -enable-experimental-feature BuiltinModule -Xcc -march=$${level#*:} \
+	    -module-name Argon2Kernel$${level%%:*} -emit-module -emit-library -static \
+	    $(CURDIR)/Sources/Argon2KernelAVX2/BlockKernel.swift || exit 1; \
+	done
+	cd $(FUZZ_ARGON2_DIR)/modules && $(SWIFTC) $(FUZZ_SWIFT_FLAGS) -sanitize=fuzzer,address -I . \
+	  -module-name Argon2 -emit-module -emit-library -static $(CURDIR)/Sources/Argon2/*.swift
+	cd $(FUZZ_ARGON2_DIR)/modules && $(SWIFTC) $(FUZZ_SWIFT_FLAGS) -sanitize=fuzzer,address \
+	  -I $(CURDIR)/Sources/CSodium -module-name Sodium -emit-module -emit-library -static $(CURDIR)/Sources/Sodium/*.swift
+	$(SWIFTC) $(FUZZ_SWIFT_FLAGS) -sanitize=fuzzer,address -use-ld=lld -module-name Argon2Fuzz \
+	  -I $(FUZZ_ARGON2_DIR)/modules -I Sources/CSodium -L $(FUZZ_ARGON2_DIR)/modules \
+	  -lArgon2 -lArgon2KernelAVX2 -lArgon2KernelAVX512 -lSodium -lsodium \
+	  Tests/Fuzz/Argon2Fuzz.swift -o $(FUZZ_ARGON2_DIR)/Argon2Fuzz
+	@printf '\001$$argon2id$$v=19$$m=8,t=1,p=1$$c29tZXNhbHRzb21lc2FsdA$$BbbKj4A4toOIetSRZTOFi0nLUgQBJsE09Mbp2HEbjAk' \
+	  > $(FUZZ_ARGON2_DIR)/seeds/string-m8
+	@printf '\001$$argon2id$$v=19$$m=256,t=2,p=1$$c29tZXNhbHQ$$nf65EOgLrQMR/uIPnA4rEsF5h7TKyQwu9U1bMCHGi/4' \
+	  > $(FUZZ_ARGON2_DIR)/seeds/string-m256
+	@printf '\000\001\070\020somesaltsomesaltpassword' > $(FUZZ_ARGON2_DIR)/seeds/raw-password
+	$(FUZZ_ARGON2_DIR)/Argon2Fuzz -max_total_time=$(FUZZ_SECONDS) -max_len=256 -timeout=20 \
+	  -artifact_prefix=$(FUZZ_ARGON2_DIR)/ $(FUZZ_ARGON2_DIR)/corpus $(FUZZ_ARGON2_DIR)/seeds
+
+# Raw argon2id verifications at m=19 MiB, t=2 in one run (docs/BENCHMARKS.md, Argon2id): libsodium's
+# crypto_pwhash_str_verify against the Argon2 module with each kernel this CPU runs (one reused
+# workspace per thread), on 1 thread and on every core, with user and kernel CPU time and minor page
+# faults per verification. BENCH_ARGON2_ARGS: --seconds S, --rounds N, --threads 1,2,
+# --only libsodium,avx2,...
+BENCH_ARGON2_ARGS ?=
+
+bench-argon2: deps
+	$(SWIFT) build -c release $(STRICT) --product Argon2Benchmarks
+	$$($(SWIFT) build -c release --show-bin-path)/Argon2Benchmarks $(BENCH_ARGON2_ARGS)
 
 # Hero search in one run: 1,000,000 generated heroes (a Latin and a Chinese name each), p50/p99 per
 # query length (1, 2, 5 characters) in the core's index against a plain scan, then through ZeroMQ:

@@ -9,6 +9,31 @@ let common: [SwiftSetting] = [
     .enableUpcomingFeature("InternalImportsByDefault"),
 ]
 
+/// The vector kernels of Argon2's compression function: one source file compiled for x86-64-v3
+/// (AVX2) and for x86-64-v4 (AVX-512); `Argon2` picks one at run time from the CPU's flags. The
+/// `Builtin` module gives the kernels LLVM's vector shifts (see Sources/Argon2KernelAVX2). Argon2
+/// and its kernels are optimised in debug builds too: the tests hash thousands of times.
+#if arch(x86_64)
+    let argon2KernelTargets: [Target] = [
+        .target(
+            name: "Argon2KernelAVX2",
+            swiftSettings: common + [
+                .enableExperimentalFeature("BuiltinModule"),
+                .unsafeFlags(["-Xcc", "-march=x86-64-v3", "-O"]),
+            ]),
+        .target(
+            name: "Argon2KernelAVX512",
+            swiftSettings: common + [
+                .enableExperimentalFeature("BuiltinModule"),
+                .unsafeFlags(["-Xcc", "-march=x86-64-v4", "-O"]),
+            ]),
+    ]
+    let argon2Kernels: [Target.Dependency] = ["Argon2KernelAVX2", "Argon2KernelAVX512"]
+#else
+    let argon2KernelTargets: [Target] = []
+    let argon2Kernels: [Target.Dependency] = []
+#endif
+
 let package = Package(
     name: "ReactiveLogin",
     platforms: [.macOS(.v15)],
@@ -19,6 +44,7 @@ let package = Package(
         .library(name: "ZeroMQ", targets: ["ZeroMQ"]),
         .library(name: "RemoteStreams", targets: ["RemoteStreams"]),
         .library(name: "Sodium", targets: ["Sodium"]),
+        .library(name: "Argon2", targets: ["Argon2"]),
         .library(name: "AuthCore", targets: ["AuthCore"]),
         .library(name: "Contracts", targets: ["Contracts"]),
         .library(name: "GatewayMessages", targets: ["GatewayMessages"]),
@@ -62,9 +88,16 @@ let package = Package(
         .executableTarget(
             name: "AuthBenchmarks",
             dependencies: [
-                "Sodium", "Contracts", "Reactive", "RemoteStreams", "BenchmarkSupport", "Measuring",
+                "Argon2", "Sodium", "Contracts", "Reactive", "RemoteStreams", "BenchmarkSupport", "Measuring",
             ],
             path: "Benchmarks/AuthBenchmarks",
+            swiftSettings: common
+        ),
+        // make bench-argon2: raw Argon2id verifications, libsodium against each kernel of ours.
+        .executableTarget(
+            name: "Argon2Benchmarks",
+            dependencies: ["Argon2", "Sodium", "Measuring"],
+            path: "Benchmarks/Argon2Benchmarks",
             swiftSettings: common
         ),
         .systemLibrary(name: "CZeroMQ", providers: [.apt(["libzmq3-dev"])]),
@@ -86,6 +119,9 @@ let package = Package(
         .systemLibrary(name: "CSodium", providers: [.apt(["libsodium-dev"])]),
         .target(name: "Sodium", dependencies: ["CSodium"], swiftSettings: common),
         .testTarget(name: "SodiumTests", dependencies: ["Sodium"], swiftSettings: common),
+        // Argon2id and BLAKE2b in Swift (RFC 9106, RFC 7693), hashing into memory the caller owns.
+        .target(name: "Argon2", dependencies: argon2Kernels, swiftSettings: common + [.unsafeFlags(["-O"])]),
+        .testTarget(name: "Argon2Tests", dependencies: ["Argon2", "Sodium"], swiftSettings: common),
         // The wire types and the method descriptors: no server code, so clients link it freely.
         .target(name: "Contracts", dependencies: ["RemoteProtocol"], swiftSettings: common),
         // The message catalogue and screen messages, shared by the gateway and its clients.
@@ -95,7 +131,9 @@ let package = Package(
             swiftSettings: common),
         .target(
             name: "GatewayCore",
-            dependencies: ["Contracts", "GatewayMessages", "Reactive", "RemoteProtocol", "RemoteStreams", "ZeroMQ"],
+            dependencies: [
+                "Contracts", "GatewayMessages", "Reactive", "RemoteProtocol", "RemoteStreams", "ZeroMQ",
+            ],
             swiftSettings: common),
         .testTarget(
             name: "GatewayCoreTests",
@@ -109,15 +147,20 @@ let package = Package(
             dependencies: ["GatewayCore", "ServiceKit", "RemoteStreams", "ZeroMQ", "Contracts", "Reactive"],
             swiftSettings: common),
         .target(
-            name: "HeroCatalogCore", dependencies: ["Contracts", "Reactive", "RemoteProtocol", "RemoteStreams", "ZeroMQ"],
+            name: "HeroCatalogCore",
+            dependencies: ["Contracts", "Reactive", "RemoteProtocol", "RemoteStreams", "ZeroMQ"],
             swiftSettings: common),
         .testTarget(
             name: "HeroCatalogCoreTests",
-            dependencies: ["HeroCatalogCore", "Contracts", "Reactive", "RemoteProtocol", "RemoteStreams", "ZeroMQ"],
+            dependencies: [
+                "HeroCatalogCore", "Contracts", "Reactive", "RemoteProtocol", "RemoteStreams", "ZeroMQ",
+            ],
             swiftSettings: common),
         .executableTarget(
             name: "hero-catalog-service",
-            dependencies: ["HeroCatalogCore", "ServiceKit", "RemoteStreams", "ZeroMQ", "Contracts", "Reactive"],
+            dependencies: [
+                "HeroCatalogCore", "ServiceKit", "RemoteStreams", "ZeroMQ", "Contracts", "Reactive",
+            ],
             swiftSettings: common),
         .executableTarget(
             name: "CatalogBenchmarks",
@@ -127,20 +170,22 @@ let package = Package(
         .target(
             name: "AuthCore",
             dependencies: [
-                "Sodium", "SQLite", "Postgres", "Reactive", "Contracts", "RemoteProtocol", "RemoteStreams", "ZeroMQ",
+                "Argon2", "Sodium", "SQLite", "Postgres", "Reactive", "Contracts", "RemoteProtocol",
+                "RemoteStreams", "ZeroMQ",
             ],
             swiftSettings: common),
         .testTarget(
             name: "AuthCoreTests",
             dependencies: [
-                "AuthCore", "Sodium", "SQLite", "Postgres", "Contracts", "Reactive", "RemoteProtocol", "RemoteStreams",
-                "ZeroMQ", "TestSupport",
+                "AuthCore", "Argon2", "Sodium", "SQLite", "Postgres", "Contracts", "Reactive", "RemoteProtocol",
+                "RemoteStreams", "ZeroMQ", "TestSupport",
             ],
             swiftSettings: common),
         .executableTarget(
             name: "auth-service",
             dependencies: [
-                "AuthCore", "ServiceKit", "RemoteStreams", "ZeroMQ", "Contracts", "SQLite", "Sodium",
+                "AuthCore", "Argon2", "ServiceKit", "RemoteStreams", "ZeroMQ", "Contracts", "SQLite",
+                "Sodium",
                 "Reactive",
             ],
             swiftSettings: common),
@@ -158,12 +203,15 @@ let package = Package(
         .testTarget(
             name: "ValidationCoreTests",
             dependencies: [
-                "ValidationCore", "Contracts", "Reactive", "ReactiveTestKit", "RemoteProtocol", "RemoteStreams", "ZeroMQ",
+                "ValidationCore", "Contracts", "Reactive", "ReactiveTestKit", "RemoteProtocol",
+                "RemoteStreams", "ZeroMQ",
             ],
             swiftSettings: common),
         .executableTarget(
             name: "validation-service",
-            dependencies: ["ValidationCore", "ServiceKit", "RemoteStreams", "ZeroMQ", "Contracts", "Reactive"],
+            dependencies: [
+                "ValidationCore", "ServiceKit", "RemoteStreams", "ZeroMQ", "Contracts", "Reactive",
+            ],
             swiftSettings: common),
         .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         .target(name: "SQLite", dependencies: ["CSQLite"], swiftSettings: common),
@@ -200,7 +248,9 @@ let package = Package(
             swiftSettings: common),
         .executableTarget(
             name: "gateway-cli",
-            dependencies: ["GatewayClient", "TerminalUI", "Contracts", "Reactive", "RemoteProtocol", "ServiceKit"],
+            dependencies: [
+                "GatewayClient", "TerminalUI", "Contracts", "Reactive", "RemoteProtocol", "ServiceKit",
+            ],
             swiftSettings: common),
         .testTarget(
             name: "GatewayClientTests",
@@ -215,11 +265,13 @@ let package = Package(
             dependencies: ["CNcursesw", "Contracts", "GatewayMessages", "Reactive", "ServiceKit", "ZeroMQ"],
             swiftSettings: common),
         .testTarget(
-            name: "TerminalUITests", dependencies: ["TerminalUI", "Contracts", "Reactive"], swiftSettings: common),
+            name: "TerminalUITests", dependencies: ["TerminalUI", "Contracts", "Reactive"],
+            swiftSettings: common),
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "Contracts", "RemoteStreams", "RemoteProtocol", "ZeroMQ", "Reactive", "ServiceKit", "TestSupport",
+                "Contracts", "RemoteStreams", "RemoteProtocol", "ZeroMQ", "Reactive", "ServiceKit",
+                "TestSupport",
             ],
             swiftSettings: common),
         // make bench-abuse: what a client that does not read costs everyone else.
@@ -239,6 +291,6 @@ let package = Package(
             ],
             path: "Benchmarks/GatewayBenchmarks",
             swiftSettings: common),
-    ],
+    ] + argon2KernelTargets,
     swiftLanguageModes: [.v6]
 )

@@ -1,8 +1,11 @@
 // `make bench-auth`: password logins against their limit, in one run and side by side:
-//   (1) raw argon2id verification: libsodium's `crypto_pwhash_str_verify` (through `Argon2id.verify`)
-//       at the default cost (m=19 MiB, t=2, p=1) on one thread per core: the limit;
+//   (1) raw argon2id verification at the default cost (m=19 MiB, t=2, p=1) on one thread per core:
+//       libsodium's `crypto_pwhash_str_verify` (through `Argon2id.verify`), the limit, then the
+//       Argon2 module with each kernel this CPU runs (a workspace per thread);
 //   (2) logins per second through auth-service (default `--hash-cost owasp`) over ZeroMQ from this
-//       process, 4 × cores in flight, against a few pre-registered users; its ratio to (1), goal ≥ 0.9;
+//       process, 4 × cores in flight, against a few pre-registered users, once with
+//       `--argon2 libsodium` and once with `--argon2 swift`; each one's ratio to libsodium's (1)
+//       (goal with the Swift implementation: ≥ 1.3), and its page faults per login;
 //   (3) `auth.exists` with 64 in flight: the stack's own cost, no hashing (the per-client rate limit
 //       raised to its maximum for this row);
 //   (4) registrations per second with durable commits (`--synchronous full`), `--hash-cost test` so
@@ -109,68 +112,123 @@ func withService<T>(
     }
 }
 
+/// The `--argon2` settings row (2) runs auth-service with.
+let loginImplementations = ["libsodium", "swift"]
+
 /// Rows (1) and (2), as selected, interleaved over `rounds` rounds so that load from other processes
-/// hits both alike; each keeps its best round (the highest rate, with that round's other figures).
+/// hits every row alike; each keeps its best round (the highest rate, with that round's other
+/// figures). Both services of (2) run throughout (idle while not measured).
 func rawAndLoginRows(raw: Bool, login: Bool) async throws -> [Row] {
-    let rawLabel = "(1) argon2id verify, libsodium, \(cores) threads"
-    let loginLabel = "(2) auth.login via auth-service, \(loginsInFlight) in flight"
-    if raw { print("(1) argon2id verify, libsodium, \(cores) threads, \(Argon2id.Cost.owasp)") }
+    let rawImplementations = RawImplementation.available
+    func rawLabel(_ implementation: RawImplementation) -> String {
+        "(1) argon2id verify, \(implementation), \(cores) threads"
+    }
+    func loginLabel(_ setting: String) -> String {
+        "(2) auth.login, --argon2 \(setting), \(loginsInFlight) in flight"
+    }
+    if raw {
+        print(
+            "(1) argon2id verify, \(rawImplementations.map(\.description).joined(separator: ", ")), "
+                + "\(cores) threads, \(Argon2id.Cost.owasp)")
+    }
     if login {
         print(
-            "(2) auth.login, \(loginsInFlight) in flight, \(users) users (registered first, at the same cost)"
-        )
+            "(2) auth.login with --argon2 \(loginImplementations.joined(separator: ", ")), \(loginsInFlight) in "
+                + "flight, \(users) users (registered first, at the same cost)")
     }
     if raw && login { print("    \(rounds) rounds of (1) then (2); each row keeps its best round") }
-    guard login else {
-        var best: Figures?
-        for round in 1...rounds {
-            let figures = try await measureRaw(round: round)
-            if figures.rate > best?.rate ?? -1 { best = figures }
-        }
-        return best.map { [Row(label: rawLabel, key: "raw-verify", figures: $0)] } ?? []
+    var best: [String: Figures] = [:]
+    func keep(_ key: String, _ figures: Figures) {
+        if figures.rate > best[key]?.rate ?? -1 { best[key] = figures }
     }
-    return try await withService(["--hash-cost", "owasp"]) { service in
-        let password: @Sendable (Int) -> String = { "bench-password-\($0)" }
-        try await register(
-            service, users: users, prefix: "benchlogin", inFlight: loginsInFlight, password: password)
-        let client = service.client
-        let call: @Sendable (Int) -> Single<Bool> = { index in
-            let user = index % users
-            return client.request(
-                Methods.Auth.login,
-                LoginRequest(username: userName("benchlogin", user), password: password(user))
-            ).map { $0.statusCode == 200 && $0.user != nil }
-        }
-        var bestRaw: Figures?
-        var bestLogin: Figures?
-        for round in 1...rounds {
-            if raw {
-                let figures = try await measureRaw(round: round)
-                if figures.rate > bestRaw?.rate ?? -1 { bestRaw = figures }
+    func rows() -> [Row] {
+        rawImplementations.compactMap { implementation in
+            best["raw \(implementation)"].map {
+                Row(label: rawLabel(implementation), key: "raw-verify-\(implementation)", figures: $0)
             }
-            _ = try await loadRun(inFlight: loginsInFlight, limit: 1_000_000, seconds: warmUp, call: call)
-            let cost = try await ServiceCost(service)
-            var figures = try await loadRun(
-                inFlight: loginsInFlight, limit: 1_000_000, seconds: seconds, call: call)
-            figures.extras =
-                [("round", "\(round)"), ("inflight", "\(loginsInFlight)"), ("users", "\(users)")]
-                + (try await cost.extras(
-                    service, figures: figures,
-                    counters: [("hashing", "completed"), ("hashing", "rejected"), ("store", "commits")]))
-            print(figures.resultLine(row: "login"))
-            if figures.rate > bestLogin?.rate ?? -1 { bestLogin = figures }
         }
-        return (bestRaw.map { [Row(label: rawLabel, key: "raw-verify", figures: $0)] } ?? [])
-            + (bestLogin.map { [Row(label: loginLabel, key: "login", figures: $0)] } ?? [])
+            + loginImplementations.compactMap { setting in
+                best["login \(setting)"].map {
+                    Row(label: loginLabel(setting), key: "login-\(setting)", figures: $0)
+                }
+            }
+    }
+    guard login else {
+        for round in 1...rounds {
+            for implementation in rawImplementations {
+                keep("raw \(implementation)", try await measureRaw(implementation, round: round))
+            }
+        }
+        return rows()
+    }
+    return try await withService(["--hash-cost", "owasp", "--argon2", loginImplementations[0]]) { first in
+        try await withService(["--hash-cost", "owasp", "--argon2", loginImplementations[1]]) { second in
+            let services = [(loginImplementations[0], first), (loginImplementations[1], second)]
+            let password: @Sendable (Int) -> String = { "bench-password-\($0)" }
+            for (_, service) in services {
+                try await register(
+                    service, users: users, prefix: "benchlogin", inFlight: loginsInFlight, password: password)
+            }
+            for round in 1...rounds {
+                if raw {
+                    for implementation in rawImplementations {
+                        keep("raw \(implementation)", try await measureRaw(implementation, round: round))
+                    }
+                }
+                for (setting, service) in services {
+                    keep(
+                        "login \(setting)",
+                        try await measureLogin(service, setting: setting, round: round, password: password))
+                }
+            }
+            return rows()
+        }
     }
 }
 
-/// One round of row (1), its `RESULT` line printed.
-func measureRaw(round: Int) async throws -> Figures {
+/// One round of row (2) against `service`, its `RESULT` line printed.
+func measureLogin(
+    _ service: ServiceUnderTest, setting: String, round: Int, password: @escaping @Sendable (Int) -> String
+) async throws -> Figures {
+    let client = service.client
+    let call: @Sendable (Int) -> Single<Bool> = { index in
+        let user = index % users
+        return client.request(
+            Methods.Auth.login,
+            LoginRequest(username: userName("benchlogin", user), password: password(user))
+        ).map { $0.statusCode == 200 && $0.user != nil }
+    }
+    _ = try await loadRun(inFlight: loginsInFlight, limit: 1_000_000, seconds: warmUp, call: call)
+    let cost = try await ServiceCost(service)
+    let faultsBefore = minorFaults(ofProcess: service.pid) ?? 0
+    var figures = try await loadRun(inFlight: loginsInFlight, limit: 1_000_000, seconds: seconds, call: call)
+    let faults = (minorFaults(ofProcess: service.pid) ?? 0) - faultsBefore
+    let stats = try await service.stats()
+    figures.extras =
+        [
+            ("round", "\(round)"), ("argon2", setting), ("inflight", "\(loginsInFlight)"),
+            ("users", "\(users)"),
+        ]
+        + (try await cost.extras(
+            service, figures: figures,
+            counters: [
+                ("hashing", "completed"), ("hashing", "rejected"), ("hashing", "own_hashes"),
+                ("hashing", "libsodium_hashes"), ("store", "commits"),
+            ]))
+        + [
+            ("service_faults_per_op", fixed(Double(faults) / Double(max(figures.count, 1)), 2)),
+            ("argon2_resident_bytes", "\(stats["argon2"]?["resident_bytes"] ?? 0)"),
+        ]
+    print(figures.resultLine(row: "login-\(setting)"))
+    return figures
+}
+
+/// One round of row (1) with `implementation`, its `RESULT` line printed.
+func measureRaw(_ implementation: RawImplementation, round: Int) async throws -> Figures {
     var figures = try await rawVerifyRate(
-        threads: cores, limit: 1_000_000, seconds: seconds, warmUpSeconds: warmUp)
+        implementation, threads: cores, limit: 1_000_000, seconds: seconds, warmUpSeconds: warmUp)
     figures.extras.insert(("round", "\(round)"), at: 0)
-    print(figures.resultLine(row: "raw-verify"))
+    print(figures.resultLine(row: "raw-verify-\(implementation)"))
     return figures
 }
 
@@ -314,23 +372,27 @@ func extra(_ row: Row, _ key: String) -> Double? {
     row.figures.extras.first { $0.key == key }.flatMap { Double($0.value) }
 }
 
-if let raw = rows.first(where: { $0.key == "raw-verify" }),
-    let login = rows.first(where: { $0.key == "login" })
-{
-    let ratio = login.figures.rate / raw.figures.rate
-    print("ratio (2)/(1): \(fixed(ratio, 2)) (goal ≥ 0.90)")
-    var line = "RESULT row=ratio login_over_raw=\(fixed(ratio, 3))"
-    if let verify = extra(raw, "cpu_ms_per_op"), let service = extra(login, "service_cpu_ms_per_op"),
-        let client = extra(login, "client_cpu_ms_per_op")
-    {
-        // What the ratio would be if both rows had the cores to themselves: CPU per operation.
-        let cpuRatio = verify / (service + client)
+if let raw = rows.first(where: { $0.key == "raw-verify-libsodium" }) {
+    for login in rows where login.key.hasPrefix("login-") {
+        let setting = String(login.key.dropFirst("login-".count))
+        let ratio = login.figures.rate / raw.figures.rate
         print(
-            "CPU per operation: verification (1) \(fixed(verify, 2)) ms; login (2) \(fixed(service, 2)) ms in "
-                + "auth-service + \(fixed(client, 2)) ms in this client; (1)/(2) = \(fixed(cpuRatio, 2))")
-        line += " cpu_ratio=\(fixed(cpuRatio, 3))"
+            "ratio (2) --argon2 \(setting) / (1) libsodium: \(fixed(ratio, 2)) "
+                + (setting == "libsodium" ? "(goal ≥ 0.90)" : "(goal ≥ 1.3, stretch 1.5)"))
+        var line = "RESULT row=ratio argon2=\(setting) login_over_raw=\(fixed(ratio, 3))"
+        if let verify = extra(raw, "cpu_ms_per_op"), let service = extra(login, "service_cpu_ms_per_op"),
+            let client = extra(login, "client_cpu_ms_per_op")
+        {
+            // What the ratio would be if both rows had the cores to themselves: CPU per operation.
+            let cpuRatio = verify / (service + client)
+            print(
+                "  CPU per operation: verification (1) \(fixed(verify, 2)) ms; login (2) \(fixed(service, 2)) ms "
+                    + "in auth-service + \(fixed(client, 2)) ms in this client; (1)/(2) = \(fixed(cpuRatio, 2))"
+            )
+            line += " cpu_ratio=\(fixed(cpuRatio, 3))"
+        }
+        print(line)
     }
-    print(line)
 }
 for row in rows where !row.figures.extras.isEmpty {
     print("\(row.label): " + row.figures.extras.map { "\($0.key)=\($0.value)" }.joined(separator: " "))

@@ -282,6 +282,15 @@ public func cpuTime(ofProcess pid: Int32) -> CPUTime? {
     return CPUTime(user: user / ticks, system: system / ticks)
 }
 
+/// Another process's minor page faults so far (every thread), from `/proc/<pid>/stat`.
+public func minorFaults(ofProcess pid: Int32) -> Int? {
+    guard let line = firstLine(of: "/proc/\(pid)/stat") else { return nil }
+    guard let close = line.lastIndex(of: ")") else { return nil }
+    // Field 10 (minflt) is the eighth after the command name.
+    let fields = line[line.index(after: close)...].split(separator: " ")
+    return fields.count > 7 ? Int(fields[7]) : nil
+}
+
 /// A process's resident memory (`VmRSS`) in KiB, from `/proc/<pid>/status`.
 public func residentKiB(ofProcess pid: Int32) -> Int? {
     guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }

@@ -1,3 +1,4 @@
+public import Argon2
 import Dispatch
 import Foundation
 public import Reactive
@@ -17,6 +18,20 @@ public enum HashingPoolError: Error, Sendable, Hashable {
     case hashingFailed(SodiumError)
 }
 
+/// The Argon2id code a pool runs and the memory it holds for it (``PasswordHashingPool/hashingSetup``).
+public struct HashingSetup: Sendable, Hashable {
+    /// The implementation every worker runs.
+    public let implementation: Argon2Implementation
+    /// The bytes each worker's workspace keeps resident (0 with libsodium, which maps the cost's
+    /// memory for the length of each hash instead).
+    public let workspaceBytes: Int
+    /// The workers.
+    public let workers: Int
+
+    /// `workspaceBytes × workers`: resident for the pool's whole life.
+    public var residentBytes: Int { workspaceBytes * workers }
+}
+
 /// A bounded pool of worker threads that run Argon2id hash and verify jobs off Swift's cooperative
 /// pool, with a bounded queue that refuses work at once when full.
 ///
@@ -29,6 +44,10 @@ public enum HashingPoolError: Error, Sendable, Hashable {
 ///
 /// - Sizing: each running job holds its cost's memory (19 MiB at ``Argon2id/Cost/owasp``), so
 ///   `workers` jobs run at once and hold `workers × m` bytes; at most `queueCapacity` more wait.
+/// - Implementation: libsodium by default, or ``Argon2Implementation/swift(_:)``, where every
+///   worker owns one workspace of the cost's memory for the pool's whole life: mapped and faulted
+///   in by `init` (so `workers × m` bytes are resident from the start, and a hash takes no page
+///   faults), wiped after every hash, unmapped when the worker ends.
 /// - Overload: ``hash(password:cost:)`` and ``verify(password:against:)`` throw
 ///   ``HashingPoolError/overloaded`` immediately when `queueCapacity` jobs are already waiting.
 /// - Cancellation: cancelling the awaiting task while its job is queued removes the job and throws
@@ -51,6 +70,11 @@ public final class PasswordHashingPool: Sendable {
         public var completed: Int
         /// Jobs refused as ``HashingPoolError/overloaded`` since the pool started.
         public var rejected: Int
+        /// Hashes and verifications run by the `Argon2` module in a worker's workspace.
+        public var ownHashes: Int = 0
+        /// Hashes and verifications run by libsodium (all of them with ``Argon2Implementation/libsodium``;
+        /// with the Swift implementation, strings of another variant or of a larger cost).
+        public var libsodiumHashes: Int = 0
     }
 
     /// The default number of workers: the number of active processors (one hash per core).
@@ -61,6 +85,9 @@ public final class PasswordHashingPool: Sendable {
     /// The most jobs that may wait in the queue (running jobs not included).
     public let queueCapacity: Int
 
+    /// The implementation the workers run and the memory it holds.
+    public let hashingSetup: HashingSetup
+
     /// The state shared with the worker threads.
     private let core: Core
     /// The dummy hash of each cost, made once (see ``dummyHash(for:)``).
@@ -69,17 +96,53 @@ public final class PasswordHashingPool: Sendable {
     /// Starts `workers` threads (default: the number of active processors) and a queue in which at
     /// most `queueCapacity` jobs wait for a busy worker (with zero, a job is refused unless a worker
     /// is idle).
-    public init(
+    /// The workers run libsodium.
+    public convenience init(
         workers: Int = PasswordHashingPool.defaultWorkers, queueCapacity: Int
     ) {
+        self.init(workers: workers, queueCapacity: queueCapacity, workspaces: nil)
+    }
+
+    /// Starts `workers` threads running `implementation`. With ``Argon2Implementation/swift(_:)``
+    /// each worker gets a workspace of `cost`'s memory, mapped and faulted in here before any
+    /// thread starts; throws ``Argon2/Argon2Error`` when one cannot be (out of memory, or a kernel
+    /// this CPU cannot run).
+    public convenience init(
+        workers: Int = PasswordHashingPool.defaultWorkers, queueCapacity: Int,
+        implementation: Argon2Implementation, cost: Argon2id.Cost
+    ) throws(Argon2Error) {
+        precondition(workers > 0, "PasswordHashingPool needs at least one worker")
+        switch implementation {
+        case .libsodium:
+            self.init(workers: workers, queueCapacity: queueCapacity, workspaces: nil)
+        case .swift(let kernel):
+            var workspaces: [Argon2Workspace] = []
+            for _ in 0..<workers {
+                workspaces.append(try Argon2Workspace(memoryKiB: cost.memoryKiB, kernel: kernel))
+            }
+            self.init(workers: workers, queueCapacity: queueCapacity, workspaces: workspaces)
+        }
+    }
+
+    /// Starts the workers; worker `i` owns `workspaces[i]` when there are workspaces.
+    private init(workers: Int, queueCapacity: Int, workspaces: [Argon2Workspace]?) {
         precondition(workers > 0, "PasswordHashingPool needs at least one worker")
         precondition(queueCapacity >= 0, "PasswordHashingPool's queue capacity cannot be negative")
         self.workers = workers
         self.queueCapacity = queueCapacity
         self.core = Core(workers: workers, queueCapacity: queueCapacity)
+        let first = workspaces?.first
+        self.hashingSetup = HashingSetup(
+            implementation: first.map { .swift($0.kernel) } ?? .libsodium,
+            workspaceBytes: first?.residentBytes ?? 0,
+            workers: workers)
         for index in 0..<workers {
             let core = self.core
-            let thread = Thread { core.workerLoop() }
+            // Each workspace moves to its worker's thread and is used there only.
+            let workspace = Handover(value: workspaces?[index])
+            let thread = Thread {
+                core.workerLoop(hasher: PasswordHasher(workspace: workspace.value, counts: core.hashCounts))
+            }
             thread.name = "password-hashing-\(index)"
             thread.start()
         }
@@ -89,8 +152,8 @@ public final class PasswordHashingPool: Sendable {
 
     /// Hashes `password` with `cost` on a worker and returns the PHC string.
     public func hash(password: [UInt8], cost: Argon2id.Cost) async throws(HashingPoolError) -> String {
-        try await submit {
-            Result { () throws(SodiumError) in try Argon2id.hash(password: password, cost: cost) }
+        try await submit { hasher in
+            Result { () throws(SodiumError) in try hasher.hash(password: password, cost: cost) }
                 .mapError { .hashingFailed($0) }
         }
     }
@@ -98,7 +161,7 @@ public final class PasswordHashingPool: Sendable {
     /// Verifies `password` against the PHC string `hash` on a worker. A wrong password or a
     /// malformed string is `false` (see ``Argon2id/verify(password:against:)``).
     public func verify(password: [UInt8], against hash: String) async throws(HashingPoolError) -> Bool {
-        try await submit { .success(Argon2id.verify(password: password, against: hash)) }
+        try await submit { hasher in .success(hasher.verify(password: password, against: hash)) }
     }
 
     /// A fixed PHC string of `cost` (a random password, never disclosed), made on a worker the first
@@ -127,15 +190,15 @@ public final class PasswordHashingPool: Sendable {
 
     /// ``hash(password:cost:)`` as a `Single`, delivered on the worker's thread.
     public func hashing(password: [UInt8], cost: Argon2id.Cost) -> Single<String> {
-        job {
-            Result { () throws(SodiumError) in try Argon2id.hash(password: password, cost: cost) }
+        job { hasher in
+            Result { () throws(SodiumError) in try hasher.hash(password: password, cost: cost) }
                 .mapError { .hashingFailed($0) }
         }
     }
 
     /// ``verify(password:against:)`` as a `Single`, delivered on the worker's thread.
     public func verifying(password: [UInt8], against hash: String) -> Single<Bool> {
-        job { .success(Argon2id.verify(password: password, against: hash)) }
+        job { hasher in .success(hasher.verify(password: password, against: hash)) }
     }
 
     /// ``verifyDummy(password:cost:)`` as a `Single`, delivered on the worker's thread (the first
@@ -169,7 +232,7 @@ public final class PasswordHashingPool: Sendable {
     /// Runs `work` on a worker and returns its result. Throws ``HashingPoolError/overloaded`` at
     /// once when the queue is full.
     func submit<Output: Sendable>(
-        _ work: @escaping @Sendable () -> Result<Output, HashingPoolError>
+        _ work: @escaping @Sendable (PasswordHasher) -> Result<Output, HashingPoolError>
     ) async throws(HashingPoolError) -> Output {
         let core = self.core
         let id = core.makeJobID()
@@ -187,7 +250,7 @@ public final class PasswordHashingPool: Sendable {
     /// `work` on a worker, as a `Single`: queued on subscription, delivered on the worker's thread,
     /// removed from the queue when disposed before a worker takes it.
     func job<Output: Sendable>(
-        _ work: @escaping @Sendable () -> Result<Output, HashingPoolError>
+        _ work: @escaping @Sendable (PasswordHasher) -> Result<Output, HashingPoolError>
     ) -> Single<Output> {
         let core = self.core
         return Single.create { [self] done in
@@ -202,16 +265,31 @@ public final class PasswordHashingPool: Sendable {
         }
     }
 
+    /// ``submit(_:)`` for work that needs no hasher (tests that hold a worker).
+    func submit<Output: Sendable>(
+        _ work: @escaping @Sendable () -> Result<Output, HashingPoolError>
+    ) async throws(HashingPoolError) -> Output {
+        try await submit { (_: PasswordHasher) in work() }
+    }
+
+    /// ``job(_:)`` for work that needs no hasher (tests that hold a worker).
+    func job<Output: Sendable>(
+        _ work: @escaping @Sendable () -> Result<Output, HashingPoolError>
+    ) -> Single<Output> {
+        job { (_: PasswordHasher) in work() }
+    }
+
     /// Queues job `id` (or refuses it at once); `deliver` gets its outcome exactly once, on the worker
     /// or, when refused, here. The one path every job takes.
     private func start<Output: Sendable>(
-        _ id: UInt64, _ work: @escaping @Sendable () -> Result<Output, HashingPoolError>, isCancelled: Bool,
+        _ id: UInt64, _ work: @escaping @Sendable (PasswordHasher) -> Result<Output, HashingPoolError>,
+        isCancelled: Bool,
         deliver: @escaping @Sendable (Result<Output, HashingPoolError>) -> Void
     ) {
         let job = Job(
             id: id,
-            run: {
-                let result = work()
+            run: { hasher in
+                let result = work(hasher)
                 return { deliver(result) }
             },
             fail: { deliver(.failure($0)) })
@@ -219,13 +297,13 @@ public final class PasswordHashingPool: Sendable {
     }
 }
 
-/// One queued job: `run` computes and returns what resumes its caller (the worker counts the job
+/// One queued job: `run` computes with the worker's hasher and returns what resumes its caller (the worker counts the job
 /// first, so a caller never sees its result before the counters do); `fail` resumes it with an
 /// error. Exactly one of them is called, exactly once, by whoever takes the job out of the queue (or
 /// refuses it).
 private struct Job: Sendable {
     let id: UInt64
-    let run: @Sendable () -> @Sendable () -> Void
+    let run: @Sendable (PasswordHasher) -> @Sendable () -> Void
     let fail: @Sendable (HashingPoolError) -> Void
 }
 
@@ -269,6 +347,8 @@ private final class Core: Sendable {
     private let available = DispatchSemaphore(value: 0)
     private let workers: Int
     private let queueCapacity: Int
+    /// Hashes by implementation, counted by the workers' hashers.
+    let hashCounts = HashCounts()
 
     init(workers: Int, queueCapacity: Int) {
         self.workers = workers
@@ -334,8 +414,9 @@ private final class Core: Sendable {
         }
     }
 
-    /// A worker thread's whole life: take jobs until shutdown finds the queue empty.
-    func workerLoop() {
+    /// A worker thread's whole life: take jobs and run them with `hasher` until shutdown finds the
+    /// queue empty.
+    func workerLoop(hasher: PasswordHasher) {
         loop: while true {
             available.wait()
             let step: Step = state.withLock { state in
@@ -348,7 +429,7 @@ private final class Core: Sendable {
             }
             switch step {
             case .run(let job):
-                let resumeCaller = job.run()
+                let resumeCaller = job.run(hasher)
                 state.withLock { state in
                     state.running -= 1
                     state.completed += 1
@@ -373,7 +454,8 @@ private final class Core: Sendable {
         state.withLock { state in
             PasswordHashingPool.Counters(
                 queued: state.queue.count, running: state.running, completed: state.completed,
-                rejected: state.rejected)
+                rejected: state.rejected, ownHashes: hashCounts.own.load(ordering: .relaxed),
+                libsodiumHashes: hashCounts.libsodium.load(ordering: .relaxed))
         }
     }
 }

@@ -159,7 +159,7 @@ public enum Argon2id {
     }
 
     /// Lends the password's bytes as a C `char` pointer and length, valid for the call only.
-    private static func withPasswordPointer<Result, Failure: Error>(
+    static func withPasswordPointer<Result, Failure: Error>(
         _ password: [UInt8], _ body: (UnsafePointer<CChar>, Int) throws(Failure) -> Result
     ) throws(Failure) -> Result {
         try lend(password, count: password.count, body)

@@ -1,3 +1,4 @@
+import Argon2
 import AuthCore
 import RemoteStreams
 import SQLite
@@ -43,9 +44,26 @@ struct AuthDescription: HostedService {
                     configuration: .init(path: database, synchronous: configuration[O.synchronous].value),
                     report: report))
         }
-        let pool = PasswordHashingPool(
-            workers: configuration[O.hashWorkers],
-            queueCapacity: configuration[O.hashQueue] ?? 4 * configuration[O.hashWorkers])
+        // Each worker's workspace is mapped and faulted in here, before the service answers.
+        let (implementation, reason) = configuration[O.argon2].resolve()
+        let pool: PasswordHashingPool
+        do {
+            pool = try PasswordHashingPool(
+                workers: configuration[O.hashWorkers],
+                queueCapacity: configuration[O.hashQueue] ?? 4 * configuration[O.hashWorkers],
+                implementation: implementation, cost: configuration[O.hashCost].cost)
+        } catch {
+            await store.close()
+            throw error
+        }
+        logger.info(
+            "argon2id",
+            [
+                "implementation": .string(implementation.description), "reason": .string(reason),
+                "cpu_kernels": .string(Argon2Kernel.supported.map(\.rawValue).joined(separator: ",")),
+                "workspace_bytes": .integer(pool.hashingSetup.workspaceBytes),
+                "resident_bytes": .integer(pool.hashingSetup.residentBytes),
+            ])
         let policy = ThrottlePolicy(
             freeFailures: configuration[O.freeFailures], maximumDelay: configuration[O.maximumDelay],
             lockAfter: configuration[O.lockAfter], lockDuration: configuration[O.lockDuration],
@@ -77,6 +95,7 @@ struct AuthDescription: HostedService {
                 "database": .string(Store.describe(database)),
                 "hash_cost": .string(configuration[O.hashCost].rawValue),
                 "hash_workers": .integer(configuration[O.hashWorkers]),
+                "argon2": .string(implementation.description),
             ])
         do {
             // Made now, so the first login of an unknown user costs no more than a wrong password.
@@ -104,7 +123,7 @@ struct AuthDescription: HostedService {
         func stats() async -> [String: [String: Int]] {
             [
                 "auth": service.counters.statsGroup, "store": store.statsGroup,
-                "hashing": pool.counters.statsGroup,
+                "hashing": pool.counters.statsGroup, "argon2": pool.hashingSetup.statsGroup,
             ]
         }
 
@@ -205,6 +224,26 @@ enum Store: Sendable {
 
 extension PasswordHashingPool.Counters {
     var statsGroup: [String: Int] {
-        ["queued": queued, "running": running, "completed": completed, "rejected": rejected]
+        [
+            "queued": queued, "running": running, "completed": completed, "rejected": rejected,
+            "own_hashes": ownHashes, "libsodium_hashes": libsodiumHashes,
+        ]
+    }
+}
+
+extension HashingSetup {
+    /// The implementation as flags (`libsodium` 1, or `swift` 1 and `kernel_<name>` 1) and the memory
+    /// the workspaces keep resident.
+    var statsGroup: [String: Int] {
+        var group = [
+            "workers": workers, "workspace_bytes": workspaceBytes, "resident_bytes": residentBytes,
+        ]
+        switch implementation {
+        case .libsodium: group["libsodium"] = 1
+        case .swift(let kernel):
+            group["swift"] = 1
+            group["kernel_\(kernel.rawValue)"] = 1
+        }
+        return group
     }
 }

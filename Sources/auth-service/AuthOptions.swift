@@ -1,3 +1,4 @@
+import Argon2
 import AuthCore
 import Contracts
 import SQLite
@@ -66,6 +67,11 @@ enum AuthOptions {
         "hash-workers", environment: "AUTH_HASH_WORKERS", default: PasswordHashingPool.defaultWorkers,
         parser: .integer(in: 1...256), help: "Threads hashing passwords (each holds the cost's memory).",
         defaultDescription: "the number of cores")
+    static let argon2 = Option(
+        "argon2", environment: "AUTH_ARGON2", default: Argon2Choice.auto, parser: .choice(),
+        help: "argon2id implementation: swift (this package's, each hashing thread owning the cost's memory "
+            + "from the start), libsodium, or auto (swift where this CPU runs a kernel of ours faster than "
+            + "libsodium: AVX2 or AVX-512; else libsodium).")
     static let hashQueue = Option(
         "hash-queue", environment: "AUTH_HASH_QUEUE", default: Int?.none,
         parser: .optional(.integer(in: 0...100_000)),
@@ -131,7 +137,7 @@ enum AuthOptions {
 
     static let all: [any AnyOption] =
         [
-            endpoint, curve, database, synchronous, hashCost, hashWorkers, hashQueue, tokenLifetime,
+            endpoint, curve, database, synchronous, hashCost, hashWorkers, argon2, hashQueue, tokenLifetime,
             minimumUsername, minimumPassword, freeFailures, maximumDelay, lockAfter, lockDuration,
             clientFailures, accountFreeFailures, accountFailuresPerMinute, deviceKey, existsPerSecond,
             existsBurst, maximumStreams, maximumStreamsPerClient, check,

@@ -76,7 +76,10 @@ struct PasswordHashingPoolTests {
         #expect(outcomes.count == 16)
         for (index, candidate, ok) in outcomes { #expect(ok == (index == candidate)) }
         await pool.shutdown()
-        #expect(pool.counters == .init(queued: 0, running: 0, completed: 20, rejected: 0))
+        #expect(
+            pool.counters
+                == .init(queued: 0, running: 0, completed: 20, rejected: 0, ownHashes: 0, libsodiumHashes: 20)
+        )
     }
 
     @Test("a full queue refuses a job at once with overloaded")

@@ -314,7 +314,9 @@ struct LifecycleIntegrationTests {
 
 @Suite("auth-service: CURVE", .timeLimit(.minutes(1)))
 struct CurveIntegrationTests {
-    @Test("SIGHUP reloads allowed_clients: an added key gets in, a bad file changes nothing, a removed key is out")
+    @Test(
+        "SIGHUP reloads allowed_clients: an added key gets in, a bad file changes nothing, a removed key is out"
+    )
     func allowListReloadsOnHangup() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
@@ -329,7 +331,8 @@ struct CurveIntegrationTests {
             let client = try RemoteClient(
                 context: service.context,
                 configuration: .init(
-                    endpoints: [service.endpoint], curve: RemoteClient.Curve(serverKey: serverKey, keys: newcomer)))
+                    endpoints: [service.endpoint],
+                    curve: RemoteClient.Curve(serverKey: serverKey, keys: newcomer)))
             let code = await errorCode(of: client.health(deadline: .milliseconds(500)))
             await client.stop()
             return code
@@ -440,7 +443,8 @@ struct OperationsIntegrationTests {
         let (helped, help) = try await runAuthService(["--help"], in: directory)
         #expect(helped == .exited(0))
         let options = [
-            "endpoint", "curve", "database", "synchronous", "hash-cost", "hash-workers", "hash-queue",
+            "endpoint", "curve", "database", "synchronous", "hash-cost", "hash-workers", "argon2",
+            "hash-queue",
             "token-lifetime", "min-username", "min-password", "login-free-failures", "login-max-delay",
             "login-lock-after", "login-lock-duration", "client-failures-per-minute", "account-free-failures",
             "account-failures-per-minute", "device-key", "exists-per-second",

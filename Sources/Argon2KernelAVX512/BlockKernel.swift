@@ -1,0 +1,1 @@
+../Argon2KernelAVX2/BlockKernel.swift
