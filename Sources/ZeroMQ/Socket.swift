@@ -24,6 +24,8 @@ public final class Socket {
     private let sendMessage: UnsafeMutablePointer<zmq_msg_t>
     /// The events a ``SocketMonitor`` observes, nil when none does: closing stops the monitor first.
     var monitored: MonitorEvents?
+    /// Whether a ``SocketMonitor`` observes the socket.
+    var isMonitored: Bool { monitored != nil }
 
     /// Creates a socket of `type` in `context` and sets its linger (ms; `0` drops unsent messages
     /// on close, `-1` waits forever, which can hang context termination).
