@@ -3,11 +3,22 @@ import Foundation
 /// Part (1): runs the C program (raw/raw_roundtrip.c, built by `make bench-transport`) with the
 /// same budget and reads its `RESULT` lines, one per in-flight setting.
 func rawBaseline(executable: String, budget: Budget) throws -> [Measurement] {
+    let text = try output(
+        of: executable,
+        ["\(budget.roundTripsOneInFlight)", "\(budget.roundTripsManyInFlight)", "\(budget.seconds)"])
+    let results = text.split(separator: "\n").compactMap(parseResultLine)
+    guard results.map(\.inFlight) == Budget.inFlightSettings else {
+        throw BenchmarkError("unexpected output from \(executable):\n\(text)")
+    }
+    return results
+}
+
+/// What `executable` run with `arguments` printed on its standard output; a failure if it did not
+/// exit with status 0.
+func output(of executable: String, _ arguments: [String]) throws -> String {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = [
-        "\(budget.roundTripsOneInFlight)", "\(budget.roundTripsManyInFlight)", "\(budget.seconds)",
-    ]
+    process.arguments = arguments
     let output = Pipe()
     process.standardOutput = output
     try process.run()
@@ -17,11 +28,7 @@ func rawBaseline(executable: String, budget: Budget) throws -> [Measurement] {
     guard process.terminationStatus == 0 else {
         throw BenchmarkError("\(executable) exited with status \(process.terminationStatus):\n\(text)")
     }
-    let results = text.split(separator: "\n").compactMap(parseResultLine)
-    guard results.map(\.inFlight) == Budget.inFlightSettings else {
-        throw BenchmarkError("unexpected output from \(executable):\n\(text)")
-    }
-    return results
+    return text
 }
 
 /// A `RESULT key=value ...` line as printed by the C program (and by ``Measurement/resultLine``).
@@ -68,22 +75,14 @@ final class BaselineRows {
     /// new run.
     func measure(_ implementation: String, budget: Budget) throws -> [Measurement] {
         if let results = kept.removeValue(forKey: implementation) { return results }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = [
-            "--raw", "none", "--only", "remotestreams", "--rounds", "1",
-            "--count1", "\(budget.roundTripsOneInFlight)", "--count64", "\(budget.roundTripsManyInFlight)",
-            "--seconds", "\(budget.seconds)",
-        ]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let text = String(decoding: data, as: UTF8.self)
-        guard process.terminationStatus == 0 else {
-            throw BenchmarkError("\(executable) exited with status \(process.terminationStatus):\n\(text)")
-        }
+        let text = try output(
+            of: executable,
+            [
+                "--raw", "none", "--only", "remotestreams", "--rounds", "1",
+                "--count1", "\(budget.roundTripsOneInFlight)", "--count64",
+                "\(budget.roundTripsManyInFlight)",
+                "--seconds", "\(budget.seconds)",
+            ])
         var byImplementation: [String: [Measurement]] = [:]
         for line in text.split(separator: "\n") {
             guard let result = parseResultLine(line),
