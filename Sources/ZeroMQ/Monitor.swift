@@ -133,6 +133,12 @@ public struct MonitorEvent: Sendable, Hashable, CustomStringConvertible {
 /// Create it (``Socket/monitor(events:)``) before the observed socket binds or connects: libzmq
 /// drops events while no PAIR is connected. Like a socket, a monitor is owned by one thread at a
 /// time; ``next(timeout:)`` blocks.
+///
+/// Close the observed socket (which stops the monitor, ``Socket/close(linger:)``) or call
+/// ``Socket/stopMonitoring()`` before closing the monitor: libzmq sends events with a blocking
+/// send, on the context's I/O thread, and one sent after the PAIR is gone would never return.
+/// A monitor that asks for ``MonitorEvents/monitorStopped`` gets it when the observed socket goes,
+/// so its PAIR must outlive that socket.
 public final class SocketMonitor {
     /// The PAIR socket that receives the events.
     public let socket: Socket
@@ -150,9 +156,17 @@ public final class SocketMonitor {
         _ = try checkedCallOrThrow("zmq_socket_monitor") {
             zmq_socket_monitor(handle, endpoint, events.rawValue)
         }
-        let socket = try Socket(observed.context, .pair, linger: 0)
-        try socket.connect(endpoint)
-        self.socket = socket
+        observed.monitored = events
+        do {
+            let socket = try Socket(observed.context, .pair, linger: 0)
+            try socket.connect(endpoint)
+            self.socket = socket
+        } catch {
+            // No one would read the events: libzmq's I/O thread would block on the first one.
+            if !events.contains(.monitorStopped) { zmq_socket_monitor(handle, nil, 0) }
+            observed.monitored = nil
+            throw error
+        }
         self.endpoint = endpoint
     }
 
@@ -196,5 +210,6 @@ extension Socket {
     public func stopMonitoring() throws(ZMQError) {
         let handle = try liveHandle("zmq_socket_monitor")
         _ = try checkedCallOrThrow("zmq_socket_monitor") { zmq_socket_monitor(handle, nil, 0) }
+        monitored = nil
     }
 }

@@ -22,6 +22,10 @@ public final class Socket {
     private let receiveMessage: UnsafeMutablePointer<zmq_msg_t>
     /// One `zmq_msg_t` for sending, allocated once and never moved.
     private let sendMessage: UnsafeMutablePointer<zmq_msg_t>
+    /// The events a ``SocketMonitor`` observes, nil when none does: closing stops the monitor first.
+    var monitored: MonitorEvents?
+    /// Whether a ``SocketMonitor`` observes the socket.
+    var isMonitored: Bool { monitored != nil }
 
     /// Creates a socket of `type` in `context` and sets its linger (ms; `0` drops unsent messages
     /// on close, `-1` waits forever, which can hang context termination).
@@ -49,6 +53,7 @@ public final class Socket {
         if let handle {
             var zero: Int32 = 0
             zmq_setsockopt(handle, ZMQ_LINGER, &zero, MemoryLayout<Int32>.size)
+            stopMonitorBeforeClosing(handle)
             zmq_close(handle)
         }
         receiveMessage.deallocate()
@@ -66,12 +71,26 @@ public final class Socket {
 
     /// Sets linger (ms) and closes the socket. Later calls do nothing; every other call then fails
     /// with `ENOTSOCK`.
+    ///
+    /// A monitored socket stops its monitor first (``SocketMonitor``): libzmq tears a closed
+    /// socket's connections down later, on the context's I/O thread, and reports what happens
+    /// meanwhile (a peer that goes away) to the monitor with a blocking send, which would never
+    /// return once the monitor's PAIR is closed, stalling every connection of the context.
     public func close(linger: Int32 = 0) {
         guard let handle else { return }
         self.handle = nil
         var linger = linger
         zmq_setsockopt(handle, ZMQ_LINGER, &linger, MemoryLayout<Int32>.size)
+        stopMonitorBeforeClosing(handle)
         zmq_close(handle)
+    }
+
+    /// Stops the socket's monitor, unless it asked for ``MonitorEvents/monitorStopped``: stopping
+    /// sends that event, which waits for the monitor's PAIR, so such a monitor gets it from libzmq
+    /// when the socket goes, and its PAIR must outlive the socket.
+    private func stopMonitorBeforeClosing(_ handle: UnsafeMutableRawPointer) {
+        guard let monitored, !monitored.contains(.monitorStopped) else { return }
+        zmq_socket_monitor(handle, nil, 0)
     }
 
     // MARK: Options

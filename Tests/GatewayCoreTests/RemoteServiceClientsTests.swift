@@ -104,10 +104,16 @@ struct RemoteServiceClientsTests {
         let validation = RemoteValidationServiceClient(client: client, channelDeadline: .seconds(30))
         let edits = ReplaySubject<FieldEdit>.createUnbounded()
         edits.onNext(FieldEdit(field: .phone, text: "1"))
+        // The service goes once its answer has reached the client: stopping it earlier could drop
+        // the answer with the connection, which is not what this test is about.
+        let answered = DispatchSemaphore(value: 0)
         let channel = Task {
-            await outcome(of: validation.fields(FieldsParameters(), edits: edits.asObservable()))
+            await outcome(
+                of: validation.fields(FieldsParameters(), edits: edits.asObservable()),
+                onResult: { answered.signal() })
         }
         #expect(await arrived(opened))
+        #expect(await arrived(answered))
         await first.stop()
         let lost = await channel.value
         #expect(lost.results == [FieldResult(field: .phone, result: .ok())])
@@ -136,13 +142,18 @@ struct RemoteServiceClientsTests {
 }
 
 /// Every result of `channel` until it fails or completes, and its error.
-private func outcome(of channel: Observable<FieldResult>) async -> (
+private func outcome(
+    of channel: Observable<FieldResult>, onResult: @escaping @Sendable () -> Void = {}
+) async -> (
     results: [FieldResult], error: RemoteError?
 ) {
     await withCheckedContinuation { continuation in
         let results = Mutex<[FieldResult]>([])
         _ = channel.subscribe(
-            onNext: { result in results.withLock { $0.append(result) } },
+            onNext: { result in
+                results.withLock { $0.append(result) }
+                onResult()
+            },
             onError: { error in
                 continuation.resume(returning: (results.withLock { $0 }, error as? RemoteError))
             },

@@ -45,6 +45,34 @@ struct MonitorTests {
         }
     }
 
+    @Test("closing a monitored socket stops its monitor: a peer leaving after the PAIR closed stalls nothing")
+    func closingStopsTheMonitor() async throws {
+        try await onThread {
+            let context = try Context()
+            for _ in 0..<20 {
+                let router = try Socket(context, .router, linger: 0)
+                let endpoint = try router.bindLoopback()
+                let dealer = try Socket(context, .dealer, linger: 0)
+                let events = try dealer.monitor(events: [.handshakeSucceeded, .disconnected])
+                try dealer.connect(endpoint)
+                #expect(try events.next(timeout: 5000)?.kind == .handshakeSucceeded)
+                // As a loop closes a group: the socket, then its monitor; then the peer goes while
+                // libzmq may still be tearing the dealer's connection down.
+                dealer.close()
+                events.close()
+                router.close()
+            }
+            // The context's I/O thread still serves a new connection.
+            let router = try Socket(context, .router, linger: 0)
+            let endpoint = try router.bindLoopback()
+            let dealer = try Socket(context, .dealer, linger: 0)
+            try dealer.connect(endpoint)
+            try dealer.send(["ping"])
+            let request = try router.receiveMessage()
+            #expect(request.dropFirst() == ["ping"])
+        }
+    }
+
     @Test("monitor frames are parsed, unknown events kept")
     func parsing() {
         var header: [UInt8] = []

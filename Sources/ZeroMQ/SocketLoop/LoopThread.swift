@@ -213,7 +213,7 @@ final class LoopThread {
     /// Closes a group's sockets and forgets it (its slots stay, empty, so indices keep their meaning).
     func remove(_ group: Int) {
         guard groups.removeValue(forKey: group) != nil else { return }
-        for index in slots.indices where slots[index].group == group {
+        for index in Self.closingOrder(slots.indices.filter { slots[$0].group == group }, of: slots) {
             // A short linger: the last answers it sent (a draining server's) still reach their peers;
             // closing never blocks, and the context waits at most this long for them.
             tallies[group, default: SocketLoop.Tally()].dropped += slots[index].close(
@@ -221,6 +221,13 @@ final class LoopThread {
             descriptors[index + 1].fd = -1
         }
         backlogChanged = true
+    }
+
+    /// `indices` in the order their sockets are closed: monitored sockets first, then the rest (a
+    /// monitor's PAIR among them), so that closing a socket stops its monitor while the PAIR is
+    /// still there (``Socket/close(linger:)``).
+    static func closingOrder(_ indices: [Int], of slots: [Slot]) -> [Int] {
+        indices.filter { slots[$0].socket?.isMonitored == true } + indices.filter { slots[$0].socket?.isMonitored != true }
     }
 
     // MARK: Waiting
@@ -426,7 +433,7 @@ final class LoopThread {
     func shutDown() {
         publish()
         var unsent: [Int: Int] = [:]
-        for index in slots.indices {
+        for index in Self.closingOrder(Array(slots.indices), of: slots) {
             let count = slots[index].close(linger: 0)
             if count > 0 { unsent[slots[index].group, default: 0] += count }
         }
