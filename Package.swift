@@ -154,6 +154,7 @@ let package = Package(
             name: "HeroCatalogCoreTests",
             dependencies: [
                 "HeroCatalogCore", "Contracts", "Reactive", "RemoteProtocol", "RemoteStreams", "ZeroMQ",
+                "TestSupport",
             ],
             swiftSettings: common),
         .executableTarget(
@@ -177,7 +178,8 @@ let package = Package(
         .testTarget(
             name: "AuthCoreTests",
             dependencies: [
-                "AuthCore", "Argon2", "Sodium", "SQLite", "Postgres", "Contracts", "Reactive", "RemoteProtocol",
+                "AuthCore", "Argon2", "Sodium", "SQLite", "Postgres", "Contracts", "Reactive",
+                "RemoteProtocol",
                 "RemoteStreams", "ZeroMQ", "TestSupport",
             ],
             swiftSettings: common),
@@ -237,7 +239,8 @@ let package = Package(
         // deploy/: manifests, unit files, the Dockerfile and the local stack script, checked offline.
         // What the test targets that start real programs share.
         .target(
-            name: "TestSupport", dependencies: ["ZeroMQ", "Postgres"], path: "Tests/TestSupport", swiftSettings: common),
+            name: "TestSupport", dependencies: ["ZeroMQ", "Postgres", "Reactive", "RemoteProtocol"],
+            path: "Tests/TestSupport", swiftSettings: common),
         .testTarget(name: "DeployTests", dependencies: ["Contracts", "TestSupport"], swiftSettings: common),
         .target(
             name: "GatewayClient",

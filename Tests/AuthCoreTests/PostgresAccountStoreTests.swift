@@ -154,14 +154,14 @@ struct PostgresAccountStoreTests {
 
             try await cluster.stop()
             // The first call after the crash meets the dead connection: unavailable, never a wrong answer.
-            let during = await code(of: store.exists(username: "alice1"))
+            let during = await errorCode(of: store.exists(username: "alice1"))
             #expect(during == .unavailable)
             #expect(await events.next() == false)
             #expect(!store.isReachable)
             #expect(
-                await code(of: store.createAccount(username: "bob123", passwordHash: "$h", createdAt: 0))
+                await errorCode(of: store.createAccount(username: "bob123", passwordHash: "$h", createdAt: 0))
                     == .unavailable)
-            #expect(await code(of: store.account(named: "alice1")) == .unavailable)
+            #expect(await errorCode(of: store.account(named: "alice1")) == .unavailable)
 
             try await cluster.restart()
             #expect(await events.next() == true)
@@ -186,17 +186,5 @@ struct PostgresAccountStoreTests {
                 configuration: .init(url: "postgresql:///postgres?host=/nonexistent-socket-dir&user=postgres")
             )
         }
-    }
-}
-
-/// The `RemoteError` code a single fails with, or nil when it succeeds.
-func code<T: Sendable>(of single: Single<T>) async -> ErrorCode? {
-    do {
-        _ = try await single.value
-        return nil
-    } catch let error as RemoteError {
-        return error.code
-    } catch {
-        return ErrorCode("not a RemoteError: \(error)")
     }
 }

@@ -3,6 +3,7 @@ import Foundation
 import Reactive
 import RemoteProtocol
 import RemoteStreams
+import TestSupport
 import Testing
 import ZeroMQ
 

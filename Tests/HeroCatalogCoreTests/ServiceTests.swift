@@ -2,6 +2,7 @@ import Contracts
 import Reactive
 import RemoteProtocol
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import HeroCatalogCore

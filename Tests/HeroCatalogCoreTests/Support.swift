@@ -70,18 +70,6 @@ func edgeCaseCatalog() throws -> HeroCatalog {
     ])
 }
 
-/// The code of a failed single, or nil when it succeeded.
-func errorCode<T: Sendable>(of single: Single<T>) async -> ErrorCode? {
-    do {
-        _ = try await single.value
-        return nil
-    } catch let error as RemoteError {
-        return error.code
-    } catch {
-        return ErrorCode("not a RemoteError: \(error)")
-    }
-}
-
 /// An XML property list in the shape of the original demo's heros.plist, with names of our own.
 let fixturePropertyList = """
     <?xml version="1.0" encoding="UTF-8"?>

@@ -3,6 +3,7 @@ import Foundation
 import Reactive
 import RemoteProtocol
 import RemoteStreams
+import TestSupport
 import Testing
 import ZeroMQ
 
@@ -76,11 +77,15 @@ struct TokenFirstTests {
             await code(Methods.Heroes.search, ["query": .text(""), "token": .number(7)]) == .unauthenticated)
         // A wrong token before bad parameters.
         #expect(await code(Methods.Heroes.search, ["token": .text("bad")]) == .unauthenticated)
-        #expect(await streamCode(["query": .text(""), "limit": .number(0), "token": .text("bad")]) == .unauthenticated)
+        #expect(
+            await streamCode(["query": .text(""), "limit": .number(0), "token": .text("bad")])
+                == .unauthenticated)
         // A good token, then the parameters.
         #expect(await code(Methods.Heroes.search, ["token": .text("good")]) == .badRequest)
         #expect(await code(Methods.Heroes.get, ["id": .text("one"), "token": .text("good")]) == .badRequest)
-        #expect(await streamCode(["query": .text(""), "limit": .number(0), "token": .text("good")]) == .badRequest)
+        #expect(
+            await streamCode(["query": .text(""), "limit": .number(0), "token": .text("good")]) == .badRequest
+        )
         #expect(await code(Methods.Heroes.search, ["query": .text("jean"), "token": .text("good")]) == nil)
         #expect(service.counters.unauthenticated == 7 && service.counters.badRequests == 3)
         await client.stop()

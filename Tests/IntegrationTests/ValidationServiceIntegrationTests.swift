@@ -4,6 +4,7 @@ import Reactive
 import RemoteProtocol
 import RemoteStreams
 import ServiceKit
+import TestSupport
 import Testing
 import ZeroMQ
 

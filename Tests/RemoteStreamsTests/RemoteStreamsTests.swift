@@ -4,6 +4,7 @@ import Reactive
 import RemoteProtocol
 import RemoteStreams
 import Synchronization
+import TestSupport
 import Testing
 import ZeroMQ
 
@@ -776,17 +777,5 @@ struct RemoteStreamsConnectionTests {
         await client.stop()
         await server.stop()
         context.terminate()
-    }
-}
-
-/// The `RemoteError` code of a failed call, or nil if it succeeded.
-private func errorCode<T: Sendable>(of single: Single<T>) async -> ErrorCode? {
-    do {
-        _ = try await single.value
-        return nil
-    } catch let error as RemoteError {
-        return error.code
-    } catch {
-        return nil
     }
 }

@@ -1,4 +1,3 @@
-import TestSupport
 import Contracts
 import Dispatch
 import Foundation
@@ -6,6 +5,7 @@ import Reactive
 import RemoteProtocol
 import RemoteStreams
 import Synchronization
+import TestSupport
 import Testing
 import ZeroMQ
 
@@ -351,18 +351,6 @@ func withService<T>(
         Issue.record("service log:\n\(service.log)")
         await service.stop()
         throw error
-    }
-}
-
-/// The `RemoteError` code of a failed call, or nil if it succeeded.
-func errorCode<T: Sendable>(of single: Single<T>) async -> ErrorCode? {
-    do {
-        _ = try await single.value
-        return nil
-    } catch let error as RemoteError {
-        return error.code
-    } catch {
-        return ErrorCode("not a RemoteError: \(error)")
     }
 }
 
