@@ -74,13 +74,15 @@ struct AuthDescription: HostedService {
         let rules = AuthRules(
             minimumUsernameLength: configuration[O.minimumUsername],
             minimumPasswordLength: configuration[O.minimumPassword])
+        // With PostgreSQL, logins are throttled in the database, by every replica together.
+        let sharedThrottle = store.sharedThrottle(policy: policy)
         let service = AuthService(
             store: store.accountStore, hashing: pool,
             configuration: AuthConfiguration(
                 rules: rules, throttle: policy, cost: configuration[O.hashCost].cost,
                 tokenLifetime: configuration[O.tokenLifetime],
                 deviceTokens: DeviceTokens(secret: deviceSecret)),
-            loop: host.loop)
+            loop: host.loop, sharedThrottle: sharedThrottle)
         // Expired sessions are deleted hourly (they are refused from the moment they expire), on a
         // timer of the loop; the deletion itself runs on the store's writer.
         let purge = host.loop.schedule(every: .seconds(3_600)) {
@@ -88,8 +90,15 @@ struct AuthDescription: HostedService {
                 if count > 0 { logger.info("expired sessions removed", ["count": .integer(count)]) }
             })
         }
+        // Throttle entries back at rest are deleted every minute (by one replica at a time).
+        let sweep = sharedThrottle.map { throttle in
+            host.loop.schedule(every: .seconds(60)) {
+                _ = throttle.removeResting().subscribe { _ in }
+            }
+        }
         let running = Running(
-            service: service, store: store, pool: pool, loop: host.loop, purge: purge, health: host.health,
+            service: service, store: store, pool: pool, loop: host.loop, purge: purge, sweep: sweep,
+            health: host.health,
             reachability: reachability,
             listening: [
                 "database": .string(Store.describe(database)),
@@ -115,6 +124,8 @@ struct AuthDescription: HostedService {
         let loop: SocketLoop
         /// The loop's hourly timer that deletes expired sessions.
         let purge: SocketLoop.TimerID
+        /// The loop's timer that sweeps the shared throttle's entries at rest (PostgreSQL only).
+        let sweep: SocketLoop.TimerID?
         let health: HealthState
         /// The PostgreSQL store's reachability changes (finished at once for SQLite).
         let reachability: AsyncStream<(reachable: Bool, reason: String?)>
@@ -148,6 +159,7 @@ struct AuthDescription: HostedService {
 
         func stop() async {
             loop.cancelTimer(purge)
+            if let sweep { loop.cancelTimer(sweep) }
             await store.close()
             await pool.shutdown()
         }
@@ -185,6 +197,14 @@ enum Store: Sendable {
         if let at = rest.lastIndex(of: "@") { rest = rest[rest.index(after: at)...] }
         if let query = rest.firstIndex(of: "?") { rest = rest[..<query] }
         return "postgresql://" + rest
+    }
+
+    /// The login throttle replicas share (PostgreSQL), or nil: each process throttles alone.
+    func sharedThrottle(policy: ThrottlePolicy) -> (any SharedLoginThrottle)? {
+        switch self {
+        case .sqlite: nil
+        case .postgres(let store): PostgresLoginThrottle(store: store, policy: policy)
+        }
     }
 
     var accountStore: any AccountStore {
