@@ -1,3 +1,4 @@
+import Contracts
 import Foundation
 import Postgres
 import Reactive
@@ -198,6 +199,57 @@ struct PostgresLoginThrottleTests {
             let back = await waitUntil { store.isReachable }
             #expect(back)
             #expect(try await sql.admit(account: "alice", from: .client("x")).value == .allowed)
+            await store.close()
+        }
+    }
+}
+
+/// AuthService with its logins throttled in PostgreSQL.
+@Suite("AuthService over PostgresLoginThrottle", .timeLimit(.minutes(1)))
+struct SharedThrottleServiceTests {
+    @Test("logins disposed while their admission is asked give back what they took; the budget holds")
+    func disposedWhileAdmitting() async throws {
+        try await PostgresCluster.with { cluster in
+            let store = try await PostgresAccountStore(configuration: .init(url: cluster.url))
+            let policy = ThrottlePolicy(accountFreeFailures: 3, accountFailuresPerMinute: 1)
+            let pool = PasswordHashingPool(workers: 1, queueCapacity: 16)
+            let service = AuthService(
+                store: store, hashing: pool, configuration: AuthConfiguration(throttle: policy, cost: .test),
+                sharedThrottle: PostgresLoginThrottle(store: store, policy: policy))
+            let made = try await service.register(
+                RegisterRequest(username: "someone", password: "secret1"), client: "c"
+            ).value
+            #expect(made.statusCode == 201)
+            for index in 0..<10 {
+                service.login(LoginRequest(username: "someone", password: "guess"), client: "gone-\(index)")
+                    .subscribe { _ in }.dispose()
+            }
+            // Every one of them is given back, whether it was admitted or not.
+            let probe = try await ClusterConnection(cluster.url)
+            let settled = await waitUntil {
+                let left = try? await probe.query(
+                    """
+                    SELECT (SELECT coalesce(sum(in_flight), 0) FROM throttle_pairs),
+                           (SELECT coalesce(min(tokens), 3) FROM throttle_buckets WHERE key = 'a:someone')
+                    """)
+                return (try? left?.integer(0, 0)) == 0 && left?.rows.first?[1] == "3"
+            }
+            #expect(settled)
+            var answers: [Int] = []
+            for index in 0..<5 {
+                answers.append(
+                    try await service.login(
+                        LoginRequest(username: "someone", password: "guess"), client: "new-\(index)"
+                    ).value.statusCode)
+            }
+            #expect(answers == [401, 401, 401, 429, 429])
+            let right = try await service.login(
+                LoginRequest(username: "someone", password: "secret1"), client: "owner"
+            ).value
+            #expect(right.statusCode == 429)  // the budget is spent for every client without a device
+            #expect(service.counters.failedLogins == 3)
+            await probe.close()
+            await pool.shutdown()
             await store.close()
         }
     }
