@@ -267,6 +267,12 @@ public final class SocketLoop: Sendable {
         public func detach() async {
             await loop.detach(self)
         }
+
+        /// Detaches the group as ``detach()`` does, without waiting for it (for code that cannot
+        /// suspend, such as an initializer that failed half-way).
+        public func detachLater() {
+            loop.detach(self) {}
+        }
     }
 
     /// The sockets of a group on their way to the loop's thread.
@@ -458,14 +464,18 @@ public final class SocketLoop: Sendable {
 
     private func detach(_ group: Group) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let queued = shared.withLock { shared -> Bool in
-                guard shared.state.acceptsWork else { return false }
-                shared.detaching.append((group.id, { continuation.resume() }))
-                if !shared.inHandler { Self.wake(&shared) }
-                return true
-            }
-            if !queued { continuation.resume() }
+            detach(group) { continuation.resume() }
         }
+    }
+
+    private func detach(_ group: Group, then done: @escaping @Sendable () -> Void) {
+        let queued = shared.withLock { shared -> Bool in
+            guard shared.state.acceptsWork else { return false }
+            shared.detaching.append((group.id, done))
+            if !shared.inHandler { Self.wake(&shared) }
+            return true
+        }
+        if !queued { done() }
     }
 
     /// Whether the calling code runs on the loop's thread.
