@@ -224,15 +224,18 @@ struct SharedThrottleServiceTests {
                 service.login(LoginRequest(username: "someone", password: "guess"), client: "gone-\(index)")
                     .subscribe { _ in }.dispose()
             }
-            // Every one of them is given back, whether it was admitted or not.
+            // Each was asked (its origin's bucket exists) and whatever it took is back: the origins'
+            // buckets full, the account's budget full, nothing in flight.
             let probe = try await ClusterConnection(cluster.url)
             let settled = await waitUntil {
                 let left = try? await probe.query(
                     """
-                    SELECT (SELECT coalesce(sum(in_flight), 0) FROM throttle_pairs),
-                           (SELECT coalesce(min(tokens), 3) FROM throttle_buckets WHERE key = 'a:someone')
+                    SELECT (SELECT count(*) FROM throttle_buckets WHERE key LIKE 'o:c:gone-%' AND tokens = 30)
+                           = 10
+                       AND (SELECT coalesce(sum(in_flight), 0) FROM throttle_pairs) = 0
+                       AND (SELECT tokens FROM throttle_buckets WHERE key = 'a:someone') = 3
                     """)
-                return (try? left?.integer(0, 0)) == 0 && left?.rows.first?[1] == "3"
+                return left?.rows.first?[0] == "t"
             }
             #expect(settled)
             var answers: [Int] = []
