@@ -93,6 +93,13 @@ let package = Package(
             path: "Benchmarks/AuthBenchmarks",
             swiftSettings: common
         ),
+        // make bench-scale: auth replicas on the multi-host rig (deploy/local/hosts.sh) sharing PostgreSQL.
+        .executableTarget(
+            name: "ScaleBenchmarks",
+            dependencies: ["Contracts", "Reactive", "RemoteStreams", "BenchmarkSupport", "Measuring", "Postgres"],
+            path: "Benchmarks/ScaleBenchmarks",
+            swiftSettings: common
+        ),
         // make bench-argon2: raw Argon2id verifications, libsodium against each kernel of ours.
         .executableTarget(
             name: "Argon2Benchmarks",
