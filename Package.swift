@@ -248,7 +248,9 @@ let package = Package(
         .target(
             name: "TestSupport", dependencies: ["ZeroMQ", "Postgres", "Reactive", "RemoteProtocol"],
             path: "Tests/TestSupport", swiftSettings: common),
-        .testTarget(name: "DeployTests", dependencies: ["Contracts", "TestSupport"], swiftSettings: common),
+        .testTarget(
+            name: "DeployTests", dependencies: ["Contracts", "RemoteStreams", "TestSupport", "ZeroMQ"],
+            swiftSettings: common),
         .target(
             name: "GatewayClient",
             dependencies: [

@@ -13,7 +13,7 @@
 // first at that cost, `--in-flight` calls per replica. The load generator is this process, on the
 // machine's side of the bridge, outside every quota, with one client per replica (each replica gets
 // the same closed-model load, so the figures are the replicas' capacity, not a balancing policy).
-// PostgreSQL runs outside the quotas too. Rows (1) and (2) are interleaved over `--rounds` rounds;
+// PostgreSQL runs outside the quotas too. Rows (1) and (2) are interleaved over `--rounds` rounds (3);
 // each keeps its best. Every run is bounded in count and time after a warm-up. Needs root (network
 // namespaces, cgroups); the rig's names and network are the benchmark's own (`--hosts-prefix`,
 // `--hosts-net`), and everything it starts is stopped and removed at the end, also on failure.
@@ -45,7 +45,7 @@ struct Options: Sendable {
     var cpu = "0.5"
     var seconds = 8.0
     var registerSeconds = 5.0
-    var rounds = 2
+    var rounds = 3
     var users = 16
     var inFlight = 4
     var only: Set<String> = ["login", "register"]
@@ -323,11 +323,12 @@ guard getuid() == 0 else {
     exit(1)
 }
 stopChildrenOnSignals()
-let log = try makeTemporaryDirectory(prefix: "scalebench-log") + "/scripts.log"
+let logDirectory = try makeTemporaryDirectory(prefix: "scalebench-log")
+let log = logDirectory + "/scripts.log"
 let rig = Rig(script: options.hostsScript, prefix: options.prefix, network: options.network, log: log)
 print(
     "ScaleBenchmarks: \(ProcessInfo.processInfo.activeProcessorCount) cores; rig \(options.prefix)h1..h\(sqliteHost) "
-        + "on \(options.network).0/24; scripts' output in \(log)")
+        + "on \(options.network).0/24")
 print("started \(Date()) with load average \(loadAverage())")
 var rows: [Row] = []
 var failure: (any Error)?
@@ -351,9 +352,10 @@ do {
 }
 await rig.down()
 if let failure {
-    print("error: \(failure)")
+    print("error: \(failure) (the scripts' output is kept in \(log))")
     exit(1)
 }
+try? FileManager.default.removeItem(atPath: logDirectory)
 print()
 print("finished \(Date()) with load average \(loadAverage())")
 print(table(rows))

@@ -188,6 +188,7 @@ struct AuthReplicasIntegrationTests {
             let all = records.value
             let acknowledged = all.filter { $0.outcome == .expected }.map(\.what)
             #expect(acknowledged.count >= 200, "acknowledged \(acknowledged.count) of \(all.count)")
+            #expect(acknowledgedAfterKill.value >= 100, "the burst did not go on after the kill")
 
             // Every call ended within its deadline (the client's own timer fires at the deadline plus
             // a tenth, at least 100 ms) with a success or a clear error: `unavailable` (the connection
