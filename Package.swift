@@ -96,7 +96,9 @@ let package = Package(
         // make bench-scale: auth replicas on the multi-host rig (deploy/local/hosts.sh) sharing PostgreSQL.
         .executableTarget(
             name: "ScaleBenchmarks",
-            dependencies: ["Contracts", "Reactive", "RemoteStreams", "BenchmarkSupport", "Measuring", "Postgres"],
+            dependencies: [
+                "Contracts", "Reactive", "RemoteStreams", "BenchmarkSupport", "Measuring", "Postgres",
+            ],
             path: "Benchmarks/ScaleBenchmarks",
             swiftSettings: common
         ),

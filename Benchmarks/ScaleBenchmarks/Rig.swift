@@ -41,7 +41,9 @@ struct Rig: Sendable {
     /// `hosts.sh up count`.
     func up(_ count: Int) async throws {
         let status = await shell("\(commandPrefix) up \(count)", log: log)
-        guard status == 0 else { throw BenchmarkError(description: "hosts.sh up \(count) failed; see \(log)") }
+        guard status == 0 else {
+            throw BenchmarkError(description: "hosts.sh up \(count) failed; see \(log)")
+        }
     }
 
     /// `hosts.sh down`: stops what runs in the hosts, deletes them. Idempotent.
@@ -129,7 +131,8 @@ final class Replica {
     private let directory: String
 
     /// Starts auth-service on `host` with `arguments` and waits until it is ready.
-    init(rig: Rig, host: Int, port: Int, cpu: String?, servicePath: String, arguments: [String]) async throws {
+    init(rig: Rig, host: Int, port: Int, cpu: String?, servicePath: String, arguments: [String]) async throws
+    {
         self.host = host
         self.cpu = cpu
         directory = try makeTemporaryDirectory(prefix: "scalebench")
@@ -138,10 +141,13 @@ final class Replica {
         let quota = cpu.map { ["--cpu", $0] } ?? []
         let all =
             ["run", "\(host)"] + quota + [
-                servicePath, "--state-dir", directory, "--endpoint", endpoint, "--curve", "off", "--log-level",
+                servicePath, "--state-dir", directory, "--endpoint", endpoint, "--curve", "off",
+                "--log-level",
                 "notice",
             ] + arguments
-        print("  host \(host)\(cpu.map { " (\($0) CPU)" } ?? ""): auth-service \(arguments.joined(separator: " "))")
+        print(
+            "  host \(host)\(cpu.map { " (\($0) CPU)" } ?? ""): auth-service \(arguments.joined(separator: " "))"
+        )
         do {
             child = try await ServiceChild(
                 name: "auth-service on \(rig.prefix)h\(host)", executable: rig.script, arguments: all,

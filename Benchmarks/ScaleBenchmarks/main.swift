@@ -89,7 +89,8 @@ struct Options: Sendable {
 
 let options = Options.parse()
 let servicePath = options.binaries + "/auth-service"
-let replicaCounts = [1, 2, 3]
+let mostReplicas = 3
+let replicaCounts = Array(1...mostReplicas)
 let sqliteHost = 4
 let loginPort = 5562
 let registerPort = 5572
@@ -134,7 +135,8 @@ func logins(_ replicas: [Replica], prefix: String, seconds: Double) async throws
         for (index, replica) in replicas.enumerated() {
             let client = replica.child.client
             group.addTask {
-                let figures = try await loadRun(inFlight: inFlight, limit: 1_000_000, seconds: seconds) { call in
+                let figures = try await loadRun(inFlight: inFlight, limit: 1_000_000, seconds: seconds) {
+                    call in
                     let user = call % users
                     return client.request(
                         Methods.Auth.login,
@@ -177,7 +179,7 @@ func loginRows(rig: Rig, database: RigDatabase) async throws -> [Row] {
     }
     do {
         let common = ["--hash-cost", "owasp"]
-        for host in 1...replicaCounts.max()! {
+        for host in 1...mostReplicas {
             replicas.append(
                 try await Replica(
                     rig: rig, host: host, port: loginPort, cpu: options.cpu, servicePath: servicePath,
@@ -191,7 +193,8 @@ func loginRows(rig: Rig, database: RigDatabase) async throws -> [Row] {
         try await registerUsers(on: sqlite, prefix: "scalelite")
         print(
             "    \(options.users) users in each store; \(options.rounds) rounds of 1, 2, 3 replicas then SQLite, "
-                + "\(fixed(warmUp, 0)) s warm-up and \(fixed(options.seconds, 0)) s each; each row keeps its best")
+                + "\(fixed(warmUp, 0)) s warm-up and \(fixed(options.seconds, 0)) s each; each row keeps its best"
+        )
         var best: [String: Row] = [:]
         func keep(_ row: Row) {
             if row.figures.rate > best[row.key]?.figures.rate ?? -1 { best[row.key] = row }
@@ -206,14 +209,18 @@ func loginRows(rig: Rig, database: RigDatabase) async throws -> [Row] {
                 print(figures.resultLine(row: key))
                 keep(
                     Row(
-                        label: "(1) auth.login, PostgreSQL, \(count) replica\(count == 1 ? "" : "s") × \(options.cpu) CPU",
+                        label:
+                            "(1) auth.login, PostgreSQL, \(count) replica\(count == 1 ? "" : "s") × \(options.cpu) CPU",
                         key: key, figures: figures))
             }
             _ = try await logins([sqlite], prefix: "scalelite", seconds: warmUp)
             var figures = try await logins([sqlite], prefix: "scalelite", seconds: options.seconds)
             figures.extras.insert(("round", "\(round)"), at: 0)
             print(figures.resultLine(row: "login-sqlite-1"))
-            keep(Row(label: "(2) auth.login, SQLite, 1 replica × \(options.cpu) CPU", key: "login-sqlite-1", figures: figures))
+            keep(
+                Row(
+                    label: "(2) auth.login, SQLite, 1 replica × \(options.cpu) CPU", key: "login-sqlite-1",
+                    figures: figures))
         }
         await stopAll()
         return (replicaCounts.map { "login-pg-\($0)" } + ["login-sqlite-1"]).compactMap { best[$0] }
@@ -232,7 +239,8 @@ func registerRows(rig: Rig, database: RigDatabase) async throws -> [Row] {
     var best: [String: Row] = [:]
     for round in 1...options.rounds {
         for (key, host, store) in [
-            ("register-pg", 1, ["--database", database.url]), ("register-sqlite", sqliteHost, ["--synchronous", "full"]),
+            ("register-pg", 1, ["--database", database.url]),
+            ("register-sqlite", sqliteHost, ["--synchronous", "full"]),
         ] {
             let onPostgres = key == "register-pg"
             var commitsBefore = 0
@@ -266,7 +274,10 @@ func registerRows(rig: Rig, database: RigDatabase) async throws -> [Row] {
                 figures.extras = [
                     ("round", "\(round)"), ("inflight", "\(registrationsInFlight)"),
                     ("store_commits", "\(storeCommits)"),
-                    ("commits_per_registration", fixed(Double(storeCommits) / Double(max(figures.count, 1)), 3)),
+                    (
+                        "commits_per_registration",
+                        fixed(Double(storeCommits) / Double(max(figures.count, 1)), 3)
+                    ),
                     ("service_cpu_ms_per_op", fixed(cpu * 1e3 / Double(max(figures.count, 1)), 3)),
                 ]
                 await replica.stop()
@@ -288,7 +299,8 @@ func registerRows(rig: Rig, database: RigDatabase) async throws -> [Row] {
             }
             print(figures.resultLine(row: key))
             let row = Row(
-                label: "(3) auth.register, durable, \(onPostgres ? "PostgreSQL" : "SQLite"), \(registrationsInFlight) in flight",
+                label:
+                    "(3) auth.register, durable, \(onPostgres ? "PostgreSQL" : "SQLite"), \(registrationsInFlight) in flight",
                 key: key, figures: figures)
             if row.figures.rate > best[key]?.figures.rate ?? -1 { best[key] = row }
         }

@@ -45,7 +45,8 @@ struct ReplicaRigTests {
         let up = try await hosts.run(["up", "2"])
         try #require(up.status == 0, "up failed: \(up.output)\(up.error)")
         let database = try await runCommand(
-            Paths.deploy + "/local/pg-cluster.sh", ["start", state.file("pg")], environment: databaseEnvironment)
+            Paths.deploy + "/local/pg-cluster.sh", ["start", state.file("pg")],
+            environment: databaseEnvironment)
         try #require(database.status == 0, "PostgreSQL did not start: \(database.error)")
         let url = database.output.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(url == "postgresql://postgres@10.80.0.1:55432/postgres")
@@ -94,7 +95,8 @@ struct ReplicaRigTests {
             ).value
             #expect(login.statusCode == 200)
             let token = try #require(login.user?.userToken)
-            #expect(try await a.request(Methods.Auth.verify, VerifyRequest(token: token)).value.name == "rig_ann")
+            #expect(
+                try await a.request(Methods.Auth.verify, VerifyRequest(token: token)).value.name == "rig_ann")
             #expect(try await a.request(Methods.Auth.logout, LogoutRequest(token: token)).value.revoked)
             #expect(
                 await errorCode(of: b.request(Methods.Auth.verify, VerifyRequest(token: token)))
@@ -110,7 +112,8 @@ struct ReplicaRigTests {
     private func ready(_ client: RemoteClient, within limit: Duration) async -> Bool {
         let end = ContinuousClock.now + limit
         while ContinuousClock.now < end {
-            if let report = try? await client.request(Methods.System.health, deadline: .milliseconds(500)).value,
+            if let report = try? await client.request(Methods.System.health, deadline: .milliseconds(500))
+                .value,
                 report.ready
             {
                 return true
@@ -131,7 +134,8 @@ struct ReplicaRigTests {
         }
         for server in servers where isAlive(server) { kill(server, SIGKILL) }
         _ = try? await runCommand(
-            Paths.deploy + "/local/pg-cluster.sh", ["remove", state.file("pg")], environment: databaseEnvironment)
+            Paths.deploy + "/local/pg-cluster.sh", ["remove", state.file("pg")],
+            environment: databaseEnvironment)
         let down = try? await hosts.run(["down"])
         #expect(down?.status == 0, "down failed: \(down?.error ?? "did not run")")
         state.remove()

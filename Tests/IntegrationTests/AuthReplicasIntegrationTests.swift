@@ -53,12 +53,33 @@ private func withReplicas<T>(
     }
 }
 
-/// A client of every replica at once, the way services call auth (`--auth-endpoint a,b,c`): one
-/// DEALER per replica, calls spread over the connected ones.
-private func callerOf(_ replicas: [ServiceProcess], context: Context, deadline: Duration) throws -> RemoteClient {
-    try RemoteClient(
-        context: context,
-        configuration: .init(endpoints: replicas.map(\.endpoint), deadline: deadline, name: "test-caller"))
+/// Runs `body` with a client of every replica at once, the way services call auth (`--auth-endpoint
+/// a,b,c`: one DEALER per replica, calls spread over the connected ones), then stops the client and
+/// terminates its context, however `body` ends.
+private func withCaller<T>(
+    of replicas: [ServiceProcess], deadline: Duration, _ body: (RemoteClient) async throws -> T
+) async throws -> T {
+    let context = try Context()
+    let caller: RemoteClient
+    do {
+        caller = try RemoteClient(
+            context: context,
+            configuration: .init(endpoints: replicas.map(\.endpoint), deadline: deadline, name: "test-caller")
+        )
+    } catch {
+        context.terminate()
+        throw error
+    }
+    do {
+        let result = try await body(caller)
+        await caller.stop()
+        context.terminate()
+        return result
+    } catch {
+        await caller.stop()
+        context.terminate()
+        throw error
+    }
 }
 
 /// Polls `condition` every 20 ms until it holds, at most `limit`.
@@ -70,6 +91,14 @@ private func eventually(within limit: Duration, _ condition: () async throws -> 
     }
     return try await condition()
 }
+
+/// Whether a caller's call that fails on a replica that is lost is moved to another replica, so that
+/// killing one replica fails no call. Not yet: today the calls open on the killed replica, and those
+/// sent to it before its connection is seen lost, fail with `unavailable` (a handful in the burst
+/// test), and only later calls go to the replicas still connected. Once the client moves calls (and
+/// routes by health), set this to true: the burst test then also asserts that no registration fails
+/// (each carries a `request_id`, so a retry of one that was committed answers 201).
+private let callersMoveToOtherReplicas = false
 
 /// How one call ended.
 private enum CallOutcome: Sendable, Equatable {
@@ -138,146 +167,159 @@ struct AuthReplicasIntegrationTests {
         }
     }
 
-    @Test("SIGKILL of a replica mid-burst: nothing acknowledged is lost, no call outlives its deadline, it rejoins")
+    @Test(
+        "SIGKILL of a replica mid-burst: nothing acknowledged is lost, no call outlives its deadline, it rejoins"
+    )
     func replicaKilledMidBurst() async throws {
+        let deadline = Duration.seconds(2)
         try await withReplicas(3) { cluster, replicas, directories in
-            let context = try Context()
-            let deadline = Duration.seconds(2)
-            let caller = try callerOf(replicas, context: context, deadline: deadline)
-            defer { context.terminate() }
-            let victim = replicas[0]
-            let records = Locked<[CallRecord]>([])
-            let killedAt = Locked<ContinuousClock.Instant?>(nil)
-            let acknowledgedAfterKill = Locked(0)
-
-            // 12 senders register fresh names until 100 are acknowledged, then the first replica is
-            // killed; they go on until 100 more are acknowledged after the kill (or 2,000 calls).
-            await withTaskGroup(of: Void.self) { group in
-                for sender in 0..<12 {
-                    group.addTask {
-                        for round in 0..<200 {
-                            if acknowledgedAfterKill.value >= 100 { return }
-                            let name = "burst_\(sender)_\(round)"
-                            let call = await record(
-                                name,
-                                caller.request(
-                                    Methods.Auth.register, RegisterRequest(username: name, password: "correct horse"))
-                            ) { answer in
-                                answer.statusCode == 201 ? nil : "\(answer.statusCode) \(answer.message)"
-                            }
-                            let acknowledged = records.withLock { records in
-                                records.append(call)
-                                return records.filter { $0.outcome == .expected }.count
-                            }
-                            if call.outcome == .expected, killedAt.value != nil {
-                                acknowledgedAfterKill.withLock { $0 += 1 }
-                            }
-                            let kill =
-                                acknowledged >= 100
-                                && killedAt.withLock { killed in
-                                    guard killed == nil else { return false }
-                                    killed = ContinuousClock.now
-                                    return true
-                                }
-                            if kill { victim.child.send(SIGKILL) }
-                        }
-                    }
-                }
-            }
-            #expect(await victim.child.waitForExit(timeout: .seconds(10)) == .signaled(SIGKILL))
-            let all = records.value
-            let acknowledged = all.filter { $0.outcome == .expected }.map(\.what)
-            #expect(acknowledged.count >= 200, "acknowledged \(acknowledged.count) of \(all.count)")
-            #expect(acknowledgedAfterKill.value >= 100, "the burst did not go on after the kill")
-
-            // Every call ended within its deadline (the client's own timer fires at the deadline plus
-            // a tenth, at least 100 ms) with a success or a clear error: `unavailable` (the connection
-            // to the killed replica was lost) or `timeout`. A fresh name is never "exists".
-            let limit = deadline + .milliseconds(800)
-            let slow = all.filter { $0.took > limit }
-            #expect(slow.isEmpty, "calls past the deadline: \(slow.map { "\($0.what) \($0.took)" })")
-            let wrong = all.filter {
-                switch $0.outcome {
-                case .expected: false
-                case .failed(let code): code != .unavailable && code != .timeout
-                case .wrong: true
-                }
-            }
-            #expect(wrong.isEmpty, "\(wrong.map { "\($0.what): \($0.outcome)" })")
-
-            // Callers route around a replica whose connection is lost today, but not yet by health:
-            // calls open on the killed replica fail. Once the client moves callers to the other
-            // replicas, tighten this to: no call started after the kill fails
-            // (`failedAfterKill.isEmpty`), and bound the failures before it by the calls in flight.
-            let kill = try #require(killedAt.value)
-            let failedAfterKill = all.filter { $0.started > kill && $0.outcome != .expected }
-            _ = failedAfterKill
-
-            // Nothing acknowledged is lost: every name answered 201 is there, seen through another
-            // replica.
-            let witness = replicas[2].client
-            var missing: [String] = []
-            for name in acknowledged where !(try await witness.exists(name)) { missing.append(name) }
-            #expect(missing.isEmpty, "acknowledged but missing: \(missing)")
-
-            // The killed replica starts again on its state directory and port; the callers' client
-            // reconnects to it by itself, and it serves what the others wrote meanwhile.
-            let again = try await ServiceProcess.start(
-                replicaOptions + ["--database", cluster.url], in: directories[0],
-                endpoint: victim.endpoint, name: "auth-1-again")
-            do {
-                #expect(
-                    await eventually(within: .seconds(10)) { caller.isConnected(replica: 0) },
-                    "the callers' client did not reconnect to the restarted replica")
-                let latest = try #require(acknowledged.last)
-                #expect(try await again.client.exists(latest))
-                #expect(try await again.client.login(latest).statusCode == 200)
-                #expect(try await again.client.register("after_restart").statusCode == 201)
-                #expect(try await replicas[1].client.exists("after_restart"))
-                await caller.stop()
-                #expect(await again.stop() == .exited(0))
-            } catch {
-                Issue.record("restarted replica's log:\n\(again.log)")
-                await caller.stop()
-                await again.stop()
-                throw error
+            try await withCaller(of: replicas, deadline: deadline) { caller in
+                try await burst(caller, cluster, replicas, directories, deadline: deadline)
             }
         }
     }
 
-    @Test("PostgreSQL restarts under load: degraded, unavailable and never a wrong answer, then ready by itself")
+    /// The burst, the kill, the checks and the restart of ``replicaKilledMidBurst()``.
+    private func burst(
+        _ caller: RemoteClient, _ cluster: PostgresCluster, _ replicas: [ServiceProcess],
+        _ directories: [TemporaryDirectory], deadline: Duration
+    ) async throws {
+        let victim = replicas[0]
+        let records = Locked<[CallRecord]>([])
+        let killed = Locked(false)
+        let acknowledgedAfterKill = Locked(0)
+
+        // 12 senders register fresh names until 100 are acknowledged, then the first replica is
+        // killed; they go on until 100 more are acknowledged after the kill (or 2,400 calls).
+        await withTaskGroup(of: Void.self) { group in
+            for sender in 0..<12 {
+                group.addTask {
+                    for round in 0..<200 {
+                        if acknowledgedAfterKill.value >= 100 { return }
+                        let name = "burst_\(sender)_\(round)"
+                        let call = await record(
+                            name,
+                            caller.request(
+                                Methods.Auth.register,
+                                RegisterRequest(
+                                    username: name, password: "correct horse", requestID: UUID().uuidString))
+                        ) { answer in
+                            answer.statusCode == 201 ? nil : "\(answer.statusCode) \(answer.message)"
+                        }
+                        let acknowledged = records.withLock { records in
+                            records.append(call)
+                            return records.filter { $0.outcome == .expected }.count
+                        }
+                        if call.outcome == .expected, killed.value {
+                            acknowledgedAfterKill.withLock { $0 += 1 }
+                        }
+                        let kill =
+                            acknowledged >= 100
+                            && killed.withLock { killed in
+                                defer { killed = true }
+                                return !killed
+                            }
+                        if kill { victim.child.send(SIGKILL) }
+                    }
+                }
+            }
+        }
+        #expect(await victim.child.waitForExit(timeout: .seconds(10)) == .signaled(SIGKILL))
+        let all = records.value
+        let acknowledged = all.filter { $0.outcome == .expected }.map(\.what)
+        #expect(acknowledged.count >= 200, "acknowledged \(acknowledged.count) of \(all.count)")
+        #expect(acknowledgedAfterKill.value >= 100, "the burst did not go on after the kill")
+
+        // Every call ended within its deadline (the client's own timer fires at the deadline plus
+        // a tenth, at least 100 ms) with a success or a clear error: `unavailable` (the connection
+        // to the killed replica was lost) or `timeout`. A fresh name is never "exists".
+        let limit = deadline + .milliseconds(800)
+        let slow = all.filter { $0.took > limit }
+        #expect(slow.isEmpty, "calls past the deadline: \(slow.map { "\($0.what) \($0.took)" })")
+        let wrong = all.filter {
+            switch $0.outcome {
+            case .expected: false
+            case .failed(let code): code != .unavailable && code != .timeout
+            case .wrong: true
+            }
+        }
+        #expect(wrong.isEmpty, "\(wrong.map { "\($0.what): \($0.outcome)" })")
+
+        // Callers moving to the other replicas: see `callersMoveToOtherReplicas`.
+        if callersMoveToOtherReplicas {
+            let failed = all.filter { $0.outcome != .expected }
+            #expect(failed.isEmpty, "\(failed.map { "\($0.what): \($0.outcome)" })")
+        }
+
+        // Nothing acknowledged is lost: every name answered 201 is there, seen through another
+        // replica.
+        let witness = replicas[2].client
+        var missing: [String] = []
+        for name in acknowledged where !(try await witness.exists(name)) { missing.append(name) }
+        #expect(missing.isEmpty, "acknowledged but missing: \(missing)")
+
+        // The killed replica starts again on its state directory and port; the callers' client
+        // reconnects to it by itself, and it serves what the others wrote meanwhile.
+        let again = try await ServiceProcess.start(
+            replicaOptions + ["--database", cluster.url], in: directories[0],
+            endpoint: victim.endpoint, name: "auth-1-again")
+        do {
+            #expect(
+                await eventually(within: .seconds(10)) { caller.isConnected(replica: 0) },
+                "the callers' client did not reconnect to the restarted replica")
+            let latest = try #require(acknowledged.last)
+            #expect(try await again.client.exists(latest))
+            #expect(try await again.client.login(latest).statusCode == 200)
+            #expect(try await again.client.register("after_restart").statusCode == 201)
+            #expect(try await replicas[1].client.exists("after_restart"))
+            #expect(await again.stop() == .exited(0))
+        } catch {
+            Issue.record("restarted replica's log:\n\(again.log)")
+            await again.stop()
+            throw error
+        }
+    }
+
+    @Test(
+        "PostgreSQL restarts under load: degraded, unavailable and never a wrong answer, then ready by itself"
+    )
     func databaseRestartUnderLoad() async throws {
         try await withReplicas(2) { cluster, replicas, directories in
-            let context = try Context()
-            defer { context.terminate() }
-            let caller = try callerOf(replicas, context: context, deadline: .seconds(5))
-            #expect(try await caller.register("steady_user").statusCode == 201)
-            let load = ReplicaLoad(caller: caller)
-            let running = Task { await load.run(workers: 6) }
-            do {
-                try await scenario(cluster, replicas, directories, load)
-            } catch {
-                load.stop()
-                await running.value
-                await caller.stop()
-                throw error
+            try await withCaller(of: replicas, deadline: .seconds(5)) { caller in
+                try await outage(caller, cluster, replicas, directories)
             }
+        }
+    }
+
+    /// The load, the outage and the checks of ``databaseRestartUnderLoad()``.
+    private func outage(
+        _ caller: RemoteClient, _ cluster: PostgresCluster, _ replicas: [ServiceProcess],
+        _ directories: [TemporaryDirectory]
+    ) async throws {
+        #expect(try await caller.register("steady_user").statusCode == 201)
+        let load = ReplicaLoad(caller: caller)
+        let running = Task { await load.run(workers: 6) }
+        do {
+            try await scenario(cluster, replicas, directories, load)
+        } catch {
             load.stop()
             await running.value
-
-            let all = load.records
-            let wrong = all.filter { if case .wrong = $0.outcome { true } else { false } }
-            #expect(wrong.isEmpty, "wrong answers: \(wrong.prefix(10).map { "\($0.what): \($0.outcome)" })")
-            let codes = Set(all.compactMap { if case .failed(let code) = $0.outcome { code } else { nil } })
-            #expect(codes.isSubset(of: [.unavailable]), "errors other than unavailable: \(codes)")
-            // What was acknowledged before, during and after the outage is all there.
-            let registered = all.filter { $0.what.hasPrefix("register ") && $0.outcome == .expected }
-                .map { String($0.what.dropFirst("register ".count)) }
-            var missing: [String] = []
-            for name in registered where !(try await replicas[1].client.exists(name)) { missing.append(name) }
-            #expect(missing.isEmpty, "acknowledged but missing: \(missing)")
-            await caller.stop()
+            throw error
         }
+        load.stop()
+        await running.value
+
+        let all = load.records
+        let wrong = all.filter { if case .wrong = $0.outcome { true } else { false } }
+        #expect(wrong.isEmpty, "wrong answers: \(wrong.prefix(10).map { "\($0.what): \($0.outcome)" })")
+        let codes = Set(all.compactMap { if case .failed(let code) = $0.outcome { code } else { nil } })
+        #expect(codes.isSubset(of: [.unavailable]), "errors other than unavailable: \(codes)")
+        // What was acknowledged before, during and after the outage is all there.
+        let registered = all.filter { $0.what.hasPrefix("register ") && $0.outcome == .expected }
+            .map { String($0.what.dropFirst("register ".count)) }
+        var missing: [String] = []
+        for name in registered where !(try await replicas[1].client.exists(name)) { missing.append(name) }
+        #expect(missing.isEmpty, "acknowledged but missing: \(missing)")
     }
 
     /// The outage: load flowing, PostgreSQL stopped (immediate shutdown, as a crash), each replica
@@ -296,7 +338,10 @@ struct AuthReplicasIntegrationTests {
             #expect(report.reasons.contains { $0.contains("database") }, "\(report.reasons)")
         }
         let (ended, output) = try await runAuthService(
-            ["--check", "--curve", "off", "--state-dir", replicas[1].stateDirectory, "--endpoint", replicas[1].endpoint],
+            [
+                "--check", "--curve", "off", "--state-dir", replicas[1].stateDirectory, "--endpoint",
+                replicas[1].endpoint,
+            ],
             in: directories[1])
         #expect(ended == .exited(0) && output.contains("degraded"), "\(ended) \(output)")
         let failedBefore = load.count(.failed(.unavailable))
@@ -311,7 +356,9 @@ struct AuthReplicasIntegrationTests {
         let recovered = ContinuousClock.now
         #expect(
             await eventually(within: .seconds(10)) {
-                ["login", "register", "exists"].allSatisfy { load.count(.expected, kind: $0, since: recovered) >= 20 }
+                ["login", "register", "exists"].allSatisfy {
+                    load.count(.expected, kind: $0, since: recovered) >= 20
+                }
             }, "the load is not answered as before after the database is back")
     }
 }
@@ -367,7 +414,8 @@ private final class ReplicaLoad: Sendable {
         case 0:
             return await record(
                 "login steady_user",
-                caller.request(Methods.Auth.login, LoginRequest(username: "steady_user", password: "correct horse"))
+                caller.request(
+                    Methods.Auth.login, LoginRequest(username: "steady_user", password: "correct horse"))
             ) { answer in answer.statusCode == 200 ? nil : "\(answer.statusCode) \(answer.message)" }
         case 1:
             return await record(
@@ -378,7 +426,8 @@ private final class ReplicaLoad: Sendable {
             ) { answer in answer.statusCode == 201 ? nil : "\(answer.statusCode) \(answer.message)" }
         default:
             return await record(
-                "exists \(fresh)", caller.request(Methods.Auth.exists, ExistsRequest(username: "never_\(fresh)"))
+                "exists \(fresh)",
+                caller.request(Methods.Auth.exists, ExistsRequest(username: "never_\(fresh)"))
             ) { answer in answer.exists ? "exists" : nil }
         }
     }
