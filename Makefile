@@ -154,7 +154,9 @@ bench-transport: deps
 # the ratio (2)/(1), (3) auth.exists, (4) durable registrations in SQLite, (5) the same in PostgreSQL on
 # a throwaway cluster the benchmark starts (deploy/local/pg-cluster.sh) and removes. The benchmark
 # starts each auth-service itself (temp state directory, --curve off, ipc://) and stops it by pid.
-# Options: BENCH_AUTH_ARGS (--seconds S per measured run, --only 1,2,3,4,5, --users N).
+# Options: BENCH_AUTH_ARGS (--seconds S per measured run, --only 1,2,3,4,5, --users N,
+# --loops N for the service's shards; default: the service's own, the cores). Its client connects to
+# every shard of the service.
 BENCH_AUTH_ARGS ?=
 
 bench-auth: deps
@@ -311,7 +313,8 @@ bench-catalog: deps
 # flow.login with 1 and 1,000 channels, a username keystroke on flow.register, and the resident memory
 # per idle flow.login channel in the gateway and validation-service. Options: BENCH_GATEWAY_ARGS
 # (--seconds S, --warmup W, --keystrokes N, --channels C, --clients K, --idle 1000,5000,
-# --pace MS, --cycles N, --only idle,reference,login1,loginN,paced,register, --keep, --gateway-arg A).
+# --pace MS, --cycles N, --only idle,reference,login1,loginN,paced,register, --keep, --gateway-arg A,
+# --loops N for every process's shards; the end clients connect to every shard of the gateway).
 BENCH_GATEWAY_ARGS ?=
 
 # One client that sends requests and never reads the answers (docs/BENCHMARKS.md, Abuse):

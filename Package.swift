@@ -201,7 +201,7 @@ let package = Package(
             ],
             swiftSettings: common),
         .target(
-            name: "ServiceKit", dependencies: ["ZeroMQ", "Reactive", "RemoteStreams", "Contracts"],
+            name: "ServiceKit", dependencies: ["ZeroMQ", "Reactive", "RemoteProtocol", "RemoteStreams", "Contracts"],
             swiftSettings: common),
         .testTarget(
             name: "ServiceKitTests",

@@ -18,13 +18,15 @@
 // Every run is bounded in count and in time, after a warm-up; each prints a `RESULT` line.
 //
 // Usage: AuthBenchmarks [--service PATH] [--seconds S] [--only ROW[,ROW...]] [--users N] [--rounds N]
-//                        [--pg-cluster SCRIPT]
+//                        [--pg-cluster SCRIPT] [--loops N]
 //   --service   the auth-service executable (default: next to this one)
 //   --pg-cluster the script that makes row (5)'s cluster (default: deploy/local/pg-cluster.sh)
 //   --seconds   each measured run's time budget (default 5)
 //   --only      rows to run: 1 raw, 2 login, 3 exists, 4 register, 5 register-pg (default all)
 //   --users     users registered for (2) (default 16)
 //   --rounds    rounds of (1) and (2), interleaved; each keeps its best round (default 3)
+//   --loops     the service's shards (`auth-service --loops N`; default: the service's own, the cores);
+//               the benchmark's client connects to every shard (`sys.endpoints`)
 
 import BenchmarkSupport
 import Contracts
@@ -36,7 +38,7 @@ import Sodium
 func usage() -> Never {
     print(
         "usage: AuthBenchmarks [--service PATH] [--seconds S] [--only ROW[,ROW...]] [--users N] [--rounds N] "
-            + "[--pg-cluster SCRIPT]")
+            + "[--pg-cluster SCRIPT] [--loops N]")
     exit(2)
 }
 
@@ -51,6 +53,8 @@ struct Options: Sendable {
     var users = 16
     var rounds = 3
     var clusterScript = "deploy/local/pg-cluster.sh"
+    /// `--loops` for the service; nil: its default.
+    var loops: Int?
 
     static func parse() -> Options {
         var options = Options()
@@ -63,6 +67,9 @@ struct Options: Sendable {
             case "--users": options.users = Int(value) ?? 0
             case "--rounds": options.rounds = Int(value) ?? 0
             case "--pg-cluster": options.clusterScript = value
+            case "--loops":
+                guard let loops = Int(value), (1...256).contains(loops) else { usage() }
+                options.loops = loops
             case "--only":
                 options.only = Set(value.split(separator: ",").map { rowNames[String($0)] ?? String($0) })
                 guard options.only.isSubset(of: Set(rowNames.values)) else { usage() }
@@ -83,6 +90,7 @@ let servicePath = options.servicePath
 let seconds = options.seconds
 let users = options.users
 let rounds = options.rounds
+let loops = options.loops
 let cores = ProcessInfo.processInfo.activeProcessorCount
 let warmUp = min(1.0, seconds / 5)
 let loginsInFlight = 4 * cores
@@ -100,6 +108,7 @@ struct Row {
 func withService<T>(
     _ arguments: [String], _ body: (ServiceUnderTest) async throws -> T
 ) async throws -> T {
+    let arguments = arguments + (loops.map { ["--loops", "\($0)"] } ?? [])
     print("  auth-service \(arguments.joined(separator: " "))")
     let service = try await ServiceUnderTest(executable: servicePath, arguments: arguments)
     do {
