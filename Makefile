@@ -268,7 +268,7 @@ fuzz-argon2: deps
 # registration. Needs root: the benchmark makes its own hosts (deploy/local/hosts.sh with HOSTS_PREFIX
 # rlb- and 10.79.0.0/24, apart from cluster-up's and the tests'), starts everything itself and removes
 # it at the end. BENCH_SCALE_ARGS: --cpu F (quota per replica, default 0.5), --seconds S, --rounds N,
-# --in-flight N, --only login,register.
+# --in-flight N, --only login,register, --loops N (every replica's shards; its client reaches them all).
 BENCH_SCALE_ARGS ?=
 
 .PHONY: bench-scale

@@ -139,6 +139,7 @@ final class Replica {
         chmod(directory, 0o700)
         let endpoint = "tcp://\(rig.address(host)):\(port)"
         let quota = cpu.map { ["--cpu", $0] } ?? []
+        let arguments = arguments + (options.loops.map { ["--loops", "\($0)"] } ?? [])
         let all =
             ["run", "\(host)"] + quota + [
                 servicePath, "--state-dir", directory, "--endpoint", endpoint, "--curve", "off",

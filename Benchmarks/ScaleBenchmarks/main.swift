@@ -20,7 +20,9 @@
 //
 // Usage: ScaleBenchmarks [--bin DIR] [--hosts SCRIPT] [--pg-cluster SCRIPT] [--cpu F] [--seconds S]
 //                        [--register-seconds S] [--rounds N] [--users N] [--in-flight N] [--only ROWS]
-//                        [--hosts-prefix P] [--hosts-net A.B.C] [--pg-port N]
+//                        [--hosts-prefix P] [--hosts-net A.B.C] [--pg-port N] [--loops N]
+// `--loops` is every replica's shards (`auth-service --loops N`; default: the service's own, the
+// cores); each replica's client connects to all of them (`sys.endpoints`).
 
 import BenchmarkSupport
 import Contracts
@@ -33,7 +35,7 @@ func usage() -> Never {
     print(
         "usage: ScaleBenchmarks [--bin DIR] [--hosts SCRIPT] [--pg-cluster SCRIPT] [--cpu F] [--seconds S] "
             + "[--register-seconds S] [--rounds N] [--users N] [--in-flight N] [--only login,register] "
-            + "[--hosts-prefix P] [--hosts-net A.B.C] [--pg-port N]")
+            + "[--hosts-prefix P] [--hosts-net A.B.C] [--pg-port N] [--loops N]")
     exit(2)
 }
 
@@ -52,6 +54,8 @@ struct Options: Sendable {
     var prefix = "rlb-"
     var network = "10.79.0"
     var databasePort = 55433
+    /// `--loops` for every replica; nil: the service's default.
+    var loops: Int?
 
     static func parse() -> Options {
         var options = Options()
@@ -72,6 +76,9 @@ struct Options: Sendable {
             case "--hosts-prefix": options.prefix = value
             case "--hosts-net": options.network = value
             case "--pg-port": options.databasePort = Int(value) ?? 0
+            case "--loops":
+                guard let loops = Int(value), (1...256).contains(loops) else { usage() }
+                options.loops = loops
             default: usage()
             }
         }

@@ -54,8 +54,8 @@ private func withReplicas<T>(
 }
 
 /// Runs `body` with a client of every replica at once, the way services call auth (`--auth-endpoint
-/// a,b,c`: one DEALER per replica, calls spread over the connected ones), then stops the client and
-/// terminates its context, however `body` ends.
+/// a,b,c`: one DEALER per replica and per shard it discovers, calls spread over the connected ones),
+/// then stops the client and terminates its context, however `body` ends.
 private func withCaller<T>(
     of replicas: [ServiceProcess], deadline: Duration, _ body: (RemoteClient) async throws -> T
 ) async throws -> T {
@@ -64,8 +64,9 @@ private func withCaller<T>(
     do {
         caller = try RemoteClient(
             context: context,
-            configuration: .init(endpoints: replicas.map(\.endpoint), deadline: deadline, name: "test-caller")
-        )
+            configuration: .init(
+                endpoints: replicas.map(\.endpoint), deadline: deadline, name: "test-caller",
+                discoversShards: true))
     } catch {
         context.terminate()
         throw error
