@@ -455,6 +455,32 @@ public final class PostgresAccountStore: AccountStore {
         run(on: reader, .prepared(statement, parameters), decode)
     }
 
+    /// Runs one record of the login throttle that must not be lost to an outage: while the database
+    /// is unreachable it waits for the connection (within the queue's capacity), and one that met a
+    /// broken connection is sent again once it is back, up to `attempts` times. Answers once it ran.
+    func throttleRecord(_ statement: PreparedStatement, _ parameters: [PostgresValue], attempts: Int = 3)
+        -> Single<Void>
+    {
+        Single.create { [self] done in
+            submitRecord(.prepared(statement, parameters), attempts: attempts, done)
+            return Disposables.create()
+        }
+    }
+
+    private func submitRecord(
+        _ statement: PipelineStatement, attempts: Int, _ done: @escaping @Sendable (SingleEvent<Void>) -> Void
+    ) {
+        let job = Job(statement: statement) { [self] outcome in
+            switch outcome {
+            case .success: done(.success(()))
+            case .failure(let error) where error.isConnectionFailure && attempts > 1:
+                submitRecord(statement, attempts: attempts - 1, done)
+            case .failure(let error): fail(done, error)
+            }
+        }
+        if case .full = throttler.submitDeferrable(job) { done(.failure(Self.overloaded)) }
+    }
+
     /// Runs one statement of the login throttle on its thread.
     func throttle<T: Sendable>(
         _ statement: PreparedStatement, _ parameters: [PostgresValue],

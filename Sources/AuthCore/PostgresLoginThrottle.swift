@@ -87,23 +87,21 @@ public final class PostgresLoginThrottle: SharedLoginThrottle {
     }
 
     public func recordSuccess(account: String, from origin: LoginOrigin) -> Single<Void> {
-        store.throttle(
+        store.throttleRecord(
             Self.success,
             [
                 .text(account), .text(Self.key(origin)), .boolean(origin.sharesAccountBudget),
                 .integer(Int64(policy.clientFailuresPerMinute)), .integer(Int64(policy.accountFreeFailures)),
-            ]
-        ) { _ in () }
+            ])
     }
 
     public func recordAbandoned(account: String, from origin: LoginOrigin) -> Single<Void> {
-        store.throttle(
+        store.throttleRecord(
             Self.abandoned,
             [
                 .text(account), .text(Self.key(origin)), .boolean(origin.sharesAccountBudget), clock(),
                 .integer(Int64(policy.clientFailuresPerMinute)), .integer(Int64(policy.accountFreeFailures)),
-            ]
-        ) { _ in () }
+            ])
     }
 
     public func removeResting() -> Single<Int> {
