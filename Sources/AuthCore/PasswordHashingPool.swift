@@ -143,7 +143,7 @@ public final class PasswordHashingPool: Sendable {
             let thread = Thread {
                 core.workerLoop(hasher: PasswordHasher(workspace: workspace.value, counts: core.hashCounts))
             }
-            thread.name = "password-hashing-\(index)"
+            thread.name = "auth-hash-\(index)"
             thread.start()
         }
     }
