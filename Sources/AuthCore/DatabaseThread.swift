@@ -23,6 +23,7 @@ final class DatabaseThread<Job: Sendable>: Sendable {
 
     /// Starts the thread, which opens its connection with `open` and then runs `process` on each
     /// batch until ``stop()``. Returns once the connection is open, or throws what `open` threw.
+    /// `name` is the thread's name (at most 15 bytes: Linux ignores a longer one).
     init(
         name: String, capacity: Int, open: @escaping @Sendable () throws -> Database,
         process: @escaping @Sendable ([Job], Database) -> Void
