@@ -20,7 +20,7 @@
 // Every run is bounded in count and in time, after a warm-up; each prints a `RESULT` line.
 //
 // Usage: AuthBenchmarks [--service PATH] [--seconds S] [--only ROW[,ROW...]] [--users N] [--rounds N]
-//                        [--pg-cluster SCRIPT] [--argon2 SETTING[,SETTING]] [--baseline PATH]
+//                        [--pg-cluster SCRIPT] [--loops N] [--argon2 SETTING[,SETTING]] [--baseline PATH]
 //   --service   the auth-service executable (default: next to this one)
 //   --argon2    the `--argon2` settings row (2) runs (default libsodium,swift)
 //   --baseline  another auth-service executable (an older build) for row (2) with `--argon2 swift`
@@ -29,6 +29,9 @@
 //   --only      rows to run: 1 raw, 2 login, 3 exists, 4 register, 5 register-pg (default all)
 //   --users     users registered for (2) (default 16)
 //   --rounds    rounds of (1) and (2), interleaved; each keeps its best round (default 3)
+//   --loops     the service's shards (`auth-service --loops N`; default: the service's own, the cores);
+//               the benchmark's client connects to every shard (`sys.endpoints`); given to the
+//               baseline too, so leave it out for a baseline older than `--loops`
 
 import BenchmarkSupport
 import Contracts
@@ -40,7 +43,7 @@ import Sodium
 func usage() -> Never {
     print(
         "usage: AuthBenchmarks [--service PATH] [--seconds S] [--only ROW[,ROW...]] [--users N] [--rounds N] "
-            + "[--pg-cluster SCRIPT] [--argon2 SETTING[,SETTING]] [--baseline PATH]")
+            + "[--pg-cluster SCRIPT] [--loops N] [--argon2 SETTING[,SETTING]] [--baseline PATH]")
     exit(2)
 }
 
@@ -55,6 +58,8 @@ struct Options: Sendable {
     var users = 16
     var rounds = 3
     var clusterScript = "deploy/local/pg-cluster.sh"
+    /// `--loops` for the service; nil: its default.
+    var loops: Int?
     var loginSettings = ["libsodium", "swift"]
     var baselinePath: String?
 
@@ -69,6 +74,9 @@ struct Options: Sendable {
             case "--users": options.users = Int(value) ?? 0
             case "--rounds": options.rounds = Int(value) ?? 0
             case "--pg-cluster": options.clusterScript = value
+            case "--loops":
+                guard let loops = Int(value), (1...256).contains(loops) else { usage() }
+                options.loops = loops
             case "--baseline": options.baselinePath = value
             case "--argon2":
                 options.loginSettings = value.split(separator: ",").map(String.init)
@@ -95,6 +103,7 @@ let servicePath = options.servicePath
 let seconds = options.seconds
 let users = options.users
 let rounds = options.rounds
+let loops = options.loops
 let cores = ProcessInfo.processInfo.activeProcessorCount
 let warmUp = min(1.0, seconds / 5)
 let loginsInFlight = 4 * cores
@@ -112,6 +121,7 @@ struct Row {
 func withService<T>(
     _ arguments: [String], executable: String = servicePath, _ body: (ServiceUnderTest) async throws -> T
 ) async throws -> T {
+    let arguments = arguments + (loops.map { ["--loops", "\($0)"] } ?? [])
     print("  \(executable == servicePath ? "auth-service" : executable) \(arguments.joined(separator: " "))")
     let service = try await ServiceUnderTest(executable: executable, arguments: arguments)
     do {

@@ -58,7 +58,8 @@ public final class ServiceChild {
     public let name: String
     /// Where it listens.
     public let endpoint: String
-    /// A client connected to it (with `curve` when the service runs with CURVE).
+    /// A client connected to it (with `curve` when the service runs with CURVE), and to every shard
+    /// of it (`sys.endpoints`) when it runs several (`--loops`).
     public let client: RemoteClient
     /// The file its stdout and stderr go to.
     public let logPath: String
@@ -72,10 +73,13 @@ public final class ServiceChild {
 
     /// Starts `executable` with `arguments` (which must include its endpoint, `endpoint`), output
     /// appended to `logPath`, and waits until `sys.health` says `ready` (at most `readyWithin`;
-    /// `degraded` is enough when `acceptDegraded`). The client uses `curve`.
+    /// `degraded` is enough when `acceptDegraded`). The client uses `curve`. `environment` adds to
+    /// (or replaces in) this process's environment for the child. `executable` may be a launcher
+    /// that execs the service (deploy/local/hosts.sh `run`): the pid is then the service's own.
     public init(
         name: String, executable: String, arguments: [String], endpoint: String, logPath: String,
-        curve: RemoteClient.Curve? = nil, readyWithin: Duration = .seconds(60), acceptDegraded: Bool = false
+        curve: RemoteClient.Curve? = nil, readyWithin: Duration = .seconds(60), acceptDegraded: Bool = false,
+        environment: [String: String] = [:]
     ) async throws {
         self.name = name
         self.endpoint = endpoint
@@ -93,11 +97,15 @@ public final class ServiceChild {
         process.standardOutput = output
         process.standardError = output
         process.standardInput = FileHandle.nullDevice
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         context = try Context()
         client = try RemoteClient(
             context: context,
             configuration: .init(
-                endpoints: [endpoint], deadline: .seconds(30), name: "\(name)-bench", curve: curve))
+                endpoints: [endpoint], deadline: .seconds(30), name: "\(name)-bench", curve: curve,
+                discoversShards: true))
         do {
             try process.run()
         } catch {
@@ -112,6 +120,20 @@ public final class ServiceChild {
         } catch {
             await stop()
             throw error
+        }
+        await waitForShards()
+    }
+
+    /// Waits (at most 10 s) until the client is connected to every shard of the service, so that
+    /// the load spreads over all of them from its first call. A service without `sys.endpoints`
+    /// (an older build) has one.
+    private func waitForShards() async {
+        guard let shards = try? await client.request(Methods.System.endpoints).value.endpoints.count else {
+            return
+        }
+        let end = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < end, !(0..<shards).allSatisfy({ client.isConnected(replica: $0) }) {
+            try? await Task.sleep(for: .milliseconds(10))
         }
     }
 

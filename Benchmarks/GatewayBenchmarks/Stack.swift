@@ -5,6 +5,7 @@
 // (for health checks, counters and the reference row); the gateway lets any client in.
 
 import BenchmarkSupport
+import Contracts
 import Foundation
 import RemoteStreams
 import ServiceKit
@@ -39,11 +40,15 @@ final class StackUnderTest {
 
     /// The services' extra arguments in the benchmark: auth.exists is rate-limited per caller (50/s,
     /// burst 100 by default) and validation-service is one caller for every screen, so the username
-    /// row runs with the limit out of the way, as bench-auth does for its exists row.
+    /// row runs with the limit out of the way, as bench-auth does for its exists row. `--loops`,
+    /// when given, goes to all four.
     static func benchmarkArguments(_ options: Options) -> [String: [String]] {
-        [
-            "auth": ["--exists-per-second", "10000000", "--exists-burst", "10000000"],
-            "gateway": options.gatewayArguments,
+        let loops = options.loops.map { ["--loops", "\($0)"] } ?? []
+        return [
+            "auth": ["--exists-per-second", "10000000", "--exists-burst", "10000000"] + loops,
+            "validation": loops,
+            "heroes": loops,
+            "gateway": options.gatewayArguments + loops,
         ]
     }
 
@@ -150,13 +155,24 @@ final class StackUnderTest {
         }
     }
 
-    /// A new end client of the gateway (own key pair, own connection), on `context`.
-    func endClient(context: Context, name: String) throws -> RemoteClient {
-        try RemoteClient(
+    /// A new end client of the gateway (own key pair, own connection to each of its shards), on
+    /// `context`, once it is connected to every shard (at most 10 s), so that the channels it opens
+    /// next spread over all of them. A gateway without `sys.endpoints` (an older build) has one.
+    func endClient(context: Context, name: String) async throws -> RemoteClient {
+        let client = try RemoteClient(
             context: context,
             configuration: .init(
                 endpoints: [gateway.endpoint], deadline: .seconds(30), name: name,
-                curve: RemoteClient.Curve(serverKey: gatewayKey, keys: try CurveKeyPair.generate())))
+                curve: RemoteClient.Curve(serverKey: gatewayKey, keys: try CurveKeyPair.generate()),
+                discoversShards: true))
+        guard let shards = try? await client.request(Methods.System.endpoints).value.endpoints.count else {
+            return client
+        }
+        let end = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < end, !(0..<shards).allSatisfy({ client.isConnected(replica: $0) }) {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        return client
     }
 
     /// Stops the gateway, then the services, by pid; removes the directory (kept, with the logs, when

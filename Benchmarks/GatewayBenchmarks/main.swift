@@ -14,6 +14,7 @@
 // Usage: GatewayBenchmarks [--bin DIR] [--seconds S] [--warmup W] [--keystrokes N] [--channels C]
 //                          [--clients K] [--pace MS] [--idle N,N] [--cycles N] [--keep]
 //                          [--only idle,reference,login1,loginN,paced,register] [--gateway-arg A]...
+//                          [--loops N]
 //   --bin         where the four binaries are (default: next to this one)
 //   --seconds     measured seconds per run (default 5); --warmup seconds before it (default 1)
 //   --keystrokes  most keystrokes per channel in a run (default 100000)
@@ -25,6 +26,9 @@
 //   --keep        keep the temp directory (state and logs) at the end
 //   --gateway-arg A  one more argument for the gateway (repeat it: --gateway-arg
 //                 --validation-connections --gateway-arg 1)
+//   --loops N     every process's shards (`--loops N` for the four; default: their own, the cores);
+//                 the end clients connect to every shard of the gateway (`sys.endpoints`), as the
+//                 gateway does to the services'; a --baseline build must know the option too
 //   --baseline DIR  A/B: the same four binaries of another build (the commit before a change) in DIR;
 //                 both stacks run, the keystroke rows are measured on each in turn, --rounds times
 //                 (default 3, the order alternating), and a table shows each row's best round of the
@@ -51,6 +55,8 @@ struct Options {
     var only: Set<String> = ["idle", "reference", "login1", "loginN", "paced", "register"]
     var keep = false
     var gatewayArguments: [String] = []
+    /// `--loops` for the four processes; nil: their default.
+    var loops: Int?
     var cycles = 2
     var pace = 200.0
     var baseline: String?
@@ -94,6 +100,7 @@ struct Options {
                 }
             case "--keep": options.keep = true
             case "--gateway-arg": options.gatewayArguments.append(try value())
+            case "--loops": options.loops = Int(try number(try value(), 1...256))
             case "--cycles": options.cycles = Int(try number(try value(), 1...100))
             case "--pace": options.pace = try number(try value(), 0...60_000)
             case "--baseline": options.baseline = try value()
@@ -293,7 +300,7 @@ func keystrokeRows(_ stack: StackUnderTest, context: Context, options: Options) 
 
     if options.only.contains("login1") {
         let control = RunControl()
-        let client = try stack.endClient(context: context, name: "bench-login1")
+        let client = try await stack.endClient(context: context, name: "bench-login1")
         let channels = try await openChannels(
             1, script: .loginPhone, clients: [client], control: control, limit: options.keystrokes)
         rows["login1"] = try await measure(
@@ -313,7 +320,7 @@ func keystrokeRows(_ stack: StackUnderTest, context: Context, options: Options) 
         print("  registered \(taken) for the username row: \(registered)")
         let existsBefore = try await stack.auth.stats()
         let control = RunControl()
-        let client = try stack.endClient(context: context, name: "bench-register")
+        let client = try await stack.endClient(context: context, name: "bench-register")
         let channels = try await openChannels(
             1, script: .registerUsername(free: "benchfree", taken: taken), clients: [client],
             control: control,
@@ -339,7 +346,7 @@ func keystrokeRows(_ stack: StackUnderTest, context: Context, options: Options) 
         let control = RunControl()
         var clients: [RemoteClient] = []
         for index in 0..<options.clients {
-            clients.append(try stack.endClient(context: context, name: "bench-login-\(index)"))
+            clients.append(try await stack.endClient(context: context, name: "bench-login-\(index)"))
         }
         let channels = try await openChannels(
             options.channels, script: .loginPhone, clients: clients, control: control,
@@ -358,7 +365,7 @@ func keystrokeRows(_ stack: StackUnderTest, context: Context, options: Options) 
         let control = RunControl()
         var clients: [RemoteClient] = []
         for index in 0..<options.clients {
-            clients.append(try stack.endClient(context: context, name: "bench-paced-\(index)"))
+            clients.append(try await stack.endClient(context: context, name: "bench-paced-\(index)"))
         }
         let pace = UInt64(options.pace * 1e6)
         var channels: [KeystrokeChannel] = []
@@ -469,7 +476,8 @@ print(
     "  --seconds \(options.seconds) --warmup \(options.warmup) --keystrokes \(options.keystrokes) "
         + "--channels \(options.channels) --clients \(options.clients) "
         + "--idle \(options.idle.map(String.init).joined(separator: ","))"
-        + options.gatewayArguments.map { " --gateway-arg \($0)" }.joined())
+        + options.gatewayArguments.map { " --gateway-arg \($0)" }.joined()
+        + (options.loops.map { " --loops \($0)" } ?? ""))
 let stack: StackUnderTest
 do {
     stack = try await StackUnderTest.start(bin: options.bin, arguments: StackUnderTest.benchmarkArguments(options))
@@ -494,7 +502,7 @@ do {
         // Warm up: every code path of a login channel runs once before the baseline.
         let baseStreams = try await openStreams(stack.validation)
         let warm = RunControl()
-        let warmClient = try stack.endClient(context: context, name: "bench-warm")
+        let warmClient = try await stack.endClient(context: context, name: "bench-warm")
         let warmChannels = try await openChannels(
             10, script: .loginPhone, clients: [warmClient], control: warm, limit: 4)
         for channel in warmChannels { channel.start() }
@@ -514,7 +522,7 @@ do {
         for target in options.idle.sorted() where target > channels.count {
             // The gateway takes 1,024 streams per connection: 1,000 channels per client.
             while clients.count * 1_000 < target {
-                clients.append(try stack.endClient(context: context, name: "bench-idle-\(clients.count)"))
+                clients.append(try await stack.endClient(context: context, name: "bench-idle-\(clients.count)"))
             }
             let more = target - channels.count
             // Fill the clients in order, 1,000 channels each.

@@ -59,10 +59,15 @@ public struct AuthConfiguration: Sendable {
 }
 
 /// The actor auth-service's mutable state lives in: the login throttle and the account events'
-/// subject. Its executor is the service's event loop (the thread its server runs on), so a request
-/// is admitted, and its verdict recorded and published, without a lock and without leaving that
+/// subject. Its executor is an event loop of the process (shard 0's), so a request of that shard is
+/// admitted, and its verdict recorded and published, without a lock and without leaving that
 /// thread; the blocking work in between (SQLite, argon2id) runs on the store's and the hashing
 /// pool's threads, and its outcomes come back in one drain per turn of the loop.
+///
+/// There is one per process, whatever the number of shards: the throttle and the events must see
+/// every login (N shards must not give an attacker N times the guesses, and an `auth.events`
+/// subscriber must see every event). The ``AuthService`` of another shard schedules its throttle
+/// and event steps onto this actor (one hop per drain) and answers on its own loop.
 public actor AuthGraphs {
     /// The loop whose executor this actor runs on.
     public nonisolated let loop: SocketLoop
@@ -71,8 +76,8 @@ public actor AuthGraphs {
     /// Account events, sent only from the actor (so an observer is never entered twice at once).
     nonisolated let events = PublishSubject<AccountEvent>()
 
-    /// An actor on `loop`'s executor.
-    init(on loop: SocketLoop, policy: ThrottlePolicy) {
+    /// An actor on `loop`'s executor, throttling by `policy`.
+    public init(on loop: SocketLoop, policy: ThrottlePolicy) {
         self.loop = loop
         throttle = ThrottleState(policy: policy)
     }
@@ -210,6 +215,9 @@ public final class AuthService: Sendable {
     private let clock: AuthClock
     private let graphs: AuthGraphs
     private let scheduler: ActorScheduler<AuthGraphs>
+    /// The shard's loop, where answers continue after a step on the graphs' actor, when that actor
+    /// runs on another loop (nil: the same one, no hop).
+    private let home: SocketLoop?
     /// The loop the service made for its actor, when it was given none (stopped when it goes).
     private let ownLoop: SocketLoop?
     /// Written on the actor, read by `sys.stats` from anywhere; no observer is called under it.
@@ -230,6 +238,26 @@ public final class AuthService: Sendable {
         ownLoop = own
         graphs = AuthGraphs(on: loop, policy: configuration.throttle)
         scheduler = ActorScheduler(graphs, on: loop)
+        home = nil
+    }
+
+    /// One shard's service over the process's `store` and `hashing` pool, whose throttle and account
+    /// events are `state`'s (shared by every shard; its policy wins over `configuration.throttle`):
+    /// the throttle and event steps are scheduled onto `state`'s loop, and the rest of each answer
+    /// continues on `loop`, the shard's.
+    public init(
+        store: any AccountStore, hashing: PasswordHashingPool,
+        configuration: AuthConfiguration = AuthConfiguration(),
+        clock: AuthClock = .system, state: AuthGraphs, loop: SocketLoop
+    ) {
+        self.store = store
+        self.hashing = hashing
+        self.configuration = configuration
+        self.clock = clock
+        ownLoop = nil
+        graphs = state
+        scheduler = ActorScheduler(state, on: state.loop)
+        home = state.loop === loop ? nil : loop
     }
 
     deinit {
@@ -329,7 +357,8 @@ public final class AuthService: Sendable {
         let verification = verifiedAccount(
             loginName == nil ? nil : username, password: password, plausible: plausible)
         let scheduler = self.scheduler
-        return Single.create { [self] done in
+        return Single.create { [self] answered in
+            let done = onHome(answered)
             let attempt = LoginAttempt(account: username, origin: origin)
             // The verification, then the session's commit: disposing ends whichever runs.
             let work = SerialDisposable()
@@ -437,8 +466,9 @@ public final class AuthService: Sendable {
         let admit: @Sendable (isolated AuthGraphs) -> Duration? = { graphs in
             graphs.throttle.admitExists(client: client, now: now)
         }
-        // On the loop (a request's handler) the rate limit is read in place; elsewhere on the actor.
-        if let admitted = scheduler.runNow(admit) { return answerExists(username, wait: admitted) }
+        // On the graphs' own loop (a request's handler of the shard that holds them) the rate limit
+        // is read in place; from another shard, or off the loop, on the actor.
+        if home == nil, let admitted = scheduler.runNow(admit) { return answerExists(username, wait: admitted) }
         return onGraphs(admit).flatMap { [self] wait in answerExists(username, wait: wait) }
     }
 
@@ -496,10 +526,27 @@ public final class AuthService: Sendable {
     /// the loop's next drain (one for every outcome that arrived meanwhile).
     private func onGraphs<T: Sendable>(_ body: @escaping @Sendable (isolated AuthGraphs) -> T) -> Single<T> {
         let scheduler = self.scheduler
-        if let value = scheduler.runNow(body) { return .just(value) }
-        return Single.create { done in
+        // At once only when the answer may continue where it was computed (no other shard's home).
+        if home == nil, let value = scheduler.runNow(body) { return .just(value) }
+        return Single.create { [self] answered in
+            let done = onHome(answered)
             scheduler.schedule(isolated: { graphs in done(.success(body(graphs))) })
             return Disposables.create()
+        }
+    }
+
+    /// `done`, called on the shard's loop: the graphs' actor runs on another shard's loop, so what
+    /// follows a step there (the store's call, the answer) goes back home first.
+    private func onHome<T: Sendable>(
+        _ done: @escaping @Sendable (SingleEvent<T>) -> Void
+    ) -> @Sendable (SingleEvent<T>) -> Void {
+        guard let home else { return done }
+        return { event in
+            if home.isLoopThread {
+                done(event)
+            } else if !home.execute({ done(event) }) {
+                done(event)  // the loop has stopped: nobody waits on the answer's thread any more
+            }
         }
     }
 

@@ -12,7 +12,7 @@ public import RemoteProtocol
 /// | ``Heroes`` | hero-catalog-service | `heroes.search`, `heroes.get`, `heroes.watch` |
 /// | ``Flow`` | gateway | `flow.login`, `flow.register`, `flow.signin`, `flow.heroes`, `flow.numbers` |
 /// | ``Command`` | gateway | `login`, `register`, `signin`, `heroes.search` |
-/// | ``System`` | every service | `sys.health`, `sys.stats` |
+/// | ``System`` | every service | `sys.health`, `sys.stats`, `sys.endpoints` |
 ///
 /// The gateway's `heroes.search` command and the catalog's `heroes.search` share a name on
 /// different servers; their descriptors (``Command/heroesSearch``, ``Heroes/search``) keep their

@@ -9,8 +9,12 @@ extension Methods {
         /// `sys.stats` `{}` → ``StatsReport``.
         public static let stats = RequestMethod<NoParameters, StatsReport>("sys.stats")
 
-        /// Both.
-        public static let all: [any RemoteMethod] = [health, stats]
+        /// `sys.endpoints` `{}` → ``ShardEndpoints``: every shard's endpoint, shard 0 first
+        /// (docs/PROTOCOL.md, "System methods").
+        public static let endpoints = RequestMethod<NoParameters, ShardEndpoints>.shardEndpoints
+
+        /// All three.
+        public static let all: [any RemoteMethod] = [health, stats, endpoints]
     }
 }
 

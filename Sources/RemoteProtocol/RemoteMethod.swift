@@ -110,3 +110,26 @@ public struct NoParameters: Codable, Sendable, Hashable {
     /// The empty parameters.
     public init() {}
 }
+
+/// The answer of `sys.endpoints` (docs/PROTOCOL.md, "System methods"): where each shard of a
+/// server process listens, so that a client of its documented endpoint can spread its calls over
+/// all of them.
+public struct ShardEndpoints: Codable, Sendable, Hashable {
+    /// Every shard's bound endpoint, shard 0 (the documented endpoint) first. A wildcard host
+    /// (`0.0.0.0`, `*`, `::`) stands for the host the client dialled.
+    public var endpoints: [String]
+    /// The index in ``endpoints`` of the shard that answered.
+    public var shard: Int
+
+    /// An answer.
+    public init(endpoints: [String], shard: Int) {
+        self.endpoints = endpoints
+        self.shard = shard
+    }
+}
+
+extension RequestMethod where Parameters == NoParameters, Answer == ShardEndpoints {
+    /// `sys.endpoints` `{}` → ``ShardEndpoints``: the transport's own discovery method, which
+    /// `RemoteClient` calls (and `Contracts` lists with the other system methods).
+    public static var shardEndpoints: Self { Self("sys.endpoints") }
+}

@@ -24,8 +24,12 @@ public import ZeroMQ
 ///   ``connectionChanges`` tells when connections come and go, e.g. to reopen a channel or ask
 ///   again.
 /// - With several endpoints the client keeps one DEALER per replica and spreads streams across
-///   the connected ones round-robin (across all of them while none is connected); every frame of a
-///   stream goes to the replica that opened it.
+///   the connected ones round-robin (across the configured ones while none is connected); every
+///   frame of a stream goes to the replica that opened it.
+/// - With ``Configuration/discoversShards``, each time a configured endpoint's connection comes up
+///   the client asks it `sys.endpoints` and adds the shards it does not know yet as further
+///   replicas (docs/transport/remote-streams.md, "Shards"). A server that does not know the method
+///   is one replica, as before.
 /// - While streams are open the client pings each replica it uses, so the server knows it is alive.
 ///
 /// The client's DEALERs and their monitors are a group of a ``SocketLoop``: the process's event
@@ -64,6 +68,10 @@ public final class RemoteClient: Sendable {
         /// The longest interval between attempts: each failed attempt doubles the interval up to this
         /// (`ZMQ_RECONNECT_IVL_MAX`), so a server that returns is reached within about this long.
         public var reconnectIntervalMax: Duration
+        /// Whether the client asks each configured endpoint for its server's shards (`sys.endpoints`)
+        /// when its connection comes up, and spreads its calls over them too. Services calling
+        /// services turn it on; a command-line client keeps its one connection.
+        public var discoversShards: Bool
 
         /// A configuration.
         public init(
@@ -71,8 +79,9 @@ public final class RemoteClient: Sendable {
             limits: ProtocolLimits = ProtocolLimits(), name: String = "remote-client",
             curve: Curve? = nil, maxMessagesPerTurn: Int = 16, connectTimeout: Duration? = nil,
             reconnectInterval: Duration = .milliseconds(100),
-            reconnectIntervalMax: Duration = .milliseconds(250)
+            reconnectIntervalMax: Duration = .milliseconds(250), discoversShards: Bool = false
         ) {
+            self.discoversShards = discoversShards
             self.curve = curve
             self.maxMessagesPerTurn = maxMessagesPerTurn
             self.connectTimeout = connectTimeout
@@ -102,7 +111,8 @@ public final class RemoteClient: Sendable {
 
     /// A replica's connection came up or was lost.
     public struct ConnectionChange: Sendable, Hashable, CustomStringConvertible {
-        /// The replica: its index in ``Configuration/endpoints``.
+        /// The replica: its index in ``Configuration/endpoints``, then (past them) in the order the
+        /// shards were discovered.
         public let replica: Int
         /// Its endpoint.
         public let endpoint: String
@@ -131,7 +141,16 @@ public final class RemoteClient: Sendable {
         let input: SingleAssignmentDisposable?
     }
 
+    /// One replica: a configured endpoint or a discovered shard, with its DEALER and monitor.
+    private struct Replica: Sendable {
+        let endpoint: String
+        /// The DEALER (socket 0) and its monitor (socket 1).
+        let sockets: SocketLoop.Group
+    }
+
     private struct State: Sendable {
+        /// The configured endpoints' replicas, then the discovered ones.
+        var replicas: [Replica] = []
         var nextStream: UInt64 = 1
         var nextReplica = 0
         var pending: [UInt64: Pending] = [:]
@@ -151,7 +170,9 @@ public final class RemoteClient: Sendable {
     private let configuration: Configuration
     private let codec: FrameCodec
     @usableFromInline let coder: JSONBodyCoder
-    private let loop: SocketLoop.Group
+    private let context: Context
+    private let loop: SocketLoop
+    private let inbox: Inbox
     /// Whether the client made its loop (and stops it), or was attached to the process's.
     private let ownsLoop: Bool
     /// The ping and deadline timers (cancelled at ``stop()`` on a shared loop).
@@ -194,33 +215,22 @@ public final class RemoteClient: Sendable {
         self.configuration = configuration
         self.codec = FrameCodec(limits: configuration.limits)
         self.coder = coder
-        // One DEALER per replica, then one monitor PAIR per replica (indices shifted by the count).
-        var sockets: [Socket] = []
-        var monitors: [Socket] = []
-        for endpoint in configuration.endpoints {
-            let dealer = try Socket(context, .dealer, linger: 0)
-            try dealer.set(.maxMessageSize, Int64(configuration.limits.maxMessageLength + 256))
-            try dealer.set(
-                .reconnectInterval, Int32(clamping: configuration.reconnectInterval.wholeMilliseconds))
-            try dealer.set(
-                .reconnectIntervalMax, Int32(clamping: configuration.reconnectIntervalMax.wholeMilliseconds))
-            try dealer.set(.heartbeatInterval, 1_000)
-            try dealer.set(.heartbeatTimeout, 3_000)
-            if let curve = configuration.curve {
-                try dealer.set(.curveServerKey, curve.serverKey)
-                try dealer.set(.curvePublicKey, curve.keys.publicKey)
-                try dealer.set(.curveSecretKey, curve.keys.secretKey)
-            }
-            monitors.append(try dealer.monitor(events: [.handshakeSucceeded, .disconnected]).socket)
-            try dealer.connect(endpoint)
-            sockets.append(dealer)
-        }
-        sockets += monitors
+        self.context = context
+        self.loop = socketLoop
         let inbox = Inbox()
-        loop = socketLoop.attach(
-            sockets, options: .init(maxMessagesPerSocket: configuration.maxMessagesPerTurn)
-        ) {
-            batch, _ in inbox.deliver(batch)
+        self.inbox = inbox
+        // One DEALER and its monitor PAIR per replica, a group of the loop each.
+        var replicas: [Replica] = []
+        do {
+            for (replica, endpoint) in configuration.endpoints.enumerated() {
+                replicas.append(
+                    Self.attach(
+                        try Self.connect(endpoint, context: context, configuration: configuration),
+                        endpoint: endpoint, as: replica, to: socketLoop, inbox: inbox, configuration: configuration))
+            }
+        } catch {
+            for replica in replicas { replica.sockets.detachLater() }
+            throw error
         }
         // Both run on the loop's thread, where answers are delivered: a call never sees an answer
         // and its expiry at once.
@@ -228,16 +238,49 @@ public final class RemoteClient: Sendable {
             socketLoop.schedule(every: configuration.pingInterval) { inbox.client?.ping() },
             socketLoop.schedule(every: Self.tick) { inbox.client?.expireDue() },
         ]
+        state.withLock { $0.replicas = replicas }
         inbox.bind(self)
         // What the loop read before the client was bound (the first handshake, typically) is
         // delivered on the loop's thread, before anything read later.
-        socketLoop.execute { inbox.deliver([]) }
+        socketLoop.execute { inbox.deliver([], from: 0) }
+    }
+
+    /// A DEALER connected to `endpoint`, and its monitor.
+    private static func connect(_ endpoint: String, context: Context, configuration: Configuration) throws
+        -> sending [Socket]
+    {
+        let dealer = try Socket(context, .dealer, linger: 0)
+        try dealer.set(.maxMessageSize, Int64(configuration.limits.maxMessageLength + 256))
+        try dealer.set(.reconnectInterval, Int32(clamping: configuration.reconnectInterval.wholeMilliseconds))
+        try dealer.set(
+            .reconnectIntervalMax, Int32(clamping: configuration.reconnectIntervalMax.wholeMilliseconds))
+        try dealer.set(.heartbeatInterval, 1_000)
+        try dealer.set(.heartbeatTimeout, 3_000)
+        if let curve = configuration.curve {
+            try dealer.set(.curveServerKey, curve.serverKey)
+            try dealer.set(.curvePublicKey, curve.keys.publicKey)
+            try dealer.set(.curveSecretKey, curve.keys.secretKey)
+        }
+        let monitor = try dealer.monitor(events: [.handshakeSucceeded, .disconnected]).socket
+        try dealer.connect(endpoint)
+        return [dealer, monitor]
+    }
+
+    /// Attaches a replica's DEALER and monitor to `loop` as replica `replica`.
+    private static func attach(
+        _ sockets: sending [Socket], endpoint: String, as replica: Int, to loop: SocketLoop, inbox: Inbox,
+        configuration: Configuration
+    ) -> Replica {
+        let group = loop.attach(sockets, options: .init(maxMessagesPerSocket: configuration.maxMessagesPerTurn)) {
+            batch, _ in inbox.deliver(batch, from: replica)
+        }
+        return Replica(endpoint: endpoint, sockets: group)
     }
 
     /// Stops the client: fails the calls still open with `unavailable`, then closes the sockets.
     public func stop() async {
         // On the loop's thread, so that no answer is being delivered to a call meanwhile.
-        let loop = self.loop.loop
+        let loop = self.loop
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let queued = loop.execute { [self] in
                 failAll()
@@ -252,7 +295,7 @@ public final class RemoteClient: Sendable {
             await loop.stop()
         } else {
             for timer in timers { loop.cancelTimer(timer) }
-            await self.loop.detach()
+            for replica in state.withLock({ $0.replicas }) { await replica.sockets.detach() }
         }
     }
 
@@ -381,7 +424,7 @@ public final class RemoteClient: Sendable {
     @usableFromInline
     func open(
         _ type: FrameType, _ method: String, _ parameters: Result<[UInt8], RemoteError>,
-        input: Observable<[UInt8]>?, deadline: Duration?, receiver: any CallReceiver
+        input: Observable<[UInt8]>?, deadline: Duration?, receiver: any CallReceiver, on pinned: Int? = nil
     ) -> UInt64? {
         let deadline = deadline ?? configuration.deadline
         let body: [UInt8]
@@ -395,10 +438,13 @@ public final class RemoteClient: Sendable {
         let now = ContinuousClock.now
         let due = now + .milliseconds(Self.localDeadline(deadline))
         // One lock for the whole opening: id, replica, bookkeeping and the frame itself.
-        let opened: Result<(Frame, UInt64, Int), RemoteError> = state.withLock { state in
+        let opened: Result<(Frame, UInt64, Int, SocketLoop.Group), RemoteError> = state.withLock { state in
             let stream = state.nextStream
-            let replica = Self.replica(
-                after: state.nextReplica, of: configuration.endpoints.count, connected: state.connected)
+            let replica =
+                pinned
+                ?? Self.replica(
+                    after: state.nextReplica, of: state.replicas.count, configured: configuration.endpoints.count,
+                    connected: state.connected)
             let frame: Frame
             do {
                 frame = try Frame(
@@ -411,7 +457,7 @@ public final class RemoteClient: Sendable {
                 return .failure(.wrapping(error))
             }
             state.nextStream &+= 1
-            state.nextReplica = replica &+ 1
+            if pinned == nil { state.nextReplica = replica &+ 1 }
             state.pending[stream] = Pending(
                 receiver: receiver, isRequest: type == .request, replica: replica, input: inputSubscription)
             if state.deadlines.count > 2 * max(1_024, state.pending.count) {
@@ -427,7 +473,7 @@ public final class RemoteClient: Sendable {
                 state.connectDeadlines.push(stream, due: now + connectTimeout)
             }
             state.counters.framesOut += 1
-            return .success((frame, stream, replica))
+            return .success((frame, stream, replica, state.replicas[replica].sockets))
         }
         let stream: UInt64
         let replica: Int
@@ -435,10 +481,10 @@ public final class RemoteClient: Sendable {
         case .failure(let error):
             receiver.receive(.error(error))
             return nil
-        case .success(let (frame, id, index)):
+        case .success(let (frame, id, index, sockets)):
             stream = id
             replica = index
-            loop.send(codec.messages(frame), to: SocketLoop.SocketID(replica))
+            sockets.send(codec.messages(frame), to: Self.dealer)
         }
         if let input, let inputSubscription {
             inputSubscription.setDisposable(
@@ -456,11 +502,12 @@ public final class RemoteClient: Sendable {
         return stream
     }
 
-    /// The replica a new call goes to: the first connected one from `next` on (round-robin), or
-    /// `next` itself while none is connected.
-    private static func replica(after next: Int, of count: Int, connected: Set<Int>) -> Int {
+    /// The replica a new call goes to: the first connected one from `next` on (round-robin), or,
+    /// while none is connected, one of the `configured` first ones (discovered shards may be gone).
+    private static func replica(after next: Int, of count: Int, configured: Int, connected: Set<Int>) -> Int {
+        guard count > 1 else { return 0 }
+        guard !connected.isEmpty else { return next % configured }
         let first = next % count
-        guard count > 1, !connected.isEmpty else { return first }
         for offset in 0..<count {
             let candidate = (first + offset) % count
             if connected.contains(candidate) { return candidate }
@@ -529,7 +576,7 @@ public final class RemoteClient: Sendable {
                 stream, call,
                 RemoteError(
                     code: .unavailable,
-                    message: "no connection to \(configuration.endpoints[call.replica]) within \(timeout)"))
+                    message: "no connection to \(endpoint(of: call.replica)) within \(timeout)"))
         }
     }
 
@@ -543,17 +590,14 @@ public final class RemoteClient: Sendable {
 
     /// Handles a batch from the loop, on the loop's thread: decodes it, settles the bookkeeping under
     /// one lock, then delivers.
-    fileprivate func receive(_ batch: [SocketLoop.Received]) {
-        let replicas = configuration.endpoints.count
+    fileprivate func receive(_ batch: [SocketLoop.Received], from replica: Int) {
         var frames: [Frame] = []
         frames.reserveCapacity(batch.count)
         var undecodable = 0
-        var events: [(MonitorEvent, replica: Int)] = []
+        var events: [MonitorEvent] = []
         for message in batch {
-            if message.socket.index >= replicas {
-                if let event = MonitorEvent(parts: message.parts.map(\.bytes)) {
-                    events.append((event, message.socket.index - replicas))
-                }
+            if message.socket == Self.monitor {
+                if let event = MonitorEvent(parts: message.parts.map(\.bytes)) { events.append(event) }
                 continue
             }
             do {
@@ -564,7 +608,7 @@ public final class RemoteClient: Sendable {
         }
         // What arrived before a connection was lost is delivered before its calls fail.
         deliver(frames, undecodable: undecodable)
-        for (event, replica) in events { noteConnection(event, of: replica) }
+        for event in events { noteConnection(event, of: replica) }
     }
 
     /// Settles the bookkeeping of decoded frames under one lock, then delivers them.
@@ -622,7 +666,7 @@ public final class RemoteClient: Sendable {
     private func noteConnection(_ event: MonitorEvent, of replica: Int) {
         let change: ConnectionChange
         let lost: [(UInt64, Pending)]
-        let endpoint = configuration.endpoints[replica]
+        let endpoint = self.endpoint(of: replica)
         switch event.kind {
         case .handshakeSucceeded:
             let inserted = state.withLock { state in
@@ -632,6 +676,9 @@ public final class RemoteClient: Sendable {
             guard inserted else { return }
             change = ConnectionChange(replica: replica, endpoint: endpoint, isUp: true)
             lost = []
+            if configuration.discoversShards, replica < configuration.endpoints.count {
+                discoverShards(through: replica)
+            }
         case .disconnected:
             // A connection that never completed its handshake (refused, wrong key) ends no call:
             // those wait for a connection (up to their deadline or the connect timeout).
@@ -662,8 +709,82 @@ public final class RemoteClient: Sendable {
     }
 
     private func send(_ frame: Frame, to replica: Int) {
-        state.withLock { $0.counters.framesOut += 1 }
-        loop.send(codec.messages(frame), to: SocketLoop.SocketID(replica))
+        let sockets = state.withLock { state in
+            state.counters.framesOut += 1
+            return state.replicas[replica].sockets
+        }
+        sockets.send(codec.messages(frame), to: Self.dealer)
+    }
+
+    private func endpoint(of replica: Int) -> String {
+        state.withLock { $0.replicas[replica].endpoint }
+    }
+
+    /// A replica's DEALER in its group.
+    private static let dealer = SocketLoop.SocketID(0)
+    /// Its monitor.
+    private static let monitor = SocketLoop.SocketID(1)
+
+    // MARK: Shards
+
+    /// Asks configured replica `replica`, whose connection just came up, for its server's shards
+    /// (`sys.endpoints`), and adds those it does not know. A server without the method answers
+    /// `unknown_method`: it has one shard, nothing to add.
+    private func discoverShards(through replica: Int) {
+        let dialled = configuration.endpoints[replica]
+        let coder = self.coder
+        let receiver = ClosureReceiver { [weak self] event in
+            guard case .next(let body) = event, let self,
+                let answer = try? coder.decode(ShardEndpoints.self, from: body)
+            else { return }
+            self.addShards(answer, dialled: dialled)
+        }
+        let method = RequestMethod<NoParameters, ShardEndpoints>.shardEndpoints.name
+        _ = open(
+            .request, method, Result { () throws(RemoteError) in try coder.encode(NoParameters()) }, input: nil,
+            deadline: nil, receiver: receiver, on: replica)
+    }
+
+    /// On the loop's thread: connects to the shards of `answer` other than the one that answered
+    /// (which is `dialled`), as many times each as `dialled` is configured, less those known.
+    private func addShards(_ answer: ShardEndpoints, dialled: String) {
+        let copies = configuration.endpoints.filter { $0 == dialled }.count
+        for (shard, endpoint) in answer.endpoints.enumerated() where shard != answer.shard {
+            let endpoint = Self.dialableEndpoint(endpoint, dialled: dialled)
+            addReplicas(of: endpoint, upTo: copies)
+        }
+    }
+
+    /// Connects to `endpoint` until the client has `copies` replicas of it.
+    private func addReplicas(of endpoint: String, upTo copies: Int) {
+        for _ in 0..<copies {
+            let replica = state.withLock { state -> Int? in
+                state.replicas.count { $0.endpoint == endpoint } >= copies ? nil : state.replicas.count
+            }
+            guard let replica else { return }
+            // Only this thread adds replicas, so the index stays free until appended.
+            let added: Replica
+            do {
+                added = Self.attach(
+                    try Self.connect(endpoint, context: context, configuration: configuration), endpoint: endpoint,
+                    as: replica, to: loop, inbox: inbox, configuration: configuration)
+            } catch {
+                return  // not an endpoint this client can dial: the shards it reached still serve
+            }
+            state.withLock { $0.replicas.append(added) }
+        }
+    }
+
+    /// `endpoint` as this client can dial it: a TCP endpoint bound to a wildcard host (`0.0.0.0`,
+    /// `*`, `::`) takes the host of `dialled`, the endpoint the client reached the server at.
+    public static func dialableEndpoint(_ endpoint: String, dialled: String) -> String {
+        let prefix = "tcp://"
+        guard endpoint.hasPrefix(prefix), dialled.hasPrefix(prefix),
+            let colon = endpoint.lastIndex(of: ":"), let dialledColon = dialled.lastIndex(of: ":")
+        else { return endpoint }
+        let host = endpoint[endpoint.index(endpoint.startIndex, offsetBy: prefix.count)..<colon]
+        guard ["0.0.0.0", "*", "::", "[::]", "[*]"].contains(host) else { return endpoint }
+        return String(dialled[..<dialledColon]) + String(endpoint[colon...])
     }
 }
 
@@ -675,8 +796,8 @@ private final class Inbox: Sendable {
     private struct State {
         weak var client: RemoteClient?
         var bound = false
-        /// Batches read before ``bind(_:)``, in order.
-        var early: [[SocketLoop.Received]] = []
+        /// Batches read before ``bind(_:)``, in order, with their replicas.
+        var early: [(batch: [SocketLoop.Received], replica: Int)] = []
     }
 
     private let state = Mutex(State())
@@ -691,20 +812,21 @@ private final class Inbox: Sendable {
         }
     }
 
-    /// On the loop's thread: hands `batch` to the client, after the batches kept from before it was
-    /// bound; keeps it while the client is not bound yet.
-    func deliver(_ batch: [SocketLoop.Received]) {
-        let (client, early) = state.withLock { state -> (RemoteClient?, [[SocketLoop.Received]]) in
+    /// On the loop's thread: hands `batch`, from replica `replica`, to the client, after the batches
+    /// kept from before it was bound; keeps it while the client is not bound yet.
+    func deliver(_ batch: [SocketLoop.Received], from replica: Int) {
+        let (client, early) = state.withLock {
+            state -> (RemoteClient?, [(batch: [SocketLoop.Received], replica: Int)]) in
             guard state.bound else {
-                state.early.append(batch)
+                state.early.append((batch, replica))
                 return (nil, [])
             }
             defer { state.early = [] }
             return (state.client, state.early)
         }
         guard let client else { return }
-        for kept in early { client.receive(kept) }
-        if !batch.isEmpty { client.receive(batch) }
+        for kept in early { client.receive(kept.batch, from: kept.replica) }
+        if !batch.isEmpty { client.receive(batch, from: replica) }
     }
 }
 

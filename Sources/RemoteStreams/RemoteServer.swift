@@ -89,6 +89,8 @@ public final class RemoteServer: Sendable {
     private let loop: SocketLoop.Group
     /// Whether the server made its loop (and stops it), or was attached to the process's.
     private let ownsLoop: Bool
+    /// The ZAP handler the server made for its allow-list (and stops); nil when it was given one or
+    /// needs none.
     private let authenticator: ZAPHandler?
     private let scheduler: ActorScheduler<ServerCore>
     // The scheduler holds the core weakly; the server keeps it alive.
@@ -113,15 +115,22 @@ public final class RemoteServer: Sendable {
     /// server's actor runs on the loop's executor (``SocketLoop/executor``), so graphs that other
     /// code on the loop builds (an upstream client's answers, an actor of the process on the same
     /// executor) meet the server's streams without a thread hand-off.
+    ///
+    /// With CURVE and an allow-list, `authenticator` is the context's ZAP handler when the caller
+    /// made it (a process of several shards shares one: libzmq takes one per context), which the
+    /// server then neither makes nor stops; nil: the server makes its own.
     public convenience init(
-        context: Context, loop: SocketLoop, configuration: Configuration, handlers: RemoteHandlers
+        context: Context, loop: SocketLoop, configuration: Configuration, handlers: RemoteHandlers,
+        authenticator: ZAPHandler? = nil
     ) throws {
-        try self.init(context: context, loop: loop, ownsLoop: false, configuration: configuration, handlers: handlers)
+        try self.init(
+            context: context, loop: loop, ownsLoop: false, configuration: configuration, handlers: handlers,
+            authenticator: authenticator)
     }
 
     private init(
         context: Context, loop socketLoop: SocketLoop, ownsLoop: Bool, configuration: Configuration,
-        handlers: RemoteHandlers
+        handlers: RemoteHandlers, authenticator shared: ZAPHandler? = nil
     ) throws {
         self.ownsLoop = ownsLoop
         let router = try Socket(context, .router, linger: 0)
@@ -137,10 +146,13 @@ public final class RemoteServer: Sendable {
         try router.set(.heartbeatInterval, 1_000)
         try router.set(.heartbeatTimeout, 3_000)
         // One ZAP handler serves a whole context: a second allow-listing server in the same
-        // context fails to start (its endpoint is taken).
-        authenticator = try configuration.curve?.allowList.map {
-            try ZAPHandler(context: context, allowList: $0)
-        }
+        // context that makes its own fails to start (its endpoint is taken).
+        authenticator =
+            shared != nil
+            ? nil
+            : try configuration.curve?.allowList.map {
+                try ZAPHandler(context: context, allowList: $0)
+            }
         if let curve = configuration.curve {
             try router.set(.curveServer, true)
             try router.set(.curveSecretKey, curve.keys.secretKey)

@@ -42,7 +42,7 @@ struct LoadTestCommand {
                 configuration: .init(
                     endpoints: [endpoint], deadline: configuration[options.timeout],
                     name: "loadtest-\(index)",
-                    curve: curve))
+                    curve: curve, discoversShards: true))
         }
         defer { context.terminate() }
         let workloadOptions = WorkloadOptions(

@@ -6,19 +6,21 @@ import ServiceKit
 import Sodium
 import ZeroMQ
 
-/// auth-service's own part of the process: the store, the hashing pool and the logic, whose
-/// handlers the host serves. The store and the pool close after the server has drained, so every
-/// acknowledged write is committed.
+/// auth-service's own part of the process. Once per process: the store, the hashing pool and the
+/// one ``AuthGraphs`` (throttle and account events) on shard 0's loop; per shard: an
+/// ``AuthService`` over them on the shard's loop, whose handlers the shard's server serves. The
+/// store and the pool close after every server has drained, so every acknowledged write is
+/// committed.
 struct AuthDescription: HostedService {
     let configuration: Configuration
 
-    func start(on host: HostResources, handlers: inout RemoteHandlers) async throws -> Running {
+    func open(on process: ProcessResources) async throws -> Shared {
         typealias O = AuthOptions
-        let logger = host.logger
-        let database = configuration[O.database] ?? host.state.file("auth.sqlite")
+        let logger = process.logger
+        let database = configuration[O.database] ?? process.state.file("auth.sqlite")
         // Read first: a secret that cannot be used stops the start before anything is open.
         let deviceSecret = try DeviceTokens.loadOrCreateSecret(
-            at: configuration[O.deviceKey] ?? host.state.file("device.key"))
+            at: configuration[O.deviceKey] ?? process.state.file("device.key"))
         let report: @Sendable (String) -> Void = { message in
             logger.error("storage", ["problem": .string(message)])
         }
@@ -74,22 +76,16 @@ struct AuthDescription: HostedService {
         let rules = AuthRules(
             minimumUsernameLength: configuration[O.minimumUsername],
             minimumPasswordLength: configuration[O.minimumPassword])
-        let service = AuthService(
-            store: store.accountStore, hashing: pool,
+        let loop = process.loops[0]
+        let shared = Shared(
+            store: store, pool: pool, graphs: AuthGraphs(on: loop, policy: policy),
             configuration: AuthConfiguration(
                 rules: rules, throttle: policy, cost: configuration[O.hashCost].cost,
                 tokenLifetime: configuration[O.tokenLifetime],
                 deviceTokens: DeviceTokens(secret: deviceSecret)),
-            loop: host.loop)
-        // Expired sessions are deleted hourly (they are refused from the moment they expire), on a
-        // timer of the loop; the deletion itself runs on the store's writer.
-        let purge = host.loop.schedule(every: .seconds(3_600)) {
-            _ = service.removeExpiredSessions().subscribe(onSuccess: { count in
-                if count > 0 { logger.info("expired sessions removed", ["count": .integer(count)]) }
-            })
-        }
-        let running = Running(
-            service: service, store: store, pool: pool, loop: host.loop, purge: purge, health: host.health,
+            loop: loop,
+            purge: nil,
+            health: process.health,
             reachability: reachability,
             listening: [
                 "database": .string(Store.describe(database)),
@@ -101,29 +97,54 @@ struct AuthDescription: HostedService {
             // Made now, so the first login of an unknown user costs no more than a wrong password.
             _ = try await pool.dummyHash(for: configuration[O.hashCost].cost)
         } catch {
-            await running.stop()
+            await shared.stop()
             throw error
         }
-        service.register(into: &handlers)
-        return running
+        // Expired sessions are deleted hourly (they are refused from the moment they expire), on a
+        // timer of shard 0's loop; the deletion itself runs on the store's writer.
+        let purging = AuthService(
+            store: store.accountStore, hashing: pool, configuration: shared.configuration, state: shared.graphs,
+            loop: loop)
+        let purge = loop.schedule(every: .seconds(3_600)) {
+            _ = purging.removeExpiredSessions().subscribe(onSuccess: { count in
+                if count > 0 { logger.info("expired sessions removed", ["count": .integer(count)]) }
+            })
+        }
+        return shared.with(purge: purge)
     }
 
-    struct Running: RunningService {
-        let service: AuthService
+    func start(on shard: HostResources, shared: Shared, handlers: inout RemoteHandlers) async throws -> Running {
+        let service = AuthService(
+            store: shared.store.accountStore, hashing: shared.pool, configuration: shared.configuration,
+            state: shared.graphs, loop: shard.loop)
+        service.register(into: &handlers)
+        return Running(service: service)
+    }
+
+    /// What every shard shares: the store, the pool, the throttle and events' actor.
+    struct Shared: RunningService {
         let store: Store
         let pool: PasswordHashingPool
+        let graphs: AuthGraphs
+        let configuration: AuthConfiguration
         let loop: SocketLoop
         /// The loop's hourly timer that deletes expired sessions.
-        let purge: SocketLoop.TimerID
+        let purge: SocketLoop.TimerID?
         let health: HealthState
         /// The PostgreSQL store's reachability changes (finished at once for SQLite).
         let reachability: AsyncStream<(reachable: Bool, reason: String?)>
         let listening: [String: LogValue]
 
+        func with(purge: SocketLoop.TimerID) -> Shared {
+            Shared(
+                store: store, pool: pool, graphs: graphs, configuration: configuration, loop: loop, purge: purge,
+                health: health, reachability: reachability, listening: listening)
+        }
+
         func stats() async -> [String: [String: Int]] {
             [
-                "auth": service.counters.statsGroup, "store": store.statsGroup,
-                "hashing": pool.counters.statsGroup, "argon2": pool.hashingSetup.statsGroup,
+                "store": store.statsGroup, "hashing": pool.counters.statsGroup,
+                "argon2": pool.hashingSetup.statsGroup,
             ]
         }
 
@@ -147,10 +168,17 @@ struct AuthDescription: HostedService {
         }
 
         func stop() async {
-            loop.cancelTimer(purge)
+            if let purge { loop.cancelTimer(purge) }
             await store.close()
             await pool.shutdown()
         }
+    }
+
+    /// One shard's service.
+    struct Running: RunningService {
+        let service: AuthService
+
+        func stats() async -> [String: [String: Int]] { ["auth": service.counters.statsGroup] }
     }
 }
 

@@ -2,8 +2,9 @@ import GatewayCore
 import RemoteStreams
 import ServiceKit
 
-/// The gateway's own part of the process: the clients to the three services and the flows, all on
-/// the host's loop, and the probes of the services' health.
+/// The gateway's own part of the process, one per shard (the shards share nothing): the clients to
+/// the three services and the flows, all on the shard's loop, and the probes of the services'
+/// health. The clients spread their calls over the services' shards (`sys.endpoints`).
 struct GatewayDescription: HostedService {
     /// One service the gateway calls, with what its probe reports.
     struct Peer: Sendable {
@@ -20,7 +21,9 @@ struct GatewayDescription: HostedService {
 
     let configuration: Configuration
 
-    func start(on host: HostResources, handlers: inout RemoteHandlers) async throws -> Running {
+    func start(on host: HostResources, shared: NothingShared, handlers: inout RemoteHandlers) async throws
+        -> Running
+    {
         typealias O = GatewayOptions
         let deadline = configuration[O.deadline]
         let wiring: [(String, Option<[Endpoint]>, Option<CurveSetting>, Option<String?>, String)] = [
@@ -50,7 +53,7 @@ struct GatewayDescription: HostedService {
                         endpoints: Array(repeating: endpoints, count: connections).flatMap { $0 },
                         deadline: deadline,
                         name: name,
-                        curve: curve))
+                        curve: curve, discoversShards: true))
                 upstreams.append(
                     Peer(name: name, endpoint: endpoint, client: client, liveness: UpstreamLiveness()))
             }

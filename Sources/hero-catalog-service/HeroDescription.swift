@@ -2,24 +2,35 @@ import Foundation
 import HeroCatalogCore
 import RemoteStreams
 import ServiceKit
+import Synchronization
 import ZeroMQ
 
-/// hero-catalog-service's own part of the process: the catalog (`--catalog`, reloaded on SIGHUP),
-/// the client to auth-service that checks tokens, on the host's loop, and the probe of its health.
+/// hero-catalog-service's own part of the process. Once per process: the catalog (`--catalog`,
+/// read-only, reloaded on SIGHUP into every shard). Per shard: the client to auth-service that
+/// checks tokens and the token cache, on the shard's loop, the catalog's graphs, and the probe of
+/// auth-service's health.
 struct HeroDescription: HostedService {
     let configuration: Configuration
 
-    func start(on host: HostResources, handlers: inout RemoteHandlers) async throws -> Running {
-        typealias O = HeroOptions
-        let logger = host.logger
+    func open(on process: ProcessResources) async throws -> Shared {
         // Read before anything listens: a bad file is an error at start-up.
-        let catalogPath = configuration[O.catalog]
+        let catalogPath = configuration[HeroOptions.catalog]
         let catalog =
             try catalogPath.map { path in try CatalogLoader.load(path: path) }
             ?? HeroCatalog(heroes: CatalogLoader.decode(Data(BuiltInCatalog.json.utf8), as: .json))
+        return Shared(
+            catalog: catalog, catalogPath: catalogPath, logger: process.logger,
+            listening: [
+                "catalog": .string(catalogPath ?? "built-in"), "heroes": .integer(catalog.heroes.count),
+            ])
+    }
+
+    func start(on host: HostResources, shared: Shared, handlers: inout RemoteHandlers) async throws -> Running {
+        typealias O = HeroOptions
+        let logger = host.logger
         var authCurve: RemoteClient.Curve?
         if configuration[O.authCurve].isOn {
-            if configuration[O.authPublicKey] == nil, configuration[O.authServerKey] != nil {
+            if host.shard == 0, configuration[O.authPublicKey] == nil, configuration[O.authServerKey] != nil {
                 logger.warning("--auth-server-key is deprecated: use --auth-public-key")
             }
             let keyPath =
@@ -35,12 +46,14 @@ struct HeroDescription: HostedService {
             }
             let own = try CurveKeyFiles.clientKeys(in: host.state)
             authCurve = RemoteClient.Curve(serverKey: serverKey, keys: own)
-            logger.notice(
-                "auth client key",
+            if host.shard == 0 {
+                logger.notice(
+                    "auth client key",
                 [
                     "public": .string((try? Z85.encode(own.publicKey)) ?? "?"),
-                    "hint": "list it in auth's allowed_clients",
-                ])
+                        "hint": "list it in auth's allowed_clients",
+                    ])
+            }
         }
         let authEndpoints = configuration[O.authEndpoint].map(\.description)
         let authEndpoint = authEndpoints.joined(separator: ",")
@@ -48,13 +61,15 @@ struct HeroDescription: HostedService {
         let auth = try RemoteClient(
             context: host.context, loop: host.loop,
             configuration: .init(
-                endpoints: authEndpoints, deadline: deadline, name: "heroes-auth", curve: authCurve))
+                endpoints: authEndpoints, deadline: deadline, name: "heroes-auth", curve: authCurve,
+                discoversShards: true))
         let cache = CachingTokenVerifier(
             RemoteTokenVerifier(client: auth, deadline: deadline), lifetime: configuration[O.tokenCache])
-        let service = HeroCatalogService(catalog: catalog, verifier: cache, loop: host.loop)
+        let service = HeroCatalogService(catalog: shared.catalog, verifier: cache, loop: host.loop)
+        shared.shards.add(service)
         service.register(into: &handlers)
         return Running(
-            service: service, cache: cache, auth: auth, catalogPath: catalogPath, logger: logger,
+            service: service, cache: cache, auth: auth,
             probe: {
                 // Degraded (still serving the catalog to tokens in the cache; other token checks fail
                 // with `unavailable`) while auth-service does not answer.
@@ -66,31 +81,27 @@ struct HeroDescription: HostedService {
             listening: [
                 "auth_endpoint": .string(authEndpoint),
                 "auth_curve": .string(configuration[O.authCurve].rawValue),
-                "catalog": .string(catalogPath ?? "built-in"), "heroes": .integer(catalog.heroes.count),
             ])
     }
 
-    struct Running: RunningService {
-        let service: HeroCatalogService
-        let cache: CachingTokenVerifier
-        let auth: RemoteClient
+    /// What every shard shares: the catalog, and the shards' services a reload swaps it into.
+    struct Shared: RunningService {
+        let catalog: HeroCatalog
         let catalogPath: String?
         let logger: Logger
-        let probe: @Sendable () async -> Void
         let listening: [String: LogValue]
+        let shards = ShardServices()
+
+        /// The counters of the `heroes` group that describe the one catalog rather than a shard's work.
+        static let processCounters: Set<String> = ["heroes", "reloads"]
 
         func stats() async -> [String: [String: Int]] {
-            let statistics = cache.statistics
-            return [
-                "heroes": service.counters.statsGroup,
-                "token_cache": ["hits": statistics.hits, "misses": statistics.misses],
-                "auth_client": auth.counters.statsGroup,
-            ]
+            guard let first = shards.all.first else { return [:] }
+            return ["heroes": first.counters.statsGroup.filter { Self.processCounters.contains($0.key) }]
         }
 
-        func serve() async { await probe() }
-
-        /// SIGHUP: rereads `--catalog`; a file that fails to load leaves the current catalog in place.
+        /// SIGHUP: rereads `--catalog` once and swaps it into every shard; a file that fails to load
+        /// leaves the current catalog in place.
         func reload() {
             guard let catalogPath else {
                 logger.notice("reload: nothing to reload (the built-in catalog is served)")
@@ -99,7 +110,7 @@ struct HeroDescription: HostedService {
             let start = ContinuousClock.now
             do {
                 let catalog = try CatalogLoader.load(path: catalogPath)
-                service.replace(catalog)
+                for service in shards.all { service.replace(catalog) }
                 logger.notice(
                     "catalog reloaded",
                     [
@@ -110,6 +121,35 @@ struct HeroDescription: HostedService {
                 logger.error("reload failed: keeping the current catalog", ["error": .string("\(error)")])
             }
         }
+    }
+
+    /// The shards' services, as they start.
+    final class ShardServices: Sendable {
+        private let services = Mutex<[HeroCatalogService]>([])
+
+        func add(_ service: HeroCatalogService) { services.withLock { $0.append(service) } }
+
+        var all: [HeroCatalogService] { services.withLock { $0 } }
+    }
+
+    struct Running: RunningService {
+        let service: HeroCatalogService
+        let cache: CachingTokenVerifier
+        let auth: RemoteClient
+        let probe: @Sendable () async -> Void
+        let listening: [String: LogValue]
+
+        func stats() async -> [String: [String: Int]] {
+            let statistics = cache.statistics
+            return [
+                // The catalog's size and reloads are the process's: the shared part reports them.
+                "heroes": service.counters.statsGroup.filter { !Shared.processCounters.contains($0.key) },
+                "token_cache": ["hits": statistics.hits, "misses": statistics.misses],
+                "auth_client": auth.counters.statsGroup,
+            ]
+        }
+
+        func serve() async { await probe() }
 
         func stop() async { await auth.stop() }
     }

@@ -3,12 +3,15 @@ import RemoteStreams
 import ServiceKit
 import ValidationCore
 
-/// validation-service's own part of the process: the client to auth-service and the field graphs,
-/// both on the host's loop, and the probe of auth-service's health.
+/// validation-service's own part of the process, one per shard (the shards share nothing): the
+/// client to auth-service (spreading its calls over auth-service's shards) and the field graphs,
+/// both on the shard's loop, and the probe of auth-service's health.
 struct ValidationDescription: HostedService {
     let configuration: Configuration
 
-    func start(on host: HostResources, handlers: inout RemoteHandlers) async throws -> Running {
+    func start(on host: HostResources, shared: NothingShared, handlers: inout RemoteHandlers) async throws
+        -> Running
+    {
         typealias O = ValidationOptions
         let authEndpoints = configuration[O.authEndpoint].map(\.description)
         let authEndpoint = authEndpoints.joined(separator: ",")
@@ -21,7 +24,8 @@ struct ValidationDescription: HostedService {
         let auth = try RemoteClient(
             context: host.context, loop: host.loop,
             configuration: .init(
-                endpoints: authEndpoints, deadline: deadline, name: "auth-client", curve: authCurve))
+                endpoints: authEndpoints, deadline: deadline, name: "auth-client", curve: authCurve,
+                discoversShards: true))
         let rules = ValidationRules(
             minimumUsernameLength: configuration[O.minimumUsername],
             maximumUsernameLength: configuration[O.maximumUsername],

@@ -344,9 +344,15 @@ final class RecordingService: HostedService {
 
     func openGate() { gate?.finish() }
 
-    func start(on host: HostResources, handlers: inout RemoteHandlers) async throws -> Running {
+    func open(on process: ProcessResources) async throws -> NothingShared {
+        health.withLock { $0 = process.health }
+        return NothingShared()
+    }
+
+    func start(on host: HostResources, shared: NothingShared, handlers: inout RemoteHandlers) async throws
+        -> Running
+    {
         events.append("start")
-        health.withLock { $0 = host.health }
         if let gateStream { for await _ in gateStream {} }
         if let failure { throw TestFailure(message: failure) }
         let events = self.events
@@ -389,7 +395,7 @@ struct HostRig {
     init(
         root: String, drainTimeout: Duration = .seconds(10), curve: CurveSetting = .off,
         startGate: Bool = false,
-        failure: String? = nil
+        failure: String? = nil, loops: Int = 1
     ) throws {
         state = try StateDirectory(creating: root + "/state")
         endpoint = try #require(Endpoint("ipc://\(root)/test.sock"))
@@ -399,7 +405,7 @@ struct HostRig {
             service,
             settings: .init(
                 name: "test", version: "1.2.3", endpoint: endpoint, curve: curve, maxStreamsTotal: 100,
-                maxStreamsPerClient: 10, drainTimeout: drainTimeout),
+                maxStreamsPerClient: 10, drainTimeout: drainTimeout, loops: loops),
             state: state, logger: Logger(service: "test", level: .debug, sink: log.sink),
             signals: signals, exit: { code in exits.append(code) })
     }
@@ -413,12 +419,13 @@ struct HostRig {
         return Task { try await host.run() }
     }
 
-    /// A plain client of the host's server.
-    func client() throws -> RemoteClient {
+    /// A plain client of the host's server (of every shard, when it discovers them).
+    func client(discoversShards: Bool = false) throws -> RemoteClient {
         try RemoteClient(
             context: try Self.context.get(),
             configuration: .init(
-                endpoints: [endpoint.description], deadline: .seconds(5), name: "test-client"))
+                endpoints: [endpoint.description], deadline: .seconds(5), name: "test-client",
+                discoversShards: discoversShards))
     }
 
     /// The tests' clients' context, for the whole test process.

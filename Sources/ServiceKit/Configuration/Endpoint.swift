@@ -45,4 +45,23 @@ public struct Endpoint: Sendable, Hashable, CustomStringConvertible {
 
     /// The endpoint as text, as libzmq takes it.
     public var description: String { "\(transport.rawValue)://\(address)" }
+
+    /// Where shard `shard` of a server configured at this endpoint listens: shard 0 here; a later
+    /// one on the same host at a port the system picks (`tcp`), at `path.<shard>` (`ipc`) or at
+    /// `name.<shard>` (`inproc`).
+    public func forShard(_ shard: Int) -> Endpoint {
+        guard shard > 0 else { return self }
+        switch transport {
+        case .tcp:
+            let host = address[..<(address.lastIndex(of: ":") ?? address.endIndex)]
+            return Endpoint(transport: .tcp, address: "\(host):*")
+        case .ipc, .inproc:
+            return Endpoint(transport: transport, address: "\(address).\(shard)")
+        }
+    }
+
+    private init(transport: Transport, address: String) {
+        self.transport = transport
+        self.address = address
+    }
 }

@@ -27,6 +27,9 @@ public struct StandardOptions: Sendable {
     public let clientQueueMessages: Option<Int>
     /// `--client-queue-bytes`: the same bound in bytes (default 4 MiB).
     public let clientQueueBytes: Option<Int>
+    /// `--loops`: how many shards (an event loop and a server each) the process runs (default: the
+    /// number of cores).
+    public let loops: Option<Int>
 
     /// The standard options with variables named `<prefix>_LOG_LEVEL` and so on.
     public init(environmentPrefix prefix: String) {
@@ -58,11 +61,20 @@ public struct StandardOptions: Sendable {
         clientQueueBytes = Option(
             "client-queue-bytes", environment: "\(prefix)_CLIENT_QUEUE_BYTES", default: 4 << 20,
             parser: .byteSize, help: "The same bound in bytes (4MiB, 512KiB, ...).")
+        loops = Option(
+            "loops", environment: "\(prefix)_LOOPS", default: ProcessInfo.processInfo.activeProcessorCount,
+            parser: .integer(in: 1...256),
+            help: "Shards: event loops, each with its own server and connections. Shard 0 listens on "
+                + "--endpoint, the others on endpoints derived from it (sys.endpoints lists them all).",
+            defaultDescription: "the number of cores")
     }
 
     /// All of them, for a ``CommandLineInterface``'s option list.
     public var all: [any AnyOption] {
-        [logLevel, logFormat, stateDirectory, drainTimeout, initialize, clientQueueMessages, clientQueueBytes]
+        [
+            logLevel, logFormat, stateDirectory, drainTimeout, initialize, clientQueueMessages, clientQueueBytes,
+            loops,
+        ]
     }
 
     /// The bound on what one client that does not read may have waiting in the server.

@@ -2,27 +2,52 @@ public import RemoteStreams
 public import ZeroMQ
 
 /// A service's own part of its process, as ``ServiceHost`` runs it: everything else (the state
-/// directory, pid file, signals, CURVE, the loop, the server and its system methods, the drain) is
-/// the host's.
+/// directory, pid file, signals, CURVE, the loops, the servers and their system methods, the drain)
+/// is the host's.
 ///
-/// ``start(on:handlers:)`` builds the service on the host's loop: its clients of other services,
-/// its logic, its handlers registered into `handlers`. What it returns is the running part.
+/// The host runs the service on `--loops` shards (docs/ARCHITECTURE.md §3): each is an event loop
+/// with a server on it. ``open(on:)`` runs once per process, before any shard, and opens what the
+/// shards share (a store, a hashing pool, a read-only catalog); ``start(on:shared:handlers:)`` runs
+/// once per shard and builds that shard's part on its loop: its clients of other services, its
+/// logic, its handlers registered into `handlers`. A service that shares nothing keeps the default
+/// ``open(on:)``, which opens ``NothingShared``.
 public protocol HostedService: Sendable {
-    /// The running part.
+    /// The part every shard shares, running from before the first shard starts until after the last
+    /// one stopped: its `stats()` groups are reported once, its `reload()` runs before the shards'
+    /// and its `stop()` after theirs.
+    associatedtype Shared: RunningService = NothingShared
+    /// The running part of one shard.
     associatedtype Running: RunningService
 
-    /// Builds the service on `host`'s loop and registers its handlers. A thrown error ends the start
-    /// (`cannot start`): the host closes what it opened; anything the service opened before failing
-    /// is the service's to close.
-    func start(on host: HostResources, handlers: inout RemoteHandlers) async throws -> Running
+    /// Opens what the shards share. A thrown error ends the start (`cannot start`).
+    func open(on process: ProcessResources) async throws -> Shared
+
+    /// Builds the service on `shard`'s loop and registers its handlers. A thrown error ends the
+    /// start (`cannot start`): the host closes what it opened (the shards already started and the
+    /// shared part included); anything the service opened before failing is the service's to close.
+    func start(on shard: HostResources, shared: Shared, handlers: inout RemoteHandlers) async throws -> Running
 }
 
-/// A started service, from when its server listens until the host stops it.
+extension HostedService where Shared == NothingShared {
+    /// Nothing to share.
+    public func open(on process: ProcessResources) async throws -> NothingShared { NothingShared() }
+}
+
+/// The shared part of a service whose shards share nothing.
+public struct NothingShared: RunningService {
+    /// Nothing.
+    public init() {}
+}
+
+/// A started part of a service (one shard's, or the part the shards share), from when its servers
+/// listen until the host stops it.
 public protocol RunningService: Sendable {
-    /// Metadata of the `listening` line, after the host's `endpoint` and `curve`.
+    /// Metadata of the `listening` line, after the host's `endpoint` and `curve` (the shared part's
+    /// and shard 0's).
     var listening: [String: LogValue] { get }
 
-    /// `sys.stats`' counter groups, by component (the host adds `transport`).
+    /// `sys.stats`' counter groups, by component (the host adds `transport`). The groups of the
+    /// shards are summed, counter by counter; the shared part's are reported as they are.
     func stats() async -> [String: [String: Int]]
 
     /// Work that runs while the service serves (health probes of upstreams, periodic clean-ups): a
@@ -35,7 +60,7 @@ public protocol RunningService: Sendable {
     /// pool; a part that fails to load is logged and the current one kept.
     func reload()
 
-    /// After the server has stopped: closes what the service owns (its clients, a store, a pool).
+    /// After the servers have stopped: closes what the part owns (its clients, a store, a pool).
     func stop() async
 }
 
@@ -47,18 +72,37 @@ extension RunningService {
     public func stop() async {}
 }
 
-/// What the host lends a service to start on.
-public struct HostResources: Sendable {
-    /// The process's ZeroMQ context.
+/// What the host lends a service's shared part to open on.
+public struct ProcessResources: Sendable {
+    /// The process's ZeroMQ context (thread-safe: every shard uses it).
     public let context: Context
-    /// The process's one event loop: the server's ROUTER, every client DEALER and every timer run on
-    /// its thread.
-    public let loop: SocketLoop
+    /// Every shard's event loop, shard 0 first (one per `--loops`).
+    public let loops: [SocketLoop]
     /// The state directory (keys, allow-list, data).
     public let state: StateDirectory
     /// The service's logger.
     public let logger: Logger
-    /// The service's health, `starting` until the host sets it `ready` (probes then keep it).
+    /// The process's health, `starting` until the host sets it `ready`.
+    public let health: HealthState
+}
+
+/// What the host lends one shard of a service to start on.
+public struct HostResources: Sendable {
+    /// The process's ZeroMQ context.
+    public let context: Context
+    /// The shard's event loop: its server's ROUTER, every client DEALER it makes and every timer run
+    /// on its thread.
+    public let loop: SocketLoop
+    /// The shard's index: 0 binds the configured endpoint.
+    public let shard: Int
+    /// How many shards the process runs.
+    public let shards: Int
+    /// The state directory (keys, allow-list, data).
+    public let state: StateDirectory
+    /// The service's logger (with a `shard` field when the process runs several).
+    public let logger: Logger
+    /// The shard's health, for its upstream probes: the process's `sys.health` is `degraded` while
+    /// any shard's is.
     public let health: HealthState
 
     /// The CURVE settings of a client of another service: that service's public key (its

@@ -11,14 +11,16 @@ public import ZeroMQ
 /// (a ``HostedService``).
 ///
 /// Nothing starts in `init`. ``run()`` takes the pid file, watches SIGTERM, SIGINT and SIGHUP
-/// (one ``ProcessSignals``), makes the process's ZeroMQ `Context` and its one `SocketLoop`, starts
-/// the service on them, sets up CURVE (server keys, allow-list and its reload), binds the
-/// `RemoteServer` with the service's handlers and `sys.health`/`sys.stats`, sets health `ready`,
-/// logs `listening`, and serves until a shutdown signal. Then it drains: health `draining`, new
-/// calls refused, requests in flight answered, all within the drain timeout; when the deadline
-/// passes the remaining work is cancelled (the server stops, its streams are disposed) and `run()`
-/// throws ``ServiceHostError/drainTimedOut(signal:)``. Either way it then stops the server, the
-/// service, the loop and the context, releases the pid file and returns (or throws).
+/// (one ``ProcessSignals``), makes the process's ZeroMQ `Context` and one `SocketLoop` per shard
+/// (``Settings/loops``), opens the service's shared part and starts each shard's part, sets up
+/// CURVE (server keys, one ZAP handler for the allow-list, its reload), binds each shard's
+/// `RemoteServer` (shard 0 on the endpoint, the others on ``Endpoint/forShard(_:)``) with the
+/// service's handlers and `sys.health`/`sys.stats`/`sys.endpoints`, sets health `ready`, logs
+/// `listening`, and serves until a shutdown signal. Then it drains every shard: health `draining`,
+/// new calls refused, requests in flight answered, all within the drain timeout; when the deadline
+/// passes the remaining work is cancelled (the servers stop, their streams are disposed) and `run()`
+/// throws ``ServiceHostError/drainTimedOut(signal:)``. Either way it then stops the servers, the
+/// service's parts, the loops and the context, releases the pid file and returns (or throws).
 ///
 /// Signals: the first SIGTERM/SIGINT drains (one that comes while starting drains as soon as the
 /// start is done); any later one exits the process at once with `128 + signal`. SIGHUP reloads the
@@ -52,13 +54,16 @@ public struct ServiceHost<Service: HostedService>: Sendable {
         public var peerQueue: SocketLoop.PeerQueueLimit
         /// How long the drain may take.
         public var drainTimeout: Duration
+        /// How many shards (a loop and a server each) the process runs.
+        public var loops: Int
 
         /// Settings with every value given.
         public init(
             name: String, version: String, endpoint: Endpoint, curve: CurveSetting,
             allowAnyClient: Bool = false,
             maxStreamsTotal: Int, maxStreamsPerClient: Int,
-            peerQueue: SocketLoop.PeerQueueLimit = SocketLoop.PeerQueueLimit(), drainTimeout: Duration
+            peerQueue: SocketLoop.PeerQueueLimit = SocketLoop.PeerQueueLimit(), drainTimeout: Duration,
+            loops: Int = 1
         ) {
             self.name = name
             self.version = version
@@ -69,6 +74,7 @@ public struct ServiceHost<Service: HostedService>: Sendable {
             self.maxStreamsPerClient = maxStreamsPerClient
             self.peerQueue = peerQueue
             self.drainTimeout = drainTimeout
+            self.loops = max(1, loops)
         }
     }
 
@@ -141,26 +147,30 @@ public struct ServiceHost<Service: HostedService>: Sendable {
             throw error
         }
         defer { pidFile.release() }
-        let health = HealthState(service: settings.name, version: settings.version)
-        let (context, loop, server, running) = try await start(health: health)
+        let health = HealthState(service: settings.name, version: settings.version, shards: settings.loops)
+        let process = try await start(health: health)
 
-        let allowList = AllowListReloader.forServer(server.curve, state: state, logger: logger)
+        let allowList = AllowListReloader.forServer(process.curve, state: state, logger: logger)
         lifecycle.withLock { lifecycle in
             lifecycle.started {
                 _ = allowList?.reload()
-                running.reload()
+                process.shared.reload()
+                for running in process.running { running.reload() }
             }
         }
         health.set(.ready)
         var listening: [String: LogValue] = [
-            "endpoint": .string(server.endpoints.joined(separator: ",")),
+            "endpoint": .string(process.servers.flatMap(\.endpoints).joined(separator: ",")),
             "curve": .string(settings.curve.rawValue),
+            "loops": .integer(settings.loops),
         ]
-        listening.merge(running.listening) { _, service in service }
+        listening.merge(process.shared.listening) { _, service in service }
+        listening.merge(process.running[0].listening) { _, service in service }
         logger.notice("listening", listening)
 
         let signal = await withTaskGroup(of: Void.self) { group in
-            group.addTask { await running.serve() }
+            group.addTask { await process.shared.serve() }
+            for running in process.running { group.addTask { await running.serve() } }
             let signal = await shutdownRequested(lifecycle)
             if let signal {
                 logger.notice(
@@ -175,64 +185,127 @@ public struct ServiceHost<Service: HostedService>: Sendable {
         }
         let timedOut: Bool
         if signal != nil {
-            timedOut = await drainAndStop(server.server, health: health, lifecycle: lifecycle)
+            timedOut = await drainAndStop(process.servers, health: health, lifecycle: lifecycle)
         } else {
-            // Cancelled: no drain, the server stops at once.
+            // Cancelled: no drain, the servers stop at once.
             timedOut = true
-            await server.server.stop()
+            await Self.stop(process.servers)
         }
         // The reloads in progress finish before what they reload is closed.
         await withCheckedContinuation { continuation in reloads.async { continuation.resume() } }
-        await running.stop()
-        await loop.stop()
-        context.terminate()
+        await process.close()
         logger.notice("stopped")
         guard timedOut else { return }
         guard let signal else { throw CancellationError() }
         throw ServiceHostError.drainTimedOut(signal: signal)
     }
 
-    /// The server as the host made it, with its CURVE settings.
-    private struct Server: Sendable {
-        let server: RemoteServer
-        let curve: RemoteServer.Curve?
-        var endpoints: [String] { server.endpoints }
+    /// What the host opened for the process: the context, the shards' loops and servers, the
+    /// shared ZAP handler, the service's shared part and each shard's running part. Each list is
+    /// filled as the start goes, so that a failed start closes exactly what was opened.
+    private struct Process: Sendable {
+        var context: Context
+        var loops: [SocketLoop] = []
+        var authenticator: ZAPHandler?
+        var curve: RemoteServer.Curve?
+        var sharedPart: Service.Shared?
+        var running: [Service.Running] = []
+        var servers: [RemoteServer] = []
+
+        /// The shared part (set once the start got that far).
+        var shared: Service.Shared {
+            guard let sharedPart else { preconditionFailure("the shared part is not open") }
+            return sharedPart
+        }
+
+        /// After the servers stopped: the shards' parts, then the shared one, the loops, the ZAP
+        /// handler and the context.
+        func close() async {
+            for running in running { await running.stop() }
+            await sharedPart?.stop()
+            for loop in loops { await loop.stop() }
+            await authenticator?.stop()
+            context.terminate()
+        }
     }
 
-    /// Makes the context and the loop, starts the service on them and binds the server; on failure
-    /// logs `cannot start`, closes what was opened and throws.
-    private func start(health: HealthState) async throws -> (Context, SocketLoop, Server, Service.Running) {
-        var opened: (context: Context?, loop: SocketLoop?, running: Service.Running?) = (nil, nil, nil)
+    /// Makes the context, the shards' loops, the service's shared part, and each shard (its part of
+    /// the service, then its server); on failure logs `cannot start`, closes what was opened and
+    /// throws.
+    private func start(health: HealthState) async throws -> Process {
+        var process = Process(context: try Context())
         do {
-            let context = try Context()
-            opened.context = context
-            let loop = try SocketLoop(name: settings.name)
-            opened.loop = loop
-            var handlers = RemoteHandlers()
-            let resources = HostResources(
-                context: context, loop: loop, state: state, logger: logger, health: health)
-            let running = try await service.start(on: resources, handlers: &handlers)
-            opened.running = running
+            for shard in 0..<settings.loops {
+                process.loops.append(
+                    try SocketLoop(name: settings.loops == 1 ? settings.name : "\(settings.name)-\(shard)"))
+            }
+            process.sharedPart = try await service.open(
+                on: ProcessResources(
+                    context: process.context, loops: process.loops, state: state, logger: logger, health: health))
             let curve =
                 settings.curve.isOn ? try state.serverCurve(allowAnyClient: settings.allowAnyClient) : nil
+            process.curve = curve
+            // libzmq takes one ZAP handler per context: every shard's server shares it.
+            process.authenticator = try curve?.allowList.map {
+                try ZAPHandler(context: process.context, allowList: $0)
+            }
             let reference = ServerReference()
-            handlers.addSystemMethods(health: health, server: reference) { await running.stats() }
-            let server = try RemoteServer(
-                context: context, loop: loop,
-                configuration: .init(
-                    endpoints: [settings.endpoint.description],
-                    maxStreamsPerClient: settings.maxStreamsPerClient,
-                    maxStreamsTotal: settings.maxStreamsTotal, name: "\(settings.name)-server", curve: curve,
-                    peerQueue: settings.peerQueue),
-                handlers: handlers)
-            reference.bind(server)
-            return (context, loop, Server(server: server, curve: curve), running)
+            let shared = process.shared
+            let shards = ShardParts()
+            for (shard, loop) in process.loops.enumerated() {
+                var handlers = RemoteHandlers()
+                let resources = HostResources(
+                    context: process.context, loop: loop, shard: shard, shards: settings.loops, state: state,
+                    logger: settings.loops == 1 ? logger : logger.with(["shard": .integer(shard)]),
+                    health: health.shard(shard))
+                process.running.append(try await service.start(on: resources, shared: shared, handlers: &handlers))
+                handlers.addSystemMethods(health: health, server: reference, shard: shard) {
+                    await Self.stats(shared: shared, shards: shards.running)
+                }
+                let name = settings.loops == 1 ? "\(settings.name)-server" : "\(settings.name)-server-\(shard)"
+                process.servers.append(
+                    try RemoteServer(
+                        context: process.context, loop: loop,
+                        configuration: .init(
+                            endpoints: [settings.endpoint.forShard(shard).description],
+                            maxStreamsPerClient: settings.maxStreamsPerClient,
+                            maxStreamsTotal: settings.maxStreamsTotal, name: name, curve: curve,
+                            peerQueue: settings.peerQueue),
+                        handlers: handlers, authenticator: process.authenticator))
+            }
+            reference.bind(process.servers)
+            shards.bind(process.running)
+            return process
         } catch {
             logger.error("cannot start", ["error": .string("\(error)")])
-            await opened.running?.stop()
-            await opened.loop?.stop()
-            opened.context?.terminate()
+            await Self.stop(process.servers)
+            await process.close()
             throw error
+        }
+    }
+
+    /// Every shard's running part, known once all have started (for `sys.stats`).
+    private final class ShardParts: Sendable {
+        private let parts = Mutex<[Service.Running]>([])
+
+        func bind(_ running: [Service.Running]) { parts.withLock { $0 = running } }
+
+        var running: [Service.Running] { parts.withLock { $0 } }
+    }
+
+    /// `sys.stats`' groups: the shards' summed, and the shared part's.
+    private static func stats(shared: Service.Shared, shards: [Service.Running]) async -> [String: [String: Int]] {
+        var groups = await shared.stats()
+        for running in shards {
+            groups = StatsGroups.sum(groups, await running.stats())
+        }
+        return groups
+    }
+
+    /// Stops every server at once.
+    private static func stop(_ servers: [RemoteServer]) async {
+        await withTaskGroup(of: Void.self) { group in
+            for server in servers { group.addTask { await server.stop() } }
         }
     }
 
@@ -250,17 +323,20 @@ public struct ServiceHost<Service: HostedService>: Sendable {
         }
     }
 
-    /// Drains the server within the drain timeout, then stops it; true when the deadline passed first
-    /// (stopping the server then cancels the remaining work: its streams are disposed).
-    private func drainAndStop(_ server: RemoteServer, health: HealthState, lifecycle: LockedLifecycle) async
-        -> Bool
+    /// Drains every shard's server at once within the drain timeout, then stops them; true when the
+    /// deadline passed first (stopping the servers then cancels the remaining work: their streams are
+    /// disposed).
+    private func drainAndStop(_ servers: [RemoteServer], health: HealthState, lifecycle: LockedLifecycle)
+        async -> Bool
     {
         health.set(.draining)
         logger.notice("draining")
         let timeout = settings.drainTimeout
         return await withTaskGroup(of: Bool.self) { group in
             group.addTask {
-                await server.drain()
+                await withTaskGroup(of: Void.self) { drains in
+                    for server in servers { drains.addTask { await server.drain() } }
+                }
                 return false
             }
             group.addTask {
@@ -274,7 +350,7 @@ public struct ServiceHost<Service: HostedService>: Sendable {
                 logger.error("drain deadline passed: exiting with work in flight")
             }
             // After the deadline this disposes what is still in flight, which also ends the drain.
-            await server.stop()
+            await Self.stop(servers)
             return timedOut
         }
     }

@@ -147,7 +147,7 @@ final class LoopThread {
     /// the loop. With `leavingHandler`, also ends the handler phase (later calls wake the loop
     /// again).
     func absorbShared(leavingHandler: Bool = false) {
-        var attaching: [SocketLoop.Attachment] = []
+        var attaching: [(group: SocketLoop.Group, attachment: SocketLoop.Attachment)] = []
         var detaching: [(group: Int, done: @Sendable () -> Void)] = []
         loop.withShared { shared in
             if leavingHandler { shared.inHandler = false }
@@ -164,7 +164,7 @@ final class LoopThread {
             swap(&timerChanges, &shared.timerChanges)
             swap(&detaching, &shared.detaching)
         }
-        for attachment in attaching { add(attachment) }
+        for (group, attachment) in attaching { add(attachment, as: group) }
         for change in timerChanges { timers.apply(change) }
         timerChanges.removeAll(keepingCapacity: true)
         for message in taken {
@@ -196,8 +196,7 @@ final class LoopThread {
     }
 
     /// Takes over an attached group's sockets.
-    func add(_ attachment: SocketLoop.Attachment) {
-        let group = attachment.group
+    func add(_ attachment: SocketLoop.Attachment, as group: SocketLoop.Group) {
         let sockets = attachment.takeSockets()
         precondition(group.base == slots.count, "groups are attached in the order their ids were given")
         for (local, socket) in sockets.enumerated() {

@@ -267,6 +267,12 @@ public final class SocketLoop: Sendable {
         public func detach() async {
             await loop.detach(self)
         }
+
+        /// Detaches the group as ``detach()`` does, without waiting for it (for code that cannot
+        /// suspend, such as an initializer that failed half-way).
+        public func detachLater() {
+            loop.detach(self) {}
+        }
     }
 
     /// The sockets of a group on their way to the loop's thread.
@@ -276,18 +282,16 @@ public final class SocketLoop: Sendable {
     /// orders the write before the loop thread reads it) and then touched only by the loop thread,
     /// which takes the sockets out exactly once.
     final class Attachment: @unchecked Sendable {
-        let group: Group
         let options: Options
         let handler: @Sendable ([Received], Group) -> Void
         let onPeerOverflow: (@Sendable (PeerOverflow, Group) -> Void)?
         private var sockets: [Socket]?
 
         init(
-            group: Group, sockets: sending [Socket], options: Options,
+            sockets: sending [Socket], options: Options,
             handler: @escaping @Sendable ([Received], Group) -> Void,
             onPeerOverflow: (@Sendable (PeerOverflow, Group) -> Void)?
         ) {
-            self.group = group
             self.sockets = sockets
             self.options = options
             self.handler = handler
@@ -308,8 +312,10 @@ public final class SocketLoop: Sendable {
         var work: [@Sendable () -> Void] = []
         /// Timer changes not yet taken by the loop thread: new timers, and ids to cancel.
         var timerChanges: [TimerChange] = []
-        /// Groups attached, not yet taken by the loop thread.
-        var attaching: [Attachment] = []
+        /// Groups attached, not yet taken by the loop thread, in the order of their socket indices:
+        /// a group's id and indices are given in the same step that queues it, so that the loop
+        /// thread finds them in order whichever threads attach at once.
+        var attaching: [(group: Group, attachment: Attachment)] = []
         /// Groups to detach, and what to call once they are.
         var detaching: [(group: Int, done: @Sendable () -> Void)] = []
         /// The next timer id.
@@ -411,10 +417,10 @@ public final class SocketLoop: Sendable {
             overflowHandler = { overflow, group in onPeerOverflow(overflow, group.loop) }
         }
         let attachment = Attachment(
-            group: Group(loop: self, id: 0, base: 0, count: count), sockets: sockets,
-            options: configuration.options, handler: { batch, group in handler(batch, group.loop) },
+            sockets: sockets, options: configuration.options, handler: { batch, group in handler(batch, group.loop) },
             onPeerOverflow: overflowHandler)
-        self.shared.withLock { $0.attaching.append(attachment) }
+        let group = Group(loop: self, id: 0, base: 0, count: count)
+        self.shared.withLock { $0.attaching.append((group, attachment)) }
         OwnedThread.spawn(name: configuration.name) { [self] in
             LoopThread(loop: self, wakeReadFD: ends.read).run()
         }
@@ -434,38 +440,36 @@ public final class SocketLoop: Sendable {
         for socket in options.routed.keys.map(\.index) + options.drainedEachTurn.map(\.index) {
             precondition(socket >= 0 && socket < count, "no socket \(socket) in the group")
         }
-        let (id, base) = shared.withLock { shared in
-            defer {
-                shared.nextGroup += 1
-                shared.nextSocket += count
-            }
-            return (shared.nextGroup, shared.nextSocket)
-        }
-        let group = Group(loop: self, id: id, base: base, count: count)
         let attachment = Attachment(
-            group: group, sockets: sockets, options: options, handler: handler, onPeerOverflow: onPeerOverflow
-        )
-        shared.withLock { shared in
-            guard shared.state.acceptsWork else {
-                // Never taken: the sockets close when the attachment goes.
-                return
-            }
-            shared.attaching.append(attachment)
+            sockets: sockets, options: options, handler: handler, onPeerOverflow: onPeerOverflow)
+        // The id and the indices are given and the group queued in one step: the loop thread takes
+        // groups in the order of their indices, whichever threads attach at once.
+        return shared.withLock { shared in
+            let group = Group(loop: self, id: shared.nextGroup, base: shared.nextSocket, count: count)
+            shared.nextGroup += 1
+            shared.nextSocket += count
+            // Never taken when the loop has stopped: the sockets close when the attachment goes.
+            guard shared.state.acceptsWork else { return group }
+            shared.attaching.append((group, attachment))
             if !shared.inHandler { Self.wake(&shared) }
+            return group
         }
-        return group
     }
 
     private func detach(_ group: Group) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let queued = shared.withLock { shared -> Bool in
-                guard shared.state.acceptsWork else { return false }
-                shared.detaching.append((group.id, { continuation.resume() }))
-                if !shared.inHandler { Self.wake(&shared) }
-                return true
-            }
-            if !queued { continuation.resume() }
+            detach(group) { continuation.resume() }
         }
+    }
+
+    private func detach(_ group: Group, then done: @escaping @Sendable () -> Void) {
+        let queued = shared.withLock { shared -> Bool in
+            guard shared.state.acceptsWork else { return false }
+            shared.detaching.append((group.id, done))
+            if !shared.inHandler { Self.wake(&shared) }
+            return true
+        }
+        if !queued { done() }
     }
 
     /// Whether the calling code runs on the loop's thread.
