@@ -217,14 +217,15 @@ struct RemoteStreamsTests {
         let freed = DispatchSemaphore(value: 0)
         var handlers = RemoteHandlers()
         handlers.request("math.add.later") { (pair: Pair) in
-            Single.create { done in
-                let tracker = Tracker(freed)
+            let tracker = Tracker(freed)
+            return Single.create { done in
                 DispatchQueue.global().async { done(.success(pair.a + pair.b)) }
-                return Disposables.create { withExtendedLifetime(tracker) {} }
+                return Disposables.create()
             }
+            .map { sum in withExtendedLifetime(tracker) { sum } }
         }
         let fixture = try Fixture(handlers: handlers)
-        let requests = 20
+        let requests = 5
         for index in 0..<requests {
             let sum = try await fixture.client.request("math.add.later", Pair(a: index, b: 1), as: Int.self)
                 .value
