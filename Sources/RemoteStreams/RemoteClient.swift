@@ -260,8 +260,9 @@ public final class RemoteClient: Sendable {
         /// The replica a new call goes to: the usable one with the fewest calls open, the first of
         /// equals from `nextReplica` on (round-robin); while none is usable, the configured one
         /// (not a discovered shard, which may be gone with its server) with the fewest. `excluding`
-        /// is never chosen; nil when nothing else is usable (`usableOnly`) or left.
-        mutating func choose(excluding: Int = -1, usableOnly: Bool = false) -> Int? {
+        /// is never chosen; nil when nothing else is usable (`usableOnly`) or left. `advance`: the
+        /// next call starts looking after the one chosen.
+        mutating func choose(excluding: Int = -1, usableOnly: Bool = false, advance: Bool = true) -> Int? {
             let count = replicas.count
             if count == 1 { return excluding == 0 || (usableOnly && !isUsable[0]) ? nil : 0 }
             var start = nextReplica
@@ -294,7 +295,7 @@ public final class RemoteClient: Sendable {
                 }
                 if best < 0 { return nil }
             }
-            nextReplica = best + 1
+            if advance { nextReplica = best + 1 }
             return best
         }
 
@@ -312,7 +313,7 @@ public final class RemoteClient: Sendable {
             let active = replicas.count { !$0.isRetired }
             guard retry.attempts < max(1, active - 1) else { return nil }
             let left = retry.deadline - (now - retry.opened)
-            guard left >= .milliseconds(1), let target = choose(excluding: call.replica, usableOnly: true),
+            guard left >= .milliseconds(1), let target = choose(excluding: call.replica, usableOnly: true, advance: false),
                 let frame = try? Frame(
                     type: .request, stream: stream, deadlineMilliseconds: UInt32(clamping: left.wholeMilliseconds),
                     method: retry.method, body: retry.body)
@@ -1053,7 +1054,7 @@ public final class RemoteClient: Sendable {
 
     /// The host of a `tcp://host:port` endpoint when it is a name to resolve: not an IPv4 or a
     /// bracketed IPv6 address, not a wildcard, not a `source;host` pair.
-    static func resolvableHost(of endpoint: String) -> String? {
+    public static func resolvableHost(of endpoint: String) -> String? {
         let prefix = "tcp://"
         guard endpoint.hasPrefix(prefix), !endpoint.contains(";"), let colon = endpoint.lastIndex(of: ":") else {
             return nil
