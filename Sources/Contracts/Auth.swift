@@ -56,6 +56,17 @@ public struct RegisterRequest: Codable, Sendable, Hashable {
     enum CodingKeys: String, CodingKey {
         case username, password, client, requestID = "request_id"
     }
+
+    /// A fresh ``requestID``: 128 random bits as 32 hexadecimal digits. Make one per registration
+    /// meant, and send it with every attempt of it; it makes the registration safe to send again to
+    /// another replica (``Methods/Auth/register``).
+    public static func newRequestID() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return [generator.next(), generator.next()].map { (half: UInt64) in
+            let digits = String(half, radix: 16)
+            return String(repeating: "0", count: 16 - digits.count) + digits
+        }.joined()
+    }
 }
 
 /// `auth.register`'s answer: `status_code` 201 with `register.ok`, or 409 with `username.exists`.
