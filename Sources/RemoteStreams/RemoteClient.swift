@@ -174,7 +174,8 @@ public final class RemoteClient: Sendable {
         /// A channel's subscription to its input; nil for requests and streams, which have none
         /// (one allocation and lock fewer per call).
         let input: SingleAssignmentDisposable?
-        /// What a request needs to be sent again; nil for streams, channels and pinned calls.
+        /// What a request needs to be sent again; nil for streams, channels, pinned calls and calls
+        /// opened while the client had one replica.
         var retry: Retry?
     }
 
@@ -684,7 +685,8 @@ public final class RemoteClient: Sendable {
                 stream,
                 Pending(
                     receiver: receiver, isRequest: type == .request, replica: replica, input: inputSubscription,
-                    retry: type == .request && pinned == nil
+                    // With one replica there is nowhere else to send it: no bookkeeping.
+                    retry: type == .request && pinned == nil && state.replicas.count > 1
                         ? Retry(
                             method: method, body: body, opened: now, deadline: deadline, isIdempotent: idempotent,
                             sentConnected: connected, handshakesWhenSent: state.replicas[replica].handshakes,
