@@ -135,7 +135,9 @@ public final class RemoteServer: Sendable {
         self.ownsLoop = ownsLoop
         let router = try Socket(context, .router, linger: 0)
         try router.set(.routerMandatory, true)
-        if configuration.endpoints.contains(where: { $0.hasPrefix("tcp://[") }) { try router.set(.ipv6, true) }
+        if configuration.endpoints.contains(where: { $0.hasPrefix("tcp://[") }) {
+            try router.set(.ipv6, true)  // to bind an IPv6 address
+        }
         // Messages up to `readableMessageLength` (or the limit plus some slack, if larger) are read
         // and an oversize body is answered `too_large`; larger ones disconnect their sender before
         // they are read (ZeroMQ's own limit), so a client never waits out its deadline for a
