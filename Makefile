@@ -14,6 +14,7 @@
 #   make bench-catalog    hero search over 1 M generated names: the index against a scan, and through ZeroMQ
 #   make bench-gateway    keystroke to output through the whole stack (1 and 1,000 channels), memory per channel
 #   make bench-abuse      one client that never reads its answers: everyone else's latency against the idle server
+#   make bench-scale      as root: logins/s of 1, 2, 3 auth replicas on rig hosts sharing PostgreSQL; PostgreSQL vs SQLite
 #   make run              release build, the whole stack in the background, gateway-cli in front; stops on exit
 #   make up / down        start the stack (auth, validation, heroes, gateway) in the background / stop it
 #   make status / logs    each service's health and pid / the tail of each log (LOGS_FOLLOW=1 follows)
@@ -154,15 +155,30 @@ bench-transport: deps
 # a throwaway cluster the benchmark starts (deploy/local/pg-cluster.sh) and removes. The benchmark
 # starts each auth-service itself (temp state directory, --curve off, ipc://) and stops it by pid.
 # Options: BENCH_AUTH_ARGS (--seconds S per measured run, --only 1,2,3,4,5, --users N,
-# --loops N for the service's shards; default: the service's own, the cores). Its client connects to
-# every shard of the service.
+# --loops N for the service's shards; default: the service's own, the cores; --argon2 swift). Its
+# client connects to every shard of the service.
+# BENCH_AUTH_BASELINE=<git ref> also builds that commit's auth-service (in $(BENCH_AUTH_DIR)/<commit>,
+# from `git archive`) and runs it in row (2) with --argon2 swift, in turn with the others in the same
+# run: logins per second, CPU, kernel time and page faults per login, old and new side by side.
+BENCH_AUTH_DIR := .build/bench-auth
 BENCH_AUTH_ARGS ?=
+BENCH_AUTH_BASELINE ?=
 
 bench-auth: deps
 	$(SWIFT) build -c release $(STRICT) --product auth-service
 	$(SWIFT) build -c release $(STRICT) --product AuthBenchmarks
+	@baseline=""; if [ -n "$(BENCH_AUTH_BASELINE)" ]; then \
+	  commit=$$(git rev-parse --verify "$(BENCH_AUTH_BASELINE)^{commit}") || exit 1; \
+	  dir=$(BENCH_AUTH_DIR)/$$commit; \
+	  if [ ! -d $$dir/src ]; then \
+	    mkdir -p $$dir/src && git archive $$commit | tar -x -C $$dir/src || { rm -rf $$dir/src; exit 1; }; \
+	  fi; \
+	  echo "baseline $$commit: building in $$dir/src"; \
+	  (cd $$dir/src && $(SWIFT) build -c release --product auth-service) || exit 1; \
+	  baseline="--baseline $$(cd $$dir/src && $(SWIFT) build -c release --show-bin-path)/auth-service"; \
+	fi; \
 	$$($(SWIFT) build -c release --show-bin-path)/AuthBenchmarks \
-	  --service $$($(SWIFT) build -c release --show-bin-path)/auth-service $(BENCH_AUTH_ARGS)
+	  --service $$($(SWIFT) build -c release --show-bin-path)/auth-service $(BENCH_AUTH_ARGS) $$baseline
 
 # auth-loadtest (docs/LOADTEST.md), release mode, against the auth-service at LOADTEST_ENDPOINT:
 # (1) the local stack's (`make up`, `make run`) when it answers there with the keys in
@@ -259,6 +275,24 @@ fuzz-argon2: deps
 	@printf '\000\001\070\020somesaltsomesaltpassword' > $(FUZZ_ARGON2_DIR)/seeds/raw-password
 	$(FUZZ_ARGON2_DIR)/Argon2Fuzz -max_total_time=$(FUZZ_SECONDS) -max_len=256 -timeout=20 \
 	  -artifact_prefix=$(FUZZ_ARGON2_DIR)/ $(FUZZ_ARGON2_DIR)/corpus $(FUZZ_ARGON2_DIR)/seeds
+
+# auth-service replicas on the multi-host rig in one run (docs/BENCHMARKS.md, Scale): logins per second
+# of 1, 2 and 3 replicas (production hash cost), each on a rig host of its own with the same CPU quota,
+# sharing a throwaway PostgreSQL on the rig's bridge, and the ratio to N × one replica; one replica on
+# PostgreSQL against one on SQLite; durable registrations per second on each, with commits per
+# registration. Needs root: the benchmark makes its own hosts (deploy/local/hosts.sh with HOSTS_PREFIX
+# rlb- and 10.79.0.0/24, apart from cluster-up's and the tests'), starts everything itself and removes
+# it at the end. BENCH_SCALE_ARGS: --cpu F (quota per replica, default 0.5), --seconds S, --rounds N,
+# --in-flight N, --only login,register, --loops N (every replica's shards; its client reaches them all).
+BENCH_SCALE_ARGS ?=
+
+.PHONY: bench-scale
+
+bench-scale: deps
+	$(SWIFT) build -c release $(STRICT) --product auth-service
+	$(SWIFT) build -c release $(STRICT) --product ScaleBenchmarks
+	$$($(SWIFT) build -c release --show-bin-path)/ScaleBenchmarks \
+	  --bin $$($(SWIFT) build -c release --show-bin-path) $(BENCH_SCALE_ARGS)
 
 # Raw argon2id verifications at m=19 MiB, t=2 in one run (docs/BENCHMARKS.md, Argon2id): libsodium's
 # crypto_pwhash_str_verify against the Argon2 module with each kernel this CPU runs (one reused
