@@ -7,14 +7,20 @@ extension Methods {
     /// Field names on the wire are snake_case, as in the original demos (`status_code`,
     /// `user_token`). Messages are codes (``MessageCode``) the gateway renders in the client's locale.
     public enum Auth {
-        /// `auth.register` ``RegisterRequest`` → ``RegisterResponse``.
-        public static let register = RequestMethod<RegisterRequest, RegisterResponse>("auth.register")
-        /// `auth.login` ``LoginRequest`` → ``LoginResponse``.
+        /// `auth.register` ``RegisterRequest`` → ``RegisterResponse``. Safe to send again only with a
+        /// ``RegisterRequest/requestID`` (the service answers a repeat with the first attempt's
+        /// outcome).
+        public static let register = RequestMethod<RegisterRequest, RegisterResponse>(
+            "auth.register", retrySafety: .when { $0.requestID != nil })
+        /// `auth.login` ``LoginRequest`` → ``LoginResponse``. Not idempotent: each login makes a
+        /// session and counts towards the throttles.
         public static let login = RequestMethod<LoginRequest, LoginResponse>("auth.login")
         /// `auth.exists` ``ExistsRequest`` → ``ExistsResponse``.
-        public static let exists = RequestMethod<ExistsRequest, ExistsResponse>("auth.exists")
+        public static let exists = RequestMethod<ExistsRequest, ExistsResponse>(
+            "auth.exists", retrySafety: .idempotent)
         /// `auth.verify` ``VerifyRequest`` → ``VerifyResponse``, or `ERROR unauthenticated`.
-        public static let verify = RequestMethod<VerifyRequest, VerifyResponse>("auth.verify")
+        public static let verify = RequestMethod<VerifyRequest, VerifyResponse>(
+            "auth.verify", retrySafety: .idempotent)
         /// `auth.logout` ``LogoutRequest`` → ``LogoutResponse``.
         public static let logout = RequestMethod<LogoutRequest, LogoutResponse>("auth.logout")
         /// `auth.events` (stream) `{}` → ``AccountEvent``*.
@@ -49,6 +55,17 @@ public struct RegisterRequest: Codable, Sendable, Hashable {
 
     enum CodingKeys: String, CodingKey {
         case username, password, client, requestID = "request_id"
+    }
+
+    /// A fresh ``requestID``: 128 random bits as 32 hexadecimal digits. Make one per registration
+    /// meant, and send it with every attempt of it; it makes the registration safe to send again to
+    /// another replica (``Methods/Auth/register``).
+    public static func newRequestID() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return [generator.next(), generator.next()].map { (half: UInt64) in
+            let digits = String(half, radix: 16)
+            return String(repeating: "0", count: 16 - digits.count) + digits
+        }.joined()
     }
 }
 

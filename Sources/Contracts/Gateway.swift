@@ -40,7 +40,8 @@ extension Methods {
         /// `signin` ``SigninCommand`` → ``CommandResult``.
         public static let signin = RequestMethod<SigninCommand, CommandResult>("signin")
         /// `heroes.search` ``HeroesCommand`` → ``HeroesCommandResult``.
-        public static let heroesSearch = RequestMethod<HeroesCommand, HeroesCommandResult>("heroes.search")
+        public static let heroesSearch = RequestMethod<HeroesCommand, HeroesCommandResult>(
+            "heroes.search", retrySafety: .idempotent)
 
         /// Every command.
         public static let all: [any RemoteMethod] = [login, register, signin, heroesSearch]

@@ -7,9 +7,10 @@ extension Methods {
     /// `ERROR unauthenticated`, and with `ERROR unavailable` while auth-service cannot be reached.
     public enum Heroes {
         /// `heroes.search` ``HeroSearchRequest`` → ``HeroSearchResponse``.
-        public static let search = RequestMethod<HeroSearchRequest, HeroSearchResponse>("heroes.search")
+        public static let search = RequestMethod<HeroSearchRequest, HeroSearchResponse>(
+            "heroes.search", retrySafety: .idempotent)
         /// `heroes.get` ``HeroGetRequest`` → ``Hero``, or `ERROR not_found`.
-        public static let get = RequestMethod<HeroGetRequest, Hero>("heroes.get")
+        public static let get = RequestMethod<HeroGetRequest, Hero>("heroes.get", retrySafety: .idempotent)
         /// `heroes.watch` (stream) ``HeroWatchRequest`` → ``HeroSearchResponse``*: the current
         /// results, then again after every catalog reload.
         public static let watch = StreamMethod<HeroWatchRequest, HeroSearchResponse>("heroes.watch")

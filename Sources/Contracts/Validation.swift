@@ -7,17 +7,18 @@ extension Methods {
     /// rendered text. Field names on the wire are snake_case.
     public enum Validation {
         /// `validate.phone` ``PhoneValidationRequest`` → ``ValidationResult``.
-        public static let phone = RequestMethod<PhoneValidationRequest, ValidationResult>("validate.phone")
+        public static let phone = RequestMethod<PhoneValidationRequest, ValidationResult>(
+            "validate.phone", retrySafety: .idempotent)
         /// `validate.password` ``PasswordValidationRequest`` → ``ValidationResult``.
         public static let password = RequestMethod<PasswordValidationRequest, ValidationResult>(
-            "validate.password")
+            "validate.password", retrySafety: .idempotent)
         /// `validate.username` ``UsernameValidationRequest`` → ``ValidationResult`` (asks
         /// auth-service).
         public static let username = RequestMethod<UsernameValidationRequest, ValidationResult>(
-            "validate.username")
+            "validate.username", retrySafety: .idempotent)
         /// `validate.repeat` ``RepeatValidationRequest`` → ``ValidationResult``.
         public static let `repeat` = RequestMethod<RepeatValidationRequest, ValidationResult>(
-            "validate.repeat")
+            "validate.repeat", retrySafety: .idempotent)
         /// `validate.fields` (channel): opened with ``FieldsParameters``, ``FieldEdit``s in,
         /// ``FieldResult``s out.
         public static let fields = ChannelMethod<FieldsParameters, FieldEdit, FieldResult>("validate.fields")

@@ -277,7 +277,9 @@ public final class GatewayService: Sendable {
         ]
         return checked(edits, purposes: (.register, .register), client: client, renderer: renderer) {
             auth.register(
-                RegisterRequest(username: command.username, password: command.password, client: client)
+                RegisterRequest(
+                    username: command.username, password: command.password, client: client,
+                    requestID: RegisterRequest.newRequestID())
             )
             .map { response in
                 let message = ScreenMessage(response.message, ["name": response.username])

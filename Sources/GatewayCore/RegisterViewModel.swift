@@ -113,7 +113,9 @@ public struct RegisterViewModel: Sendable {
             .filter(\.enabled)
             .flatMapLatest { gate -> Observable<Step> in
                 auth.register(
-                    RegisterRequest(username: gate.username, password: gate.password, client: client)
+                    RegisterRequest(
+                        username: gate.username, password: gate.password, client: client,
+                        requestID: RegisterRequest.newRequestID())
                 )
                 .asObservable()
                 .map { Step.finished(gate.username, $0) }

@@ -94,12 +94,15 @@ public final class AuthWorkload: Sendable {
     }
 
     private static func register(client: RemoteClient, index: Int) async throws -> Bool {
+        // One key for every attempt: the registration is safe to send again (to another replica too).
+        let requestID = RegisterRequest.newRequestID()
         for attempt in 0..<50 {
             do {
                 let response = try await client.request(
                     Methods.Auth.register,
                     RegisterRequest(
-                        username: userName(index), password: password(index), client: "loadtest-seed"),
+                        username: userName(index), password: password(index), client: "loadtest-seed",
+                        requestID: requestID),
                     deadline: .seconds(30)
                 ).value
                 switch response.statusCode {
@@ -161,7 +164,8 @@ public final class AuthWorkload: Sendable {
                     }, onFailure: failed)
         case .register:
             let request = RegisterRequest(
-                username: "lt_\(runTag)_\(index)", password: "lt-password-new", client: endClient)
+                username: "lt_\(runTag)_\(index)", password: "lt-password-new", client: endClient,
+                requestID: "lt_\(runTag)_\(index)")
             _ = client.request(Methods.Auth.register, request, deadline: deadline)
                 .subscribe(
                     onSuccess: { response in

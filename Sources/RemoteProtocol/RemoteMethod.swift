@@ -54,14 +54,65 @@ extension RemoteMethod {
 }
 
 /// A request/response method: ``Parameters`` in, one ``Answer`` (or an error) out.
+///
+/// Two descriptors are equal when their names are: the name is the method on the wire.
 public struct RequestMethod<Parameters: Codable & Sendable, Answer: Codable & Sendable>: RemoteMethod {
     public static var model: InteractionModel { .request }
 
     public let name: String
+    /// Whether a call that may have reached a server which then failed to answer (its connection
+    /// was lost) may be sent again to another replica: see ``RetrySafety``.
+    public let retrySafety: RetrySafety<Parameters>
 
-    /// The method `name`, which must be a valid method name (1–128 bytes of `[a-z0-9._-]`).
-    public init(_ name: String) {
+    /// The method `name`, which must be a valid method name (1–128 bytes of `[a-z0-9._-]`); a
+    /// client sends a call again after it may have run only when `retrySafety` allows it.
+    public init(_ name: String, retrySafety: RetrySafety<Parameters> = .unsafe) {
         self.name = checkedMethodName(name)
+        self.retrySafety = retrySafety
+    }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.name == rhs.name }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(name) }
+}
+
+/// Whether a request may run twice: what a client with several replicas may do with a call that
+/// reached a server which then failed to answer it (its connection was lost, or it answered
+/// `unavailable`). A call the server refused with `overloaded`, or that never left the client (its
+/// replica had no connection), is sent again to another replica whatever its method's safety;
+/// docs/transport/remote-streams.md, "Balancing and retries".
+public struct RetrySafety<Parameters: Sendable>: Sendable {
+    @usableFromInline
+    enum Rule: Sendable {
+        case unsafe
+        case idempotent
+        case when(@Sendable (Parameters) -> Bool)
+    }
+
+    @usableFromInline let rule: Rule
+
+    /// Running the call twice may do something once too often (a login that makes two sessions):
+    /// it is sent again only when it never reached a server, or was refused with `overloaded`.
+    public static var unsafe: Self { Self(rule: .unsafe) }
+
+    /// Running the call twice does what running it once does (a lookup, a search, a check): it is
+    /// also sent again after its replica's connection was lost.
+    public static var idempotent: Self { Self(rule: .idempotent) }
+
+    /// Idempotent when `isIdempotent` says so of the call's parameters (a registration carrying
+    /// the key the server deduplicates it by).
+    public static func when(_ isIdempotent: @escaping @Sendable (Parameters) -> Bool) -> Self {
+        Self(rule: .when(isIdempotent))
+    }
+
+    /// Whether a call with `parameters` may run twice.
+    @inlinable
+    public func allowsRetry(of parameters: Parameters) -> Bool {
+        switch rule {
+        case .unsafe: false
+        case .idempotent: true
+        case .when(let isIdempotent): isIdempotent(parameters)
+        }
     }
 }
 
@@ -131,5 +182,5 @@ public struct ShardEndpoints: Codable, Sendable, Hashable {
 extension RequestMethod where Parameters == NoParameters, Answer == ShardEndpoints {
     /// `sys.endpoints` `{}` → ``ShardEndpoints``: the transport's own discovery method, which
     /// `RemoteClient` calls (and `Contracts` lists with the other system methods).
-    public static var shardEndpoints: Self { Self("sys.endpoints") }
+    public static var shardEndpoints: Self { Self("sys.endpoints", retrySafety: .idempotent) }
 }

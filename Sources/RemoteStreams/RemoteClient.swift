@@ -23,9 +23,19 @@ public import ZeroMQ
 ///   ``Configuration/connectTimeout`` when one is set: past that it fails with `unavailable`.
 ///   ``connectionChanges`` tells when connections come and go, e.g. to reopen a channel or ask
 ///   again.
-/// - With several endpoints the client keeps one DEALER per replica and spreads streams across
-///   the connected ones round-robin (across the configured ones while none is connected); every
-///   frame of a stream goes to the replica that opened it.
+/// - With several endpoints the client keeps one DEALER per replica and sends each new call to the
+///   connected replica with the fewest calls open (ties round-robin; while none is connected, to a
+///   configured one, where it waits as above); every frame of a stream goes to the replica that
+///   opened it.
+/// - A request refused with `overloaded`, or failed `unavailable` (its connection was lost, or it
+///   never had one), is sent again to another connected replica within its deadline when that is
+///   safe: always after `overloaded` or when it never left the client, otherwise only when its
+///   method's ``RetrySafety`` allows it (docs/transport/remote-streams.md, "Balancing and
+///   retries").
+/// - An endpoint `tcp://name:port` whose host is a name is resolved every
+///   ``Configuration/resolveInterval`` on a thread of the client's own: one replica per address,
+///   replicas added for new addresses and retired (no new calls; open ones finish) for vanished
+///   ones, so a name with several addresses (a Kubernetes headless Service) is a list of replicas.
 /// - With ``Configuration/discoversShards``, each time a configured endpoint's connection comes up
 ///   the client asks it `sys.endpoints` and adds the shards it does not know yet as further
 ///   replicas (docs/transport/remote-streams.md, "Shards"). A server that does not know the method
@@ -72,6 +82,11 @@ public final class RemoteClient: Sendable {
         /// when its connection comes up, and spreads its calls over them too. Services calling
         /// services turn it on; a command-line client keeps its one connection.
         public var discoversShards: Bool
+        /// Resolves the host names of `tcp://` endpoints into addresses, one replica each; nil:
+        /// names are dialled as they are (libzmq connects to the first address of a name).
+        public var resolver: NameResolver?
+        /// How often names are resolved again.
+        public var resolveInterval: Duration
 
         /// A configuration.
         public init(
@@ -79,9 +94,12 @@ public final class RemoteClient: Sendable {
             limits: ProtocolLimits = ProtocolLimits(), name: String = "remote-client",
             curve: Curve? = nil, maxMessagesPerTurn: Int = 16, connectTimeout: Duration? = nil,
             reconnectInterval: Duration = .milliseconds(100),
-            reconnectIntervalMax: Duration = .milliseconds(250), discoversShards: Bool = false
+            reconnectIntervalMax: Duration = .milliseconds(250), discoversShards: Bool = false,
+            resolver: NameResolver? = .system, resolveInterval: Duration = .seconds(5)
         ) {
             self.discoversShards = discoversShards
+            self.resolver = resolver
+            self.resolveInterval = resolveInterval
             self.curve = curve
             self.maxMessagesPerTurn = maxMessagesPerTurn
             self.connectTimeout = connectTimeout
@@ -109,10 +127,26 @@ public final class RemoteClient: Sendable {
         }
     }
 
+    /// Turns a host name into its addresses (`10.0.0.5`, `::1`), for endpoints `tcp://name:port`.
+    public struct NameResolver: Sendable {
+        /// The addresses of a name, or nil when it could not be resolved (the client then keeps
+        /// the replicas it has). Called on the client's resolver thread: it may block.
+        public let resolve: @Sendable (_ host: String) -> [String]?
+
+        /// A resolver that calls `resolve`.
+        public init(_ resolve: @escaping @Sendable (_ host: String) -> [String]?) {
+            self.resolve = resolve
+        }
+
+        /// The system's resolver (`getaddrinfo`): IPv4 and IPv6 addresses, in its order, without
+        /// repeats.
+        public static var system: NameResolver { NameResolver(systemAddresses(of:)) }
+    }
+
     /// A replica's connection came up or was lost.
     public struct ConnectionChange: Sendable, Hashable, CustomStringConvertible {
         /// The replica: its index in ``Configuration/endpoints``, then (past them) in the order the
-        /// shards were discovered.
+        /// replicas were added: discovered shards, and addresses of resolved names.
         public let replica: Int
         /// Its endpoint.
         public let endpoint: String
@@ -135,22 +169,64 @@ public final class RemoteClient: Sendable {
         let receiver: any CallReceiver
         /// A request: its `NEXT` is its answer and ends it (docs/PROTOCOL.md).
         let isRequest: Bool
-        let replica: Int
+        /// The replica the call is open on (another one after a retry).
+        var replica: Int
         /// A channel's subscription to its input; nil for requests and streams, which have none
         /// (one allocation and lock fewer per call).
         let input: SingleAssignmentDisposable?
+        /// What a request needs to be sent again; nil for streams, channels, pinned calls and calls
+        /// opened while the client had one replica.
+        var retry: Retry?
     }
 
-    /// One replica: a configured endpoint or a discovered shard, with its DEALER and monitor.
+    /// A request's opening, kept to send it again to another replica (no copy: the method and the
+    /// body are the call's own).
+    private struct Retry: Sendable {
+        let method: String
+        let body: [UInt8]
+        /// When the call was opened, and its deadline: a retry carries what is left of it.
+        let opened: ContinuousClock.Instant
+        let deadline: Duration
+        /// Its method allows running it twice (``RetrySafety``).
+        let isIdempotent: Bool
+        /// Whether its replica's connection was up when it was sent there, and that replica's
+        /// handshake count then: a call queued for a replica that has not connected since never
+        /// left the client.
+        var sentConnected: Bool
+        var handshakesWhenSent: Int
+        /// Times sent again so far.
+        var attempts: Int
+    }
+
+    /// One replica: a configured endpoint (or an address of a configured name) or a discovered
+    /// shard, with its DEALER and monitor.
     private struct Replica: Sendable {
         let endpoint: String
         /// The DEALER (socket 0) and its monitor (socket 1).
         let sockets: SocketLoop.Group
+        /// The configured endpoint it stands for (itself, or the name it is an address of); nil
+        /// for a discovered shard.
+        let configured: String?
+        /// Handshakes that succeeded so far.
+        var handshakes = 0
+        /// Takes no new calls; its sockets are detached once its open calls have ended.
+        var isRetired = false
+        var isDetached = false
     }
 
     private struct State: Sendable {
-        /// The configured endpoints' replicas, then the discovered ones.
+        /// The configured endpoints' replicas, then those added later (discovered shards, addresses
+        /// of resolved names), never removed: a retired replica keeps its index.
         var replicas: [Replica] = []
+        /// Per replica: whether its connection is up (handshake done, not disconnected since).
+        var isConnected: [Bool] = []
+        /// Per replica: connected and not retired (new calls may go there).
+        var isUsable: [Bool] = []
+        /// Per replica: calls open on it.
+        var inFlight: [Int] = []
+        var connectedCount = 0
+        /// Retired replicas whose sockets are still attached.
+        var retiring = 0
         var nextStream: UInt64 = 1
         var nextReplica = 0
         var pending: [UInt64: Pending] = [:]
@@ -160,11 +236,122 @@ public final class RemoteClient: Sendable {
         /// When calls opened while their replica had no connection stop waiting for one (with a
         /// ``Configuration/connectTimeout``).
         var connectDeadlines = DeadlineQueue<UInt64>()
-        /// Replicas whose connection is up (handshake done, not disconnected since).
-        var connected: Set<Int> = []
         /// Whether any replica's connection was ever up.
         var everConnected = false
         var counters = RemoteCounters()
+
+        mutating func append(_ replica: Replica) {
+            replicas.append(replica)
+            isConnected.append(false)
+            isUsable.append(false)
+            inFlight.append(0)
+        }
+
+        mutating func insert(_ stream: UInt64, _ call: Pending) {
+            pending[stream] = call
+            inFlight[call.replica] &+= 1
+        }
+
+        mutating func remove(_ stream: UInt64) -> Pending? {
+            guard let call = pending.removeValue(forKey: stream) else { return nil }
+            inFlight[call.replica] &-= 1
+            return call
+        }
+
+        /// The replica a new call goes to: the usable one with the fewest calls open, the first of
+        /// equals from `nextReplica` on (round-robin); while none is usable, the configured one
+        /// (not a discovered shard, which may be gone with its server) with the fewest. `excluding`
+        /// is never chosen; nil when nothing else is usable (`usableOnly`) or left. `advance`: the
+        /// next call starts looking after the one chosen.
+        mutating func choose(excluding: Int = -1, usableOnly: Bool = false, advance: Bool = true) -> Int? {
+            let count = replicas.count
+            if count == 1 { return excluding == 0 || (usableOnly && !isUsable[0]) ? nil : 0 }
+            var start = nextReplica
+            if start >= count { start = 0 }
+            var best = -1
+            var fewest = Int.max
+            var candidate = start
+            for _ in 0..<count {
+                if isUsable[candidate], candidate != excluding, inFlight[candidate] < fewest {
+                    best = candidate
+                    fewest = inFlight[candidate]
+                    if fewest == 0 { break }
+                }
+                candidate += 1
+                if candidate == count { candidate = 0 }
+            }
+            if best < 0 {
+                if usableOnly { return nil }
+                candidate = start
+                for _ in 0..<count {
+                    let replica = replicas[candidate]
+                    if replica.configured != nil, !replica.isRetired, candidate != excluding,
+                        inFlight[candidate] < fewest
+                    {
+                        best = candidate
+                        fewest = inFlight[candidate]
+                    }
+                    candidate += 1
+                    if candidate == count { candidate = 0 }
+                }
+                if best < 0 { return nil }
+            }
+            if advance { nextReplica = best + 1 }
+            return best
+        }
+
+        /// Moves open request `stream`, which just failed with `code` on its replica, to another
+        /// usable replica when that is safe and its deadline leaves time: returns the frame to
+        /// send there and where, and the replica it leaves (to cancel it there). The call keeps
+        /// its id, which is per connection (docs/PROTOCOL.md).
+        mutating func retry(
+            _ stream: UInt64, after code: ErrorCode, answered: Bool = false, now: ContinuousClock.Instant
+        ) -> (frame: Frame, sockets: SocketLoop.Group, left: Int)? {
+            guard var call = pending[stream], var retry = call.retry else { return nil }
+            let neverSent =
+                !answered && !retry.sentConnected
+                && replicas[call.replica].handshakes == retry.handshakesWhenSent
+            guard code == .overloaded || neverSent || retry.isIdempotent else { return nil }
+            let active = replicas.count { !$0.isRetired }
+            guard retry.attempts < max(1, active - 1) else { return nil }
+            let left = retry.deadline - (now - retry.opened)
+            guard left >= .milliseconds(1),
+                let target = choose(excluding: call.replica, usableOnly: true, advance: false),
+                let frame = try? Frame(
+                    type: .request, stream: stream,
+                    deadlineMilliseconds: UInt32(clamping: left.wholeMilliseconds),
+                    method: retry.method, body: retry.body)
+            else { return nil }
+            let from = call.replica
+            retry.attempts += 1
+            retry.sentConnected = true
+            retry.handshakesWhenSent = replicas[target].handshakes
+            call.retry = retry
+            call.replica = target
+            pending[stream] = call
+            inFlight[from] &-= 1
+            inFlight[target] &+= 1
+            counters.retries += 1
+            counters.framesOut += 1
+            return (frame, replicas[target].sockets, from)
+        }
+
+        /// Marks retired replicas with no call open detached, and returns their sockets to detach.
+        mutating func detachIdleRetired() -> [SocketLoop.Group] {
+            guard retiring > 0 else { return [] }
+            var groups: [SocketLoop.Group] = []
+            for replica in replicas.indices
+            where replicas[replica].isRetired && !replicas[replica].isDetached && inFlight[replica] == 0 {
+                replicas[replica].isDetached = true
+                retiring -= 1
+                groups.append(replicas[replica].sockets)
+                if isConnected[replica] {
+                    isConnected[replica] = false
+                    connectedCount -= 1
+                }
+            }
+            return groups
+        }
     }
 
     private let configuration: Configuration
@@ -179,6 +366,8 @@ public final class RemoteClient: Sendable {
     private let timers: [SocketLoop.TimerID]
     private let state = Mutex(State())
     private let changes = PublishRelay<ConnectionChange>()
+    /// Resolves the configured names again and again; nil when no endpoint has one to resolve.
+    private let resolverThread: ResolverThread?
 
     /// How often the client looks for calls past their deadline.
     static let tick = Duration.milliseconds(10)
@@ -226,11 +415,17 @@ public final class RemoteClient: Sendable {
                 replicas.append(
                     Self.attach(
                         try Self.connect(endpoint, context: context, configuration: configuration),
-                        endpoint: endpoint, as: replica, to: socketLoop, inbox: inbox, configuration: configuration))
+                        endpoint: endpoint, configured: endpoint, as: replica, to: socketLoop, inbox: inbox,
+                        configuration: configuration))
             }
         } catch {
             for replica in replicas { replica.sockets.detachLater() }
             throw error
+        }
+        // Until a name is resolved its replica dials it as it is.
+        var names: [String] = []
+        for endpoint in configuration.endpoints where Self.resolvableHost(of: endpoint) != nil {
+            if !names.contains(endpoint) { names.append(endpoint) }
         }
         // Both run on the loop's thread, where answers are delivered: a call never sees an answer
         // and its expiry at once.
@@ -238,11 +433,25 @@ public final class RemoteClient: Sendable {
             socketLoop.schedule(every: configuration.pingInterval) { inbox.client?.ping() },
             socketLoop.schedule(every: Self.tick) { inbox.client?.expireDue() },
         ]
-        state.withLock { $0.replicas = replicas }
+        state.withLock { state in
+            for replica in replicas { state.append(replica) }
+        }
+        if let resolver = configuration.resolver, !names.isEmpty {
+            resolverThread = ResolverThread(
+                names: names, resolver: resolver, interval: configuration.resolveInterval, loop: socketLoop,
+                inbox: inbox, name: configuration.name)
+        } else {
+            resolverThread = nil
+        }
         inbox.bind(self)
+        resolverThread?.start()
         // What the loop read before the client was bound (the first handshake, typically) is
         // delivered on the loop's thread, before anything read later.
         socketLoop.execute { inbox.deliver([], from: 0) }
+    }
+
+    deinit {
+        resolverThread?.stop()
     }
 
     /// A DEALER connected to `endpoint`, and its monitor.
@@ -250,6 +459,7 @@ public final class RemoteClient: Sendable {
         -> sending [Socket]
     {
         let dealer = try Socket(context, .dealer, linger: 0)
+        if endpoint.hasPrefix("tcp://[") { try dealer.set(.ipv6, true) }
         try dealer.set(.maxMessageSize, Int64(configuration.limits.maxMessageLength + 256))
         try dealer.set(.reconnectInterval, Int32(clamping: configuration.reconnectInterval.wholeMilliseconds))
         try dealer.set(
@@ -268,17 +478,21 @@ public final class RemoteClient: Sendable {
 
     /// Attaches a replica's DEALER and monitor to `loop` as replica `replica`.
     private static func attach(
-        _ sockets: sending [Socket], endpoint: String, as replica: Int, to loop: SocketLoop, inbox: Inbox,
-        configuration: Configuration
+        _ sockets: sending [Socket], endpoint: String, configured: String?, as replica: Int,
+        to loop: SocketLoop,
+        inbox: Inbox, configuration: Configuration
     ) -> Replica {
-        let group = loop.attach(sockets, options: .init(maxMessagesPerSocket: configuration.maxMessagesPerTurn)) {
+        let group = loop.attach(
+            sockets, options: .init(maxMessagesPerSocket: configuration.maxMessagesPerTurn)
+        ) {
             batch, _ in inbox.deliver(batch, from: replica)
         }
-        return Replica(endpoint: endpoint, sockets: group)
+        return Replica(endpoint: endpoint, sockets: group, configured: configured)
     }
 
     /// Stops the client: fails the calls still open with `unavailable`, then closes the sockets.
     public func stop() async {
+        resolverThread?.stop()
         // On the loop's thread, so that no answer is being delivered to a call meanwhile.
         let loop = self.loop
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
@@ -295,13 +509,18 @@ public final class RemoteClient: Sendable {
             await loop.stop()
         } else {
             for timer in timers { loop.cancelTimer(timer) }
-            for replica in state.withLock({ $0.replicas }) { await replica.sockets.detach() }
+            for replica in state.withLock({ $0.replicas }) where !replica.isDetached {
+                await replica.sockets.detach()
+            }
         }
     }
 
     private func failAll() {
         let open = state.withLock { state in
-            defer { state.pending = [:] }
+            defer {
+                state.pending = [:]
+                for replica in state.inFlight.indices { state.inFlight[replica] = 0 }
+            }
             return state.pending
         }
         for (_, call) in open {
@@ -316,14 +535,23 @@ public final class RemoteClient: Sendable {
 
     /// Whether `replica`'s connection is up now.
     public func isConnected(replica: Int = 0) -> Bool {
-        state.withLock { $0.connected.contains(replica) }
+        state.withLock { $0.isConnected.indices.contains(replica) && $0.isConnected[replica] }
     }
 
     /// Whether the client had a connection and has none now: every replica it reached went away and
     /// none is back yet. False while the client is still making its first connection.
     public var isCutOff: Bool {
-        state.withLock { $0.everConnected && $0.connected.isEmpty }
+        state.withLock { $0.everConnected && $0.connectedCount == 0 }
     }
+
+    /// The replicas' endpoints, by replica index (a retired replica keeps its place), and whether
+    /// each takes new calls.
+    public var replicas: [(endpoint: String, isRetired: Bool)] {
+        state.withLock { $0.replicas.map { ($0.endpoint, $0.isRetired) } }
+    }
+
+    /// The calls open now on each replica, by replica index.
+    public var callsInFlight: [Int] { state.withLock { $0.inFlight } }
 
     /// The client's counters.
     public var counters: RemoteCounters {
@@ -336,11 +564,13 @@ public final class RemoteClient: Sendable {
 
     // MARK: Typed calls
 
-    /// Calls a request/response method.
+    /// Calls a request/response method. `idempotent`: running it twice does no harm, so it may be
+    /// sent again to another replica after its connection was lost (``RetrySafety``); a call
+    /// refused with `overloaded`, or that never left the client, is sent again either way.
     @inlinable
     public func request<Parameters: Encodable & Sendable, Response: Decodable & Sendable>(
         _ method: String, _ parameters: Parameters, as response: Response.Type = Response.self,
-        deadline: Duration? = nil
+        deadline: Duration? = nil, idempotent: Bool = false
     ) -> Single<Response> {
         let coder = self.coder
         // One object between the subscriber and the wire (a `RequestCall`): it receives the answer
@@ -352,7 +582,7 @@ public final class RemoteClient: Sendable {
                 let call = RequestCall(downstream: downstream, coder: coder, method: method)
                 let stream = open(
                     .request, method, Result { () throws(RemoteError) in try coder.encode(parameters) },
-                    input: nil, deadline: deadline, receiver: call)
+                    input: nil, deadline: deadline, receiver: call, idempotent: idempotent)
                 call.opened(stream, by: self)
                 return call
             }))
@@ -424,7 +654,9 @@ public final class RemoteClient: Sendable {
     @usableFromInline
     func open(
         _ type: FrameType, _ method: String, _ parameters: Result<[UInt8], RemoteError>,
-        input: Observable<[UInt8]>?, deadline: Duration?, receiver: any CallReceiver, on pinned: Int? = nil
+        input: Observable<[UInt8]>?, deadline: Duration?, receiver: any CallReceiver,
+        idempotent: Bool = false,
+        on pinned: Int? = nil
     ) -> UInt64? {
         let deadline = deadline ?? configuration.deadline
         let body: [UInt8]
@@ -440,11 +672,9 @@ public final class RemoteClient: Sendable {
         // One lock for the whole opening: id, replica, bookkeeping and the frame itself.
         let opened: Result<(Frame, UInt64, Int, SocketLoop.Group), RemoteError> = state.withLock { state in
             let stream = state.nextStream
-            let replica =
-                pinned
-                ?? Self.replica(
-                    after: state.nextReplica, of: state.replicas.count, configured: configuration.endpoints.count,
-                    connected: state.connected)
+            guard let replica = pinned ?? state.choose() else {
+                return .failure(RemoteError(code: .unavailable, message: "no replica to call"))
+            }
             let frame: Frame
             do {
                 frame = try Frame(
@@ -457,15 +687,25 @@ public final class RemoteClient: Sendable {
                 return .failure(.wrapping(error))
             }
             state.nextStream &+= 1
-            if pinned == nil { state.nextReplica = replica &+ 1 }
-            state.pending[stream] = Pending(
-                receiver: receiver, isRequest: type == .request, replica: replica, input: inputSubscription)
+            let connected = state.isConnected[replica]
+            state.insert(
+                stream,
+                Pending(
+                    receiver: receiver, isRequest: type == .request, replica: replica,
+                    input: inputSubscription,
+                    // With one replica there is nowhere else to send it: no bookkeeping.
+                    retry: type == .request && pinned == nil && state.replicas.count > 1
+                        ? Retry(
+                            method: method, body: body, opened: now, deadline: deadline,
+                            isIdempotent: idempotent,
+                            sentConnected: connected, handshakesWhenSent: state.replicas[replica].handshakes,
+                            attempts: 0) : nil))
             if state.deadlines.count > 2 * max(1_024, state.pending.count) {
                 let pending = state.pending
                 state.deadlines.removeAll { pending[$0] == nil }
             }
             state.deadlines.push(stream, due: due)
-            if let connectTimeout = configuration.connectTimeout, !state.connected.contains(replica) {
+            if let connectTimeout = configuration.connectTimeout, !connected {
                 if state.connectDeadlines.count > 2 * max(1_024, state.pending.count) {
                     let pending = state.pending
                     state.connectDeadlines.removeAll { pending[$0] == nil }
@@ -502,19 +742,6 @@ public final class RemoteClient: Sendable {
         return stream
     }
 
-    /// The replica a new call goes to: the first connected one from `next` on (round-robin), or,
-    /// while none is connected, one of the `configured` first ones (discovered shards may be gone).
-    private static func replica(after next: Int, of count: Int, configured: Int, connected: Set<Int>) -> Int {
-        guard count > 1 else { return 0 }
-        guard !connected.isEmpty else { return next % configured }
-        let first = next % count
-        for offset in 0..<count {
-            let candidate = (first + offset) % count
-            if connected.contains(candidate) { return candidate }
-        }
-        return first
-    }
-
     /// What disposing a stream or channel subscription does: cancel `stream`, if it was opened.
     @usableFromInline
     func cancellation(of stream: UInt64?) -> any Disposable {
@@ -533,7 +760,7 @@ public final class RemoteClient: Sendable {
     /// The subscriber disposed: if the stream is still open, forget it and tell the server.
     @usableFromInline
     func cancel(_ stream: UInt64) {
-        guard let call = state.withLock({ $0.pending.removeValue(forKey: stream) }) else { return }
+        guard let call = state.withLock({ $0.remove(stream) }) else { return }
         call.input?.dispose()
         send(Frame.opened(.cancel, stream: stream, body: nil), to: call.replica)
     }
@@ -543,23 +770,34 @@ public final class RemoteClient: Sendable {
     /// connect timeout with `unavailable`; tells the server.
     private func expireDue() {
         let now = ContinuousClock.now
-        let (expired, unconnected) = state.withLock {
-            state -> ([(UInt64, Pending, connected: Bool)], [(UInt64, Pending)]) in
+        let (expired, unconnected, retried, detached) = state.withLock {
+            state -> (
+                [(UInt64, Pending, connected: Bool)], [(UInt64, Pending)], [Retried], [SocketLoop.Group]
+            ) in
             var expired: [(UInt64, Pending, connected: Bool)] = []
             while let stream = state.deadlines.popDue(now: now) {
-                guard let call = state.pending.removeValue(forKey: stream) else { continue }
-                expired.append((stream, call, state.connected.contains(call.replica)))
+                guard let call = state.remove(stream) else { continue }
+                expired.append((stream, call, state.isConnected[call.replica]))
             }
             var unconnected: [(UInt64, Pending)] = []
+            var retried: [Retried] = []
             while let stream = state.connectDeadlines.popDue(now: now) {
-                guard let call = state.pending[stream], !state.connected.contains(call.replica) else {
+                guard let call = state.pending[stream], !state.isConnected[call.replica] else {
                     continue
                 }
-                state.pending[stream] = nil
+                // It never left the client: another replica that is connected takes it.
+                if let moved = state.retry(stream, after: .unavailable, now: now) {
+                    retried.append(
+                        Retried(stream: stream, frame: moved.frame, sockets: moved.sockets, left: moved.left))
+                    continue
+                }
+                _ = state.remove(stream)
                 unconnected.append((stream, call))
             }
-            return (expired, unconnected)
+            return (expired, unconnected, retried, state.detachIdleRetired())
         }
+        for group in detached { group.detachLater() }
+        resend(retried)
         for (stream, call, connected) in expired {
             end(
                 stream, call,
@@ -577,6 +815,23 @@ public final class RemoteClient: Sendable {
                 RemoteError(
                     code: .unavailable,
                     message: "no connection to \(endpoint(of: call.replica)) within \(timeout)"))
+        }
+    }
+
+    /// A request moved to another replica: its opening frame, where it goes, and the replica it left.
+    private struct Retried {
+        let stream: UInt64
+        let frame: Frame
+        let sockets: SocketLoop.Group
+        let left: Int
+    }
+
+    /// Sends requests moved to other replicas, and cancels them where they were (for a server
+    /// that sees the frames after all; a frame from there for the call is dropped).
+    private func resend(_ retried: [Retried]) {
+        for call in retried {
+            call.sockets.send(codec.messages(call.frame), to: Self.dealer)
+            send(Frame.opened(.cancel, stream: call.stream, body: nil), to: call.left)
         }
     }
 
@@ -607,34 +862,50 @@ public final class RemoteClient: Sendable {
             }
         }
         // What arrived before a connection was lost is delivered before its calls fail.
-        deliver(frames, undecodable: undecodable)
+        deliver(frames, undecodable: undecodable, from: replica)
         for event in events { noteConnection(event, of: replica) }
     }
 
-    /// Settles the bookkeeping of decoded frames under one lock, then delivers them.
-    private func deliver(_ frames: [Frame], undecodable: Int) {
+    /// Settles the bookkeeping of decoded frames from `replica` under one lock, then delivers them.
+    /// A frame from another replica than the call's (it was sent again elsewhere) is dropped; a
+    /// request refused with `overloaded`, or failed `unavailable` when safe, is sent again to
+    /// another replica instead of failing.
+    private func deliver(_ frames: [Frame], undecodable: Int, from replica: Int) {
         guard !frames.isEmpty || undecodable > 0 else { return }
+        var retried: [Retried] = []
         let deliveries = state.withLock { state -> [(Frame, Pending)] in
             state.counters.droppedFrames += undecodable
             state.counters.framesIn += frames.count
             var deliveries: [(Frame, Pending)] = []
             deliveries.reserveCapacity(frames.count)
             for frame in frames {
-                let call: Pending?
+                var call: Pending? = nil
                 switch frame.type {
                 case .next:
-                    call = state.pending[frame.stream]
-                    if let call, call.isRequest {
+                    if let open = state.pending[frame.stream], open.replica == replica {
+                        call = open
                         // The answer ends the call: no COMPLETE follows a request's NEXT.
-                        state.pending[frame.stream] = nil
+                        if open.isRequest { _ = state.remove(frame.stream) }
                     }
                 case .complete, .error:
-                    call = state.pending.removeValue(forKey: frame.stream)
-                    if call != nil, let error = frame.remoteError {
+                    guard let open = state.pending[frame.stream], open.replica == replica else { break }
+                    let error = frame.remoteError
+                    if let error {
                         state.counters.errorsByCode[error.code.rawValue, default: 0] += 1
+                        if open.retry != nil, error.code == .overloaded || error.code == .unavailable,
+                            let moved = state.retry(
+                                frame.stream, after: error.code, answered: true, now: .now)
+                        {
+                            retried.append(
+                                Retried(
+                                    stream: frame.stream, frame: moved.frame, sockets: moved.sockets, left: -1
+                                ))
+                            continue
+                        }
                     }
+                    call = state.remove(frame.stream)
                 default:
-                    call = nil
+                    break
                 }
                 if let call {
                     deliveries.append((frame, call))
@@ -644,6 +915,8 @@ public final class RemoteClient: Sendable {
             }
             return deliveries
         }
+        // The server that answered is done with the call: nothing to cancel there.
+        for call in retried { call.sockets.send(codec.messages(call.frame), to: Self.dealer) }
         for (frame, call) in deliveries {
             switch frame.type {
             case .next:
@@ -669,26 +942,45 @@ public final class RemoteClient: Sendable {
         let endpoint = self.endpoint(of: replica)
         switch event.kind {
         case .handshakeSucceeded:
-            let inserted = state.withLock { state in
+            let (inserted, configured) = state.withLock { state in
                 state.everConnected = true
-                return state.connected.insert(replica).inserted
+                state.replicas[replica].handshakes += 1
+                guard !state.isConnected[replica] else { return (false, false) }
+                state.isConnected[replica] = true
+                state.isUsable[replica] = !state.replicas[replica].isRetired
+                state.connectedCount += 1
+                return (true, state.replicas[replica].configured != nil)
             }
             guard inserted else { return }
             change = ConnectionChange(replica: replica, endpoint: endpoint, isUp: true)
             lost = []
-            if configuration.discoversShards, replica < configuration.endpoints.count {
+            if configuration.discoversShards, configured {
                 discoverShards(through: replica)
             }
         case .disconnected:
             // A connection that never completed its handshake (refused, wrong key) ends no call:
             // those wait for a connection (up to their deadline or the connect timeout).
+            var retried: [Retried] = []
             let ended = state.withLock { state -> [(UInt64, Pending)]? in
-                guard state.connected.remove(replica) != nil else { return nil }
-                let ended = state.pending.filter { $0.value.replica == replica }
-                for (stream, _) in ended { state.pending[stream] = nil }
-                return ended.sorted { $0.key < $1.key }
+                guard state.isConnected[replica] else { return nil }
+                state.isConnected[replica] = false
+                state.isUsable[replica] = false
+                state.connectedCount -= 1
+                let now = ContinuousClock.now
+                var ended: [(UInt64, Pending)] = []
+                for stream in state.pending.filter({ $0.value.replica == replica }).keys.sorted() {
+                    if let moved = state.retry(stream, after: .unavailable, now: now) {
+                        retried.append(
+                            Retried(
+                                stream: stream, frame: moved.frame, sockets: moved.sockets, left: moved.left))
+                    } else if let call = state.remove(stream) {
+                        ended.append((stream, call))
+                    }
+                }
+                return ended
             }
             guard let ended else { return }
+            resend(retried)
             change = ConnectionChange(replica: replica, endpoint: endpoint, isUp: false)
             lost = ended
         default:
@@ -731,7 +1023,7 @@ public final class RemoteClient: Sendable {
     /// (`sys.endpoints`), and adds those it does not know. A server without the method answers
     /// `unknown_method`: it has one shard, nothing to add.
     private func discoverShards(through replica: Int) {
-        let dialled = configuration.endpoints[replica]
+        let dialled = endpoint(of: replica)
         let coder = self.coder
         let receiver = ClosureReceiver { [weak self] event in
             guard case .next(let body) = event, let self,
@@ -741,14 +1033,17 @@ public final class RemoteClient: Sendable {
         }
         let method = RequestMethod<NoParameters, ShardEndpoints>.shardEndpoints.name
         _ = open(
-            .request, method, Result { () throws(RemoteError) in try coder.encode(NoParameters()) }, input: nil,
+            .request, method, Result { () throws(RemoteError) in try coder.encode(NoParameters()) },
+            input: nil,
             deadline: nil, receiver: receiver, on: replica)
     }
 
     /// On the loop's thread: connects to the shards of `answer` other than the one that answered
     /// (which is `dialled`), as many times each as `dialled` is configured, less those known.
     private func addShards(_ answer: ShardEndpoints, dialled: String) {
-        let copies = configuration.endpoints.filter { $0 == dialled }.count
+        let copies = state.withLock { state in
+            state.replicas.count { $0.endpoint == dialled && $0.configured != nil && !$0.isRetired }
+        }
         for (shard, endpoint) in answer.endpoints.enumerated() where shard != answer.shard {
             let endpoint = Self.dialableEndpoint(endpoint, dialled: dialled)
             addReplicas(of: endpoint, upTo: copies)
@@ -766,13 +1061,116 @@ public final class RemoteClient: Sendable {
             let added: Replica
             do {
                 added = Self.attach(
-                    try Self.connect(endpoint, context: context, configuration: configuration), endpoint: endpoint,
-                    as: replica, to: loop, inbox: inbox, configuration: configuration)
+                    try Self.connect(endpoint, context: context, configuration: configuration),
+                    endpoint: endpoint,
+                    configured: nil, as: replica, to: loop, inbox: inbox, configuration: configuration)
             } catch {
                 return  // not an endpoint this client can dial: the shards it reached still serve
             }
-            state.withLock { $0.replicas.append(added) }
+            state.withLock { $0.append(added) }
         }
+    }
+
+    // MARK: Names
+
+    /// The host of a `tcp://host:port` endpoint when it is a name to resolve: not an IPv4 or a
+    /// bracketed IPv6 address, not a wildcard, not a `source;host` pair.
+    public static func resolvableHost(of endpoint: String) -> String? {
+        let prefix = "tcp://"
+        guard endpoint.hasPrefix(prefix), !endpoint.contains(";"), let colon = endpoint.lastIndex(of: ":")
+        else {
+            return nil
+        }
+        let start = endpoint.index(endpoint.startIndex, offsetBy: prefix.count)
+        guard start < colon else { return nil }
+        let host = String(endpoint[start..<colon])
+        guard !host.hasPrefix("["), host != "*" else { return nil }
+        var address = in_addr()
+        return inet_pton(AF_INET, host, &address) == 1 ? nil : host
+    }
+
+    /// The addresses `getaddrinfo` gives for `host` (numeric, IPv4 and IPv6, in its order, without
+    /// repeats), or nil when it fails.
+    static func systemAddresses(of host: String) -> [String]? {
+        var hints = addrinfo()
+        hints.ai_family = AF_UNSPEC
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        var list: UnsafeMutablePointer<addrinfo>?
+        guard getaddrinfo(host, nil, &hints, &list) == 0, let list else { return nil }
+        defer { freeaddrinfo(list) }
+        var addresses: [String] = []
+        var cursor: UnsafeMutablePointer<addrinfo>? = list
+        var text = [CChar](repeating: 0, count: 1_025)  // NI_MAXHOST
+        while let entry = cursor {
+            cursor = entry.pointee.ai_next
+            guard
+                getnameinfo(
+                    entry.pointee.ai_addr, entry.pointee.ai_addrlen, &text, socklen_t(text.count), nil, 0,
+                    NI_NUMERICHOST) == 0
+            else { continue }
+            let address = String(
+                decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            if !addresses.contains(address) { addresses.append(address) }
+        }
+        return addresses
+    }
+
+    /// On the loop's thread: the name of configured endpoint `configured` resolved to `addresses`.
+    /// Connects a replica to each address it has none for (or takes back a retired one not yet
+    /// detached), then retires the replicas of `configured` at addresses no longer listed (and the
+    /// one that dialled the name itself): they take no new calls, and are detached once their open
+    /// calls have ended. No address at all changes nothing.
+    fileprivate func resolved(_ configured: String, to addresses: [String]) {
+        guard !addresses.isEmpty, let colon = configured.lastIndex(of: ":") else { return }
+        let port = configured[configured.index(after: colon)...]
+        var wanted: [String] = []
+        for address in addresses {
+            let endpoint = address.contains(":") ? "tcp://[\(address)]:\(port)" : "tcp://\(address):\(port)"
+            if !wanted.contains(endpoint) { wanted.append(endpoint) }
+        }
+        let missing = state.withLock { state in
+            wanted.filter { endpoint in
+                !state.replicas.contains {
+                    $0.configured == configured && $0.endpoint == endpoint && !$0.isDetached
+                }
+            }
+        }
+        // Only this thread adds replicas, so the indices stay free until appended.
+        var added: [Replica] = []
+        let first = state.withLock { $0.replicas.count }
+        for endpoint in missing {
+            do {
+                added.append(
+                    Self.attach(
+                        try Self.connect(endpoint, context: context, configuration: configuration),
+                        endpoint: endpoint,
+                        configured: configured, as: first + added.count, to: loop, inbox: inbox,
+                        configuration: configuration))
+            } catch {
+                continue  // an address this client cannot dial: the others still serve
+            }
+        }
+        if added.isEmpty, missing.count == wanted.count { return }  // nothing reachable: keep what there is
+        let detached = state.withLock { state in
+            for replica in added { state.append(replica) }
+            for index in state.replicas.indices where state.replicas[index].configured == configured {
+                let replica = state.replicas[index]
+                guard !replica.isDetached else { continue }
+                if wanted.contains(replica.endpoint) {
+                    if replica.isRetired {
+                        state.replicas[index].isRetired = false
+                        state.retiring -= 1
+                        state.isUsable[index] = state.isConnected[index]
+                    }
+                } else if !replica.isRetired {
+                    state.replicas[index].isRetired = true
+                    state.retiring += 1
+                    state.isUsable[index] = false
+                }
+            }
+            return state.detachIdleRetired()
+        }
+        for group in detached { group.detachLater() }
     }
 
     /// `endpoint` as this client can dial it: a TCP endpoint bound to a wildcard host (`0.0.0.0`,
@@ -788,7 +1186,55 @@ public final class RemoteClient: Sendable {
     }
 }
 
-/// Lets the loop's handler reach the client without a strong reference cycle.
+/// Resolves the configured names on a thread of its own (`getaddrinfo` blocks: never on the loop's
+/// thread nor the cooperative pool), at once and then every interval until stopped, and hands each
+/// answer to the client on its loop's thread.
+private final class ResolverThread: Sendable {
+    private let names: [String]
+    private let resolver: RemoteClient.NameResolver
+    private let interval: Duration
+    private let loop: SocketLoop
+    private let inbox: Inbox
+    private let name: String
+    private let stopped = DispatchSemaphore(value: 0)
+
+    init(
+        names: [String], resolver: RemoteClient.NameResolver, interval: Duration, loop: SocketLoop,
+        inbox: Inbox,
+        name: String
+    ) {
+        self.names = names
+        self.resolver = resolver
+        self.interval = interval
+        self.loop = loop
+        self.inbox = inbox
+        self.name = name
+    }
+
+    func start() {
+        let thread = Thread { [self] in run() }
+        thread.name = "\(name)-resolver"
+        thread.start()
+    }
+
+    /// Ends the thread (after the lookup in progress, if any).
+    func stop() { stopped.signal() }
+
+    private func run() {
+        let wait = DispatchTimeInterval.milliseconds(Int(clamping: max(1, interval.wholeMilliseconds)))
+        repeat {
+            for endpoint in names {
+                guard let host = RemoteClient.resolvableHost(of: endpoint),
+                    let addresses = resolver.resolve(host),
+                    !addresses.isEmpty
+                else { continue }
+                let inbox = self.inbox
+                _ = loop.execute { inbox.client?.resolved(endpoint, to: addresses) }
+            }
+        } while stopped.wait(timeout: .now() + wait) == .timedOut
+    }
+}
+
 /// Lets the loop's handler reach the client without a strong reference cycle, and keeps what the
 /// loop reads before the client is bound to it (the loop runs from its creation, before the client's
 /// `init` can hand it `self`).

@@ -135,6 +135,9 @@ public final class RemoteServer: Sendable {
         self.ownsLoop = ownsLoop
         let router = try Socket(context, .router, linger: 0)
         try router.set(.routerMandatory, true)
+        if configuration.endpoints.contains(where: { $0.hasPrefix("tcp://[") }) {
+            try router.set(.ipv6, true)  // to bind an IPv6 address
+        }
         // Messages up to `readableMessageLength` (or the limit plus some slack, if larger) are read
         // and an oversize body is answered `too_large`; larger ones disconnect their sender before
         // they are read (ZeroMQ's own limit), so a client never waits out its deadline for a
@@ -257,6 +260,9 @@ public struct RemoteCounters: Sendable, Hashable {
     /// Calls refused with `overloaded` unread because their client's earlier answers were still
     /// waiting in the server (it was not reading).
     public var refusedWhileBlocked = 0
+    /// A client's: requests sent again to another replica after `overloaded` or `unavailable`
+    /// (docs/transport/remote-streams.md, "Balancing and retries").
+    public var retries = 0
 
     /// No counts yet.
     public init() {}

@@ -87,12 +87,15 @@ extension RemoteHandlers {
 }
 
 extension RemoteClient {
-    /// Calls the request/response `method`.
+    /// Calls the request/response `method`; whether it may be sent again to another replica after
+    /// its connection was lost is its ``RequestMethod/retrySafety``'s verdict on `parameters`.
     @inlinable
     public func request<Parameters, Answer>(
         _ method: RequestMethod<Parameters, Answer>, _ parameters: Parameters, deadline: Duration? = nil
     ) -> Single<Answer> {
-        request(method.name, parameters, as: Answer.self, deadline: deadline)
+        request(
+            method.name, parameters, as: Answer.self, deadline: deadline,
+            idempotent: method.retrySafety.allowsRetry(of: parameters))
     }
 
     /// Subscribes to the stream `method`.

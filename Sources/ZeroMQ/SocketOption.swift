@@ -165,6 +165,8 @@ extension SocketOption where Value == Bool {
     }
     /// `ZMQ_IMMEDIATE`: queue messages only to completed connections.
     public static var immediate: Self { Self(rawValue: ZMQ_IMMEDIATE, name: "ZMQ_IMMEDIATE") }
+    /// `ZMQ_IPV6`: IPv6 as well as IPv4: needed to bind or connect a `tcp://[…]` address.
+    public static var ipv6: Self { Self(rawValue: ZMQ_IPV6, name: "ZMQ_IPV6") }
     /// `ZMQ_CURVE_SERVER`: act as a CURVE server (needs ``curveSecretKey``).
     public static var curveServer: Self { Self(rawValue: ZMQ_CURVE_SERVER, name: "ZMQ_CURVE_SERVER") }
 }

@@ -24,23 +24,23 @@ struct LoadTestCommand {
         let echo = configuration[options.echo]
         let context = try Context()
         var stub: StubAuthServer?
-        var endpoint = configuration[options.endpoint].description
+        var endpoints = configuration[options.endpoint].map(\.description)
         var scenario = configuration[options.scenario]
         var curve: RemoteClient.Curve?
         if echo {
             let server = try StubAuthServer(context: context, endpoint: "tcp://127.0.0.1:*")
             stub = server
-            endpoint = server.server.endpoints[0]
+            endpoints = [server.server.endpoints[0]]
             scenario = Scenario(weights: [(.exists, 1)])
         } else {
-            try checkEndpoint(configuration[options.endpoint])
+            for endpoint in configuration[options.endpoint] { try checkEndpoint(endpoint) }
             if configuration[options.curve] == .on { curve = try curveSettings() }
         }
         let clients = try (0..<configuration[options.connections]).map { index in
             try RemoteClient(
                 context: context,
                 configuration: .init(
-                    endpoints: [endpoint], deadline: configuration[options.timeout],
+                    endpoints: endpoints, deadline: configuration[options.timeout],
                     name: "loadtest-\(index)",
                     curve: curve, discoversShards: true))
         }
@@ -52,7 +52,8 @@ struct LoadTestCommand {
         let tokens: [String]
         do {
             tokens = try await prepare(
-                client: clients[0], options: workloadOptions, endpoint: endpoint, echo: echo)
+                client: clients[0], options: workloadOptions, endpoint: endpoints.joined(separator: ","),
+                echo: echo)
         } catch {
             await stopAll(clients, stub)
             throw error

@@ -66,8 +66,11 @@ extension ValueParser where Value == String {
 /// Every option of `auth-loadtest`.
 enum LoadTestOptions {
     static let endpoint = Option(
-        "endpoint", environment: "LOADTEST_ENDPOINT", default: Endpoint(tcpHost: "127.0.0.1", port: 5562),
-        parser: .endpoint, help: "The auth service to load; the only endpoint the tool connects to.")
+        "endpoint", environment: "LOADTEST_ENDPOINT", default: [Endpoint(tcpHost: "127.0.0.1", port: 5562)],
+        parser: .endpoints,
+        help: "The auth service to load: its replicas' endpoints, separated by commas, or a name with "
+            + "one address per replica (re-resolved every 5 s); requests go to the connected replica "
+            + "with the fewest in flight.")
     static let allowRemote = Option(
         "allow-remote", environment: nil, default: false, parser: .boolean,
         help: "Allow a tcp endpoint that is not on the loopback interface.")

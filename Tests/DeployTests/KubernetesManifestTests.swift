@@ -139,13 +139,12 @@ struct KubernetesManifestTests {
             ?? (budget["minAvailable"] as? Int).map { $0 >= 1 && $0 < replicas }
         #expect(allowed == true, "the budget must let one replica go and keep one")
 
-        // Every caller lists every replica by its stable name.
-        let endpoints = (0..<replicas).map { "tcp://auth-\($0).auth:5562" }.joined(separator: ",")
+        // Every caller names the headless Service, which it resolves into one replica per pod.
         for caller in ["validation", "heroes", "gateway"] {
             let spec = try #require(named("Deployment", caller)).object("spec").object("template").object(
                 "spec")
             let values = spec.list("containers").flatMap { $0.list("env") }.compactMap { $0.string("value") }
-            #expect(values.contains(endpoints), "\(caller) does not list every auth replica")
+            #expect(values.contains("tcp://auth:5562"), "\(caller) does not reach auth by its headless name")
         }
     }
 
@@ -193,7 +192,7 @@ struct KubernetesManifestTests {
             }
         }
         let endpoints = values.flatMap { $0.split(separator: ",").map(String.init) }
-        for endpoint in ["tcp://auth-0.auth:5562", "tcp://validation:5561", "tcp://heroes:5563"] {
+        for endpoint in ["tcp://auth:5562", "tcp://validation:5561", "tcp://heroes:5563"] {
             #expect(endpoints.contains(endpoint), "nobody reaches \(endpoint)")
         }
     }

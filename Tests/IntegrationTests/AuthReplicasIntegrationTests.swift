@@ -94,12 +94,11 @@ private func eventually(within limit: Duration, _ condition: () async throws -> 
 }
 
 /// Whether a caller's call that fails on a replica that is lost is moved to another replica, so that
-/// killing one replica fails no call. Not yet: today the calls open on the killed replica, and those
-/// sent to it before its connection is seen lost, fail with `unavailable` (a handful in the burst
-/// test), and only later calls go to the replicas still connected. Once the client moves calls (and
-/// routes by health), set this to true: the burst test then also asserts that no registration fails
-/// (each carries a `request_id`, so a retry of one that was committed answers 201).
-private let callersMoveToOtherReplicas = false
+/// killing one replica fails no call: the client sends registrations (each carries a `request_id`,
+/// so a retry of one that was committed answers 201) to another replica when the connection of the
+/// one they were on is lost (docs/transport/remote-streams.md, "Balancing and retries"), and the
+/// burst test asserts that no registration fails.
+private let callersMoveToOtherReplicas = true
 
 /// How one call ended.
 private enum CallOutcome: Sendable, Equatable {

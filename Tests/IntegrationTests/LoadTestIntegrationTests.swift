@@ -1,3 +1,4 @@
+import Contracts
 import Foundation
 import RemoteStreams
 import ServiceKit
@@ -84,6 +85,34 @@ struct LoadTestIntegrationTests {
             #expect(failedErrors.contains("seeded 20 users (0 new, 20 reused)"))
             #expect(failedOutput.contains("FAIL  p99<1us"))
             #expect(try readJSON(json).thresholds.map(\.passed) == [false])
+        }
+    }
+
+    @Test("two replicas in --endpoint: the requests are spread over both, none lost")
+    func twoReplicas() async throws {
+        // Two services with a store each: lookups and registrations answer the same on either.
+        try await withService { first, directory in
+            try await withService { second, _ in
+                let json = directory.file("replicas.json")
+                let (ended, output, errors) = try await runLoadTest(
+                    [
+                        "--endpoint", "\(first.endpoint),\(second.endpoint)", "--curve", "off", "--users",
+                        "10",
+                        "--warmup", "0s", "--scenario", "mix:exists=70,register=30", "--rate", "100",
+                        "--duration", "2s", "--json", json,
+                    ], in: directory)
+                #expect(ended == .exited(0), "stdout:\n\(output)\nstderr:\n\(errors)")
+                let result = try readJSON(json)
+                #expect(result.sent == 200)
+                #expect(result.completed == 200)
+                #expect(result.errors == 0)
+                for service in [first, second] {
+                    let stats: StatsReport = try await service.client.request(Methods.System.stats).value
+                    let auth = stats.counters["auth"] ?? [:]
+                    #expect((auth["exists_answered"] ?? 0) > 20, "\(service.endpoint): \(auth)")
+                    #expect((auth["registered"] ?? 0) > 5, "\(service.endpoint): \(auth)")
+                }
+            }
         }
     }
 

@@ -148,7 +148,7 @@ extension RemoteCounters {
             "dropped_frames": droppedFrames, "requests_answered_at_once": requestsAnsweredAtOnce,
             "clients_lost": clientsLost, "client_overflows": clientOverflows, "blocked_clients": blockedClients,
             "queued_for_blocked_clients": queuedForBlockedClients, "messages_dropped": messagesDropped,
-            "refused_while_blocked": refusedWhileBlocked,
+            "refused_while_blocked": refusedWhileBlocked, "retries": retries,
         ]
         for (code, count) in errorsByCode { group["errors.\(code)"] = count }
         return group
