@@ -175,8 +175,30 @@ public final class RemoteClient: Sendable {
         /// (one allocation and lock fewer per call).
         let input: SingleAssignmentDisposable?
         /// What a request needs to be sent again; nil for streams, channels, pinned calls and calls
-        /// opened while the client had one replica.
-        var retry: Retry?
+        /// opened while the client had one replica. Boxed, so that a pending call without one (every
+        /// call of a one-replica client) stays as small as it was in the pending table.
+        private var retryBox: RetryBox?
+
+        init(
+            receiver: any CallReceiver, isRequest: Bool, replica: Int, input: SingleAssignmentDisposable?,
+            retry: Retry?
+        ) {
+            self.receiver = receiver
+            self.isRequest = isRequest
+            self.replica = replica
+            self.input = input
+            retryBox = retry.map(RetryBox.init)
+        }
+
+        var retry: Retry? {
+            get { retryBox?.retry }
+            set { retryBox = newValue.map(RetryBox.init) }
+        }
+    }
+
+    private final class RetryBox: Sendable {
+        let retry: Retry
+        init(_ retry: Retry) { self.retry = retry }
     }
 
     /// A request's opening, kept to send it again to another replica (no copy: the method and the
