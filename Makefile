@@ -14,6 +14,7 @@
 #   make bench-catalog    hero search over 1 M generated names: the index against a scan, and through ZeroMQ
 #   make bench-gateway    keystroke to output through the whole stack (1 and 1,000 channels), memory per channel
 #   make bench-abuse      one client that never reads its answers: everyone else's latency against the idle server
+#   make bench-scale      as root: logins/s of 1, 2, 3 auth replicas on rig hosts sharing PostgreSQL; PostgreSQL vs SQLite
 #   make run              release build, the whole stack in the background, gateway-cli in front; stops on exit
 #   make up / down        start the stack (auth, validation, heroes, gateway) in the background / stop it
 #   make status / logs    each service's health and pid / the tail of each log (LOGS_FOLLOW=1 follows)
@@ -259,6 +260,24 @@ fuzz-argon2: deps
 	@printf '\000\001\070\020somesaltsomesaltpassword' > $(FUZZ_ARGON2_DIR)/seeds/raw-password
 	$(FUZZ_ARGON2_DIR)/Argon2Fuzz -max_total_time=$(FUZZ_SECONDS) -max_len=256 -timeout=20 \
 	  -artifact_prefix=$(FUZZ_ARGON2_DIR)/ $(FUZZ_ARGON2_DIR)/corpus $(FUZZ_ARGON2_DIR)/seeds
+
+# auth-service replicas on the multi-host rig in one run (docs/BENCHMARKS.md, Scale): logins per second
+# of 1, 2 and 3 replicas (production hash cost), each on a rig host of its own with the same CPU quota,
+# sharing a throwaway PostgreSQL on the rig's bridge, and the ratio to N × one replica; one replica on
+# PostgreSQL against one on SQLite; durable registrations per second on each, with commits per
+# registration. Needs root: the benchmark makes its own hosts (deploy/local/hosts.sh with HOSTS_PREFIX
+# rlb- and 10.79.0.0/24, apart from cluster-up's and the tests'), starts everything itself and removes
+# it at the end. BENCH_SCALE_ARGS: --cpu F (quota per replica, default 0.5), --seconds S, --rounds N,
+# --in-flight N, --only login,register, --loops N (every replica's shards; its client reaches them all).
+BENCH_SCALE_ARGS ?=
+
+.PHONY: bench-scale
+
+bench-scale: deps
+	$(SWIFT) build -c release $(STRICT) --product auth-service
+	$(SWIFT) build -c release $(STRICT) --product ScaleBenchmarks
+	$$($(SWIFT) build -c release --show-bin-path)/ScaleBenchmarks \
+	  --bin $$($(SWIFT) build -c release --show-bin-path) $(BENCH_SCALE_ARGS)
 
 # Raw argon2id verifications at m=19 MiB, t=2 in one run (docs/BENCHMARKS.md, Argon2id): libsodium's
 # crypto_pwhash_str_verify against the Argon2 module with each kernel this CPU runs (one reused

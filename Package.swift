@@ -93,6 +93,15 @@ let package = Package(
             path: "Benchmarks/AuthBenchmarks",
             swiftSettings: common
         ),
+        // make bench-scale: auth replicas on the multi-host rig (deploy/local/hosts.sh) sharing PostgreSQL.
+        .executableTarget(
+            name: "ScaleBenchmarks",
+            dependencies: [
+                "Contracts", "Reactive", "RemoteStreams", "BenchmarkSupport", "Measuring", "Postgres",
+            ],
+            path: "Benchmarks/ScaleBenchmarks",
+            swiftSettings: common
+        ),
         // make bench-argon2: raw Argon2id verifications, libsodium against each kernel of ours.
         .executableTarget(
             name: "Argon2Benchmarks",
@@ -241,7 +250,9 @@ let package = Package(
         .target(
             name: "TestSupport", dependencies: ["ZeroMQ", "Postgres", "Reactive", "RemoteProtocol"],
             path: "Tests/TestSupport", swiftSettings: common),
-        .testTarget(name: "DeployTests", dependencies: ["Contracts", "TestSupport"], swiftSettings: common),
+        .testTarget(
+            name: "DeployTests", dependencies: ["Contracts", "RemoteStreams", "TestSupport", "ZeroMQ"],
+            swiftSettings: common),
         .target(
             name: "GatewayClient",
             dependencies: [

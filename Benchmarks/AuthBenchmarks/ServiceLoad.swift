@@ -1,101 +1,10 @@
-// Rows (2)–(4): load through `RemoteClient` against a running auth-service, with a fixed number of
-// calls in flight, each completion issuing the next call, bounded in count and in time.
+// Rows (2)–(5) besides their load (BenchmarkSupport's `loadRun`): the counter deltas and CPU time of
+// a measured run, and the users registered before it.
 
 import BenchmarkSupport
 import Contracts
-import Measuring
 import Reactive
 import RemoteStreams
-import Synchronization
-
-/// Keeps `inFlight` calls outstanding until `limit` have been issued or `seconds` have passed, and
-/// returns every completed call's latency. `call(i)` makes the i-th call; its answer is true when it
-/// is the expected one. The first failure or unexpected answer stops the run with an error.
-func loadRun(
-    inFlight: Int, limit: Int, seconds: Double, call: @escaping @Sendable (Int) -> Single<Bool>
-) async throws -> Figures {
-    let pump = Pump(limit: limit, seconds: seconds, call: call)
-    let start = monotonicNanoseconds()
-    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-        pump.start(inFlight: inFlight, continuation: continuation)
-    }
-    let elapsed = monotonicNanoseconds() - start
-    let (latencies, failure) = pump.outcome
-    if let failure { throw BenchmarkError(description: failure) }
-    return Figures(latencies: latencies, elapsedNanoseconds: elapsed)
-}
-
-private final class Pump: Sendable {
-    private struct State {
-        var issued = 0
-        var completed = 0
-        var failure: String?
-        var latencies: [UInt64] = []
-        var continuation: CheckedContinuation<Void, Never>?
-    }
-
-    private let limit: Int
-    private let deadline: UInt64
-    private let call: @Sendable (Int) -> Single<Bool>
-    private let state = Mutex(State())
-
-    init(limit: Int, seconds: Double, call: @escaping @Sendable (Int) -> Single<Bool>) {
-        self.limit = limit
-        self.call = call
-        deadline = monotonicNanoseconds() + UInt64(seconds * 1e9)
-    }
-
-    var outcome: ([UInt64], String?) { state.withLock { ($0.latencies, $0.failure) } }
-
-    func start(inFlight: Int, continuation: CheckedContinuation<Void, Never>) {
-        state.withLock { $0.continuation = continuation }
-        for _ in 0..<inFlight { issue() }
-        finishIfDone()
-    }
-
-    private func issue() {
-        let index = state.withLock { state -> Int? in
-            guard state.failure == nil, state.issued < limit, monotonicNanoseconds() < deadline else {
-                return nil
-            }
-            state.issued += 1
-            return state.issued - 1
-        }
-        guard let index else { return }
-        let sent = monotonicNanoseconds()
-        _ = call(index).subscribe(
-            onSuccess: { [self] expected in
-                complete(
-                    latency: monotonicNanoseconds() - sent,
-                    failure: expected ? nil : "call \(index): unexpected answer")
-            },
-            onFailure: { [self] error in complete(latency: 0, failure: "call \(index) failed: \(error)") })
-    }
-
-    private func complete(latency: UInt64, failure: String?) {
-        state.withLock { state in
-            state.completed += 1
-            if let failure {
-                state.failure = state.failure ?? failure
-            } else {
-                state.latencies.append(latency)
-            }
-        }
-        issue()
-        finishIfDone()
-    }
-
-    /// Resumes the waiter once nothing more will be issued and every issued call has completed.
-    private func finishIfDone() {
-        let continuation = state.withLock { state -> CheckedContinuation<Void, Never>? in
-            let over = state.failure != nil || state.issued >= limit || monotonicNanoseconds() >= deadline
-            guard over, state.completed == state.issued else { return nil }
-            defer { state.continuation = nil }
-            return state.continuation
-        }
-        continuation?.resume()
-    }
-}
 
 /// The counter deltas of a measured run and the CPU each side spent.
 struct ServiceCost {

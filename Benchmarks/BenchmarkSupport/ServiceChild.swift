@@ -73,10 +73,13 @@ public final class ServiceChild {
 
     /// Starts `executable` with `arguments` (which must include its endpoint, `endpoint`), output
     /// appended to `logPath`, and waits until `sys.health` says `ready` (at most `readyWithin`;
-    /// `degraded` is enough when `acceptDegraded`). The client uses `curve`.
+    /// `degraded` is enough when `acceptDegraded`). The client uses `curve`. `environment` adds to
+    /// (or replaces in) this process's environment for the child. `executable` may be a launcher
+    /// that execs the service (deploy/local/hosts.sh `run`): the pid is then the service's own.
     public init(
         name: String, executable: String, arguments: [String], endpoint: String, logPath: String,
-        curve: RemoteClient.Curve? = nil, readyWithin: Duration = .seconds(60), acceptDegraded: Bool = false
+        curve: RemoteClient.Curve? = nil, readyWithin: Duration = .seconds(60), acceptDegraded: Bool = false,
+        environment: [String: String] = [:]
     ) async throws {
         self.name = name
         self.endpoint = endpoint
@@ -94,6 +97,9 @@ public final class ServiceChild {
         process.standardOutput = output
         process.standardError = output
         process.standardInput = FileHandle.nullDevice
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         context = try Context()
         client = try RemoteClient(
             context: context,

@@ -13,14 +13,18 @@ func canMakeNamespaces() async -> Bool {
     return (try? await runCommand(ip, ["netns", "list"], timeLimit: .seconds(5)))?.status == 0
 }
 
-/// deploy/local/hosts.sh with names and addresses of its own (`rlt-`, 10.78.0.0/24), so that it
-/// never touches a rig someone runs with the defaults.
+/// deploy/local/hosts.sh with names and addresses of its own (`rlt-`, 10.78.0.0/24 unless told
+/// otherwise; each suite its own), so that it never touches a rig someone runs with the defaults.
 struct TestHosts {
     let script = Paths.deploy + "/local/hosts.sh"
-    let environment = [
-        "HOSTS_PREFIX": "rlt-", "HOSTS_NET": "10.78.0", "HOSTS_STOP_SECONDS": "3",
-        "PATH": (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin") + ":/usr/sbin:/sbin",
-    ]
+    let environment: [String: String]
+
+    init(prefix: String = "rlt-", network: String = "10.78.0") {
+        environment = [
+            "HOSTS_PREFIX": prefix, "HOSTS_NET": network, "HOSTS_STOP_SECONDS": "3",
+            "PATH": (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin") + ":/usr/sbin:/sbin",
+        ]
+    }
 
     func run(_ arguments: [String], timeLimit: Duration = .seconds(30)) async throws -> CommandResult {
         try await runCommand(script, arguments, environment: environment, timeLimit: timeLimit)
