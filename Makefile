@@ -155,15 +155,30 @@ bench-transport: deps
 # a throwaway cluster the benchmark starts (deploy/local/pg-cluster.sh) and removes. The benchmark
 # starts each auth-service itself (temp state directory, --curve off, ipc://) and stops it by pid.
 # Options: BENCH_AUTH_ARGS (--seconds S per measured run, --only 1,2,3,4,5, --users N,
-# --loops N for the service's shards; default: the service's own, the cores). Its client connects to
-# every shard of the service.
+# --loops N for the service's shards; default: the service's own, the cores; --argon2 swift). Its
+# client connects to every shard of the service.
+# BENCH_AUTH_BASELINE=<git ref> also builds that commit's auth-service (in $(BENCH_AUTH_DIR)/<commit>,
+# from `git archive`) and runs it in row (2) with --argon2 swift, in turn with the others in the same
+# run: logins per second, CPU, kernel time and page faults per login, old and new side by side.
+BENCH_AUTH_DIR := .build/bench-auth
 BENCH_AUTH_ARGS ?=
+BENCH_AUTH_BASELINE ?=
 
 bench-auth: deps
 	$(SWIFT) build -c release $(STRICT) --product auth-service
 	$(SWIFT) build -c release $(STRICT) --product AuthBenchmarks
+	@baseline=""; if [ -n "$(BENCH_AUTH_BASELINE)" ]; then \
+	  commit=$$(git rev-parse --verify "$(BENCH_AUTH_BASELINE)^{commit}") || exit 1; \
+	  dir=$(BENCH_AUTH_DIR)/$$commit; \
+	  if [ ! -d $$dir/src ]; then \
+	    mkdir -p $$dir/src && git archive $$commit | tar -x -C $$dir/src || { rm -rf $$dir/src; exit 1; }; \
+	  fi; \
+	  echo "baseline $$commit: building in $$dir/src"; \
+	  (cd $$dir/src && $(SWIFT) build -c release --product auth-service) || exit 1; \
+	  baseline="--baseline $$(cd $$dir/src && $(SWIFT) build -c release --show-bin-path)/auth-service"; \
+	fi; \
 	$$($(SWIFT) build -c release --show-bin-path)/AuthBenchmarks \
-	  --service $$($(SWIFT) build -c release --show-bin-path)/auth-service $(BENCH_AUTH_ARGS)
+	  --service $$($(SWIFT) build -c release --show-bin-path)/auth-service $(BENCH_AUTH_ARGS) $$baseline
 
 # auth-loadtest (docs/LOADTEST.md), release mode, against the auth-service at LOADTEST_ENDPOINT:
 # (1) the local stack's (`make up`, `make run`) when it answers there with the keys in

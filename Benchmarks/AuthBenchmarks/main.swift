@@ -5,7 +5,9 @@
 //   (2) logins per second through auth-service (default `--hash-cost owasp`) over ZeroMQ from this
 //       process, 4 × cores in flight, against a few pre-registered users, once with
 //       `--argon2 libsodium` and once with `--argon2 swift`; each one's ratio to libsodium's (1)
-//       (goal with the Swift implementation: ≥ 1.3), and its page faults per login;
+//       (goal with the Swift implementation: ≥ 1.3), and per login the service's page faults, user and
+//       kernel CPU time; with `--baseline PATH`, also an older auth-service build with `--argon2 swift`,
+//       measured in turn with the others in the same rounds;
 //   (3) `auth.exists` with 64 in flight: the stack's own cost, no hashing (the per-client rate limit
 //       raised to its maximum for this row);
 //   (4) registrations per second with durable commits (`--synchronous full`), `--hash-cost test` so
@@ -18,15 +20,18 @@
 // Every run is bounded in count and in time, after a warm-up; each prints a `RESULT` line.
 //
 // Usage: AuthBenchmarks [--service PATH] [--seconds S] [--only ROW[,ROW...]] [--users N] [--rounds N]
-//                        [--pg-cluster SCRIPT] [--loops N]
+//                        [--pg-cluster SCRIPT] [--loops N] [--argon2 SETTING[,SETTING]] [--baseline PATH]
 //   --service   the auth-service executable (default: next to this one)
+//   --argon2    the `--argon2` settings row (2) runs (default libsodium,swift)
+//   --baseline  another auth-service executable (an older build) for row (2) with `--argon2 swift`
 //   --pg-cluster the script that makes row (5)'s cluster (default: deploy/local/pg-cluster.sh)
 //   --seconds   each measured run's time budget (default 5)
 //   --only      rows to run: 1 raw, 2 login, 3 exists, 4 register, 5 register-pg (default all)
 //   --users     users registered for (2) (default 16)
 //   --rounds    rounds of (1) and (2), interleaved; each keeps its best round (default 3)
 //   --loops     the service's shards (`auth-service --loops N`; default: the service's own, the cores);
-//               the benchmark's client connects to every shard (`sys.endpoints`)
+//               the benchmark's client connects to every shard (`sys.endpoints`); given to the
+//               baseline too, so leave it out for a baseline older than `--loops`
 
 import BenchmarkSupport
 import Contracts
@@ -38,7 +43,7 @@ import Sodium
 func usage() -> Never {
     print(
         "usage: AuthBenchmarks [--service PATH] [--seconds S] [--only ROW[,ROW...]] [--users N] [--rounds N] "
-            + "[--pg-cluster SCRIPT] [--loops N]")
+            + "[--pg-cluster SCRIPT] [--loops N] [--argon2 SETTING[,SETTING]] [--baseline PATH]")
     exit(2)
 }
 
@@ -55,6 +60,8 @@ struct Options: Sendable {
     var clusterScript = "deploy/local/pg-cluster.sh"
     /// `--loops` for the service; nil: its default.
     var loops: Int?
+    var loginSettings = ["libsodium", "swift"]
+    var baselinePath: String?
 
     static func parse() -> Options {
         var options = Options()
@@ -70,6 +77,12 @@ struct Options: Sendable {
             case "--loops":
                 guard let loops = Int(value), (1...256).contains(loops) else { usage() }
                 options.loops = loops
+            case "--baseline": options.baselinePath = value
+            case "--argon2":
+                options.loginSettings = value.split(separator: ",").map(String.init)
+                guard !options.loginSettings.isEmpty,
+                    options.loginSettings.allSatisfy({ ["libsodium", "swift"].contains($0) })
+                else { usage() }
             case "--only":
                 options.only = Set(value.split(separator: ",").map { rowNames[String($0)] ?? String($0) })
                 guard options.only.isSubset(of: Set(rowNames.values)) else { usage() }
@@ -106,11 +119,11 @@ struct Row {
 
 /// Starts a service, runs `body` against it and stops it, whatever happens.
 func withService<T>(
-    _ arguments: [String], _ body: (ServiceUnderTest) async throws -> T
+    _ arguments: [String], executable: String = servicePath, _ body: (ServiceUnderTest) async throws -> T
 ) async throws -> T {
     let arguments = arguments + (loops.map { ["--loops", "\($0)"] } ?? [])
-    print("  auth-service \(arguments.joined(separator: " "))")
-    let service = try await ServiceUnderTest(executable: servicePath, arguments: arguments)
+    print("  \(executable == servicePath ? "auth-service" : executable) \(arguments.joined(separator: " "))")
+    let service = try await ServiceUnderTest(executable: executable, arguments: arguments)
     do {
         let result = try await body(service)
         await service.stop()
@@ -121,8 +134,18 @@ func withService<T>(
     }
 }
 
-/// The `--argon2` settings row (2) runs auth-service with.
-let loginImplementations = ["libsodium", "swift"]
+/// One auth-service of row (2): its key in the rows, its executable and its `--argon2` setting.
+struct LoginContender: Sendable {
+    let name: String
+    let executable: String
+    let setting: String
+}
+
+/// Row (2)'s services: this build with each `--argon2` setting, then the baseline build with `swift`.
+let loginContenders =
+    options.loginSettings.map { LoginContender(name: $0, executable: servicePath, setting: $0) }
+    + (options.baselinePath.map { [LoginContender(name: "swift-baseline", executable: $0, setting: "swift")] }
+        ?? [])
 
 /// Rows (1) and (2), as selected, interleaved over `rounds` rounds so that load from other processes
 /// hits every row alike; each keeps its best round (the highest rate, with that round's other
@@ -132,8 +155,9 @@ func rawAndLoginRows(raw: Bool, login: Bool) async throws -> [Row] {
     func rawLabel(_ implementation: RawImplementation) -> String {
         "(1) argon2id verify, \(implementation), \(cores) threads"
     }
-    func loginLabel(_ setting: String) -> String {
-        "(2) auth.login, --argon2 \(setting), \(loginsInFlight) in flight"
+    func loginLabel(_ contender: LoginContender) -> String {
+        "(2) auth.login, --argon2 \(contender.setting)\(contender.executable == servicePath ? "" : ", baseline build"), "
+            + "\(loginsInFlight) in flight"
     }
     if raw {
         print(
@@ -142,7 +166,7 @@ func rawAndLoginRows(raw: Bool, login: Bool) async throws -> [Row] {
     }
     if login {
         print(
-            "(2) auth.login with --argon2 \(loginImplementations.joined(separator: ", ")), \(loginsInFlight) in "
+            "(2) auth.login with --argon2 \(loginContenders.map(\.name).joined(separator: ", ")), \(loginsInFlight) in "
                 + "flight, \(users) users (registered first, at the same cost)")
     }
     if raw && login { print("    \(rounds) rounds of (1) then (2); each row keeps its best round") }
@@ -156,9 +180,9 @@ func rawAndLoginRows(raw: Bool, login: Bool) async throws -> [Row] {
                 Row(label: rawLabel(implementation), key: "raw-verify-\(implementation)", figures: $0)
             }
         }
-            + loginImplementations.compactMap { setting in
-                best["login \(setting)"].map {
-                    Row(label: loginLabel(setting), key: "login-\(setting)", figures: $0)
+            + loginContenders.compactMap { contender in
+                best["login \(contender.name)"].map {
+                    Row(label: loginLabel(contender), key: "login-\(contender.name)", figures: $0)
                 }
             }
     }
@@ -170,34 +194,47 @@ func rawAndLoginRows(raw: Bool, login: Bool) async throws -> [Row] {
         }
         return rows()
     }
-    return try await withService(["--hash-cost", "owasp", "--argon2", loginImplementations[0]]) { first in
-        try await withService(["--hash-cost", "owasp", "--argon2", loginImplementations[1]]) { second in
-            let services = [(loginImplementations[0], first), (loginImplementations[1], second)]
-            let password: @Sendable (Int) -> String = { "bench-password-\($0)" }
-            for (_, service) in services {
-                try await register(
-                    service, users: users, prefix: "benchlogin", inFlight: loginsInFlight, password: password)
-            }
-            for round in 1...rounds {
-                if raw {
-                    for implementation in rawImplementations {
-                        keep("raw \(implementation)", try await measureRaw(implementation, round: round))
-                    }
-                }
-                for (setting, service) in services {
-                    keep(
-                        "login \(setting)",
-                        try await measureLogin(service, setting: setting, round: round, password: password))
-                }
-            }
-            return rows()
+    return try await withServices(loginContenders) { services in
+        let password: @Sendable (Int) -> String = { "bench-password-\($0)" }
+        for (_, service) in services {
+            try await register(
+                service, users: users, prefix: "benchlogin", inFlight: loginsInFlight, password: password)
         }
+        for round in 1...rounds {
+            if raw {
+                for implementation in rawImplementations {
+                    keep("raw \(implementation)", try await measureRaw(implementation, round: round))
+                }
+            }
+            for (contender, service) in services {
+                keep(
+                    "login \(contender.name)",
+                    try await measureLogin(service, contender: contender, round: round, password: password))
+            }
+        }
+        return rows()
+    }
+}
+
+/// Starts a service for each of `contenders` (at the default cost, each with its `--argon2`), runs
+/// `body` with all of them and stops them, whatever happens. All run for the whole of `body`; the
+/// ones not measured at a time stay idle.
+func withServices<T>(
+    _ contenders: [LoginContender], started: [(LoginContender, ServiceUnderTest)] = [],
+    _ body: ([(LoginContender, ServiceUnderTest)]) async throws -> T
+) async throws -> T {
+    guard let next = contenders.first else { return try await body(started) }
+    return try await withService(
+        ["--hash-cost", "owasp", "--argon2", next.setting], executable: next.executable
+    ) { service in
+        try await withServices(Array(contenders.dropFirst()), started: started + [(next, service)], body)
     }
 }
 
 /// One round of row (2) against `service`, its `RESULT` line printed.
 func measureLogin(
-    _ service: ServiceUnderTest, setting: String, round: Int, password: @escaping @Sendable (Int) -> String
+    _ service: ServiceUnderTest, contender: LoginContender, round: Int,
+    password: @escaping @Sendable (Int) -> String
 ) async throws -> Figures {
     let client = service.client
     let call: @Sendable (Int) -> Single<Bool> = { index in
@@ -209,14 +246,18 @@ func measureLogin(
     }
     _ = try await loadRun(inFlight: loginsInFlight, limit: 1_000_000, seconds: warmUp, call: call)
     let cost = try await ServiceCost(service)
+    // Read right before and after the measured logins (the `sys.stats` calls lie outside).
     let faultsBefore = minorFaults(ofProcess: service.pid) ?? 0
+    let cpuBefore = try service.cpuTime()
     var figures = try await loadRun(inFlight: loginsInFlight, limit: 1_000_000, seconds: seconds, call: call)
     let faults = (minorFaults(ofProcess: service.pid) ?? 0) - faultsBefore
+    let cpu = try service.cpuTime().since(cpuBefore)
     let stats = try await service.stats()
+    let logins = Double(max(figures.count, 1))
     figures.extras =
         [
-            ("round", "\(round)"), ("argon2", setting), ("inflight", "\(loginsInFlight)"),
-            ("users", "\(users)"),
+            ("round", "\(round)"), ("argon2", contender.setting), ("build", contender.name),
+            ("inflight", "\(loginsInFlight)"), ("users", "\(users)"),
         ]
         + (try await cost.extras(
             service, figures: figures,
@@ -225,10 +266,12 @@ func measureLogin(
                 ("hashing", "libsodium_hashes"), ("store", "commits"),
             ]))
         + [
-            ("service_faults_per_op", fixed(Double(faults) / Double(max(figures.count, 1)), 2)),
+            ("service_faults_per_op", fixed(Double(faults) / logins, 3)),
+            ("service_user_ms_per_op", fixed(cpu.user * 1e3 / logins, 3)),
+            ("service_sys_ms_per_op", fixed(cpu.system * 1e3 / logins, 3)),
             ("argon2_resident_bytes", "\(stats["argon2"]?["resident_bytes"] ?? 0)"),
         ]
-    print(figures.resultLine(row: "login-\(setting)"))
+    print(figures.resultLine(row: "login-\(contender.name)"))
     return figures
 }
 
@@ -402,6 +445,31 @@ if let raw = rows.first(where: { $0.key == "raw-verify-libsodium" }) {
         }
         print(line)
     }
+}
+// Per login in the service: page faults, user and kernel CPU time; new build against the baseline.
+for login in rows where login.key.hasPrefix("login-") {
+    let faults = extra(login, "service_faults_per_op") ?? 0
+    let user = extra(login, "service_user_ms_per_op") ?? 0
+    let system = extra(login, "service_sys_ms_per_op") ?? 0
+    print(
+        "\(login.label): per login in auth-service \(fixed(faults, 3)) page faults, "
+            + "\(fixed(user, 2)) ms user, \(fixed(system, 3)) ms kernel")
+}
+if let new = rows.first(where: { $0.key == "login-swift" }),
+    let old = rows.first(where: { $0.key == "login-swift-baseline" })
+{
+    func ratio(_ key: String) -> String {
+        guard let a = extra(new, key), let b = extra(old, key), b > 0 else { return "-" }
+        return fixed(a / b, 2)
+    }
+    print(
+        "(2) --argon2 swift, this build / baseline build: rate \(fixed(new.figures.rate / old.figures.rate, 2)), "
+            + "CPU per login \(ratio("service_cpu_ms_per_op")), kernel per login \(ratio("service_sys_ms_per_op")), "
+            + "page faults per login \(ratio("service_faults_per_op"))")
+    print(
+        "RESULT row=baseline-ratio rate=\(fixed(new.figures.rate / old.figures.rate, 3)) "
+            + "cpu=\(ratio("service_cpu_ms_per_op")) sys=\(ratio("service_sys_ms_per_op")) "
+            + "faults=\(ratio("service_faults_per_op"))")
 }
 for row in rows where !row.figures.extras.isEmpty {
     print("\(row.label): " + row.figures.extras.map { "\($0.key)=\($0.value)" }.joined(separator: " "))

@@ -4,6 +4,7 @@ import Foundation
 public import Reactive
 public import Sodium
 import Synchronization
+import ZeroMQ
 
 /// Why the ``PasswordHashingPool`` did not deliver a result.
 public enum HashingPoolError: Error, Sendable, Hashable {
@@ -140,11 +141,10 @@ public final class PasswordHashingPool: Sendable {
             let core = self.core
             // Each workspace moves to its worker's thread and is used there only.
             let workspace = Handover(value: workspaces?[index])
-            let thread = Thread {
+            // Named where `top -H` and `perf` look (Foundation's `Thread.name` does not reach them).
+            OwnedThread.spawn(name: "auth-hash-\(index)") {
                 core.workerLoop(hasher: PasswordHasher(workspace: workspace.value, counts: core.hashCounts))
             }
-            thread.name = "password-hashing-\(index)"
-            thread.start()
         }
     }
 

@@ -187,7 +187,7 @@ public final class PostgresAccountStore: AccountStore {
             counters.value.withLock { update(&$0) }
         }
         let writer = try await PostgresThread<Job>(
-            name: "auth-store-writer", capacity: configuration.writeQueueCapacity,
+            name: "auth-db-writer", capacity: configuration.writeQueueCapacity,
             backoff: configuration.backoff,
             connect: { first in
                 let connection = try Connection(url)
@@ -216,7 +216,7 @@ public final class PostgresAccountStore: AccountStore {
         self.writer = writer
         do {
             reader = try await PostgresThread<Job>(
-                name: "auth-store-reader", capacity: configuration.readQueueCapacity,
+                name: "auth-db-reader", capacity: configuration.readQueueCapacity,
                 backoff: configuration.backoff,
                 connect: { _ in try Connection(url) },
                 process: { jobs, connection in Self.read(jobs, on: connection, timeout: timeout) },

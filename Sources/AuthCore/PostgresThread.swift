@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Postgres
 import Synchronization
+import ZeroMQ
 
 /// A thread that owns one PostgreSQL connection, runs jobs on it in batches, and reconnects by
 /// itself when the connection is lost.
@@ -51,7 +52,7 @@ final class PostgresThread<Job: Sendable>: Sendable {
     ) async throws {
         self.capacity = capacity
         try await withCheckedThrowingContinuation { (started: CheckedContinuation<Void, any Error>) in
-            let thread = Thread { [self] in
+            OwnedThread.spawn(name: name) { [self] in
                 let connection: Connection
                 do {
                     connection = try connect(true)
@@ -66,8 +67,6 @@ final class PostgresThread<Job: Sendable>: Sendable {
                     changed: changed)
                 finish()
             }
-            thread.name = name
-            thread.start()
         }
     }
 

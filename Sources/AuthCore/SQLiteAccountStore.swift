@@ -108,7 +108,7 @@ public final class SQLiteAccountStore: AccountStore {
         let counters = counters_
         let maximumGroup = configuration.maximumGroup
         let writer = try await DatabaseThread<Write>(
-            name: "auth-store-writer", capacity: configuration.writeQueueCapacity,
+            name: "auth-db-writer", capacity: configuration.writeQueueCapacity,
             open: {
                 let database = try Database(.file(path), options: options)
                 _ = try Self.migrator.migrate(database)
@@ -125,7 +125,7 @@ public final class SQLiteAccountStore: AccountStore {
         self.writer = writer
         do {
             reader = try await DatabaseThread(
-                name: "auth-store-reader", capacity: configuration.readQueueCapacity,
+                name: "auth-db-reader", capacity: configuration.readQueueCapacity,
                 open: { try Database(.file(path), options: options) },
                 process: { reads, database in
                     for read in reads { read(database) }

@@ -5,9 +5,11 @@ extension Methods {
     /// service shape").
     public enum System {
         /// `sys.health` `{}` → ``HealthReport``.
-        public static let health = RequestMethod<NoParameters, HealthReport>("sys.health", retrySafety: .idempotent)
+        public static let health = RequestMethod<NoParameters, HealthReport>(
+            "sys.health", retrySafety: .idempotent)
         /// `sys.stats` `{}` → ``StatsReport``.
-        public static let stats = RequestMethod<NoParameters, StatsReport>("sys.stats", retrySafety: .idempotent)
+        public static let stats = RequestMethod<NoParameters, StatsReport>(
+            "sys.stats", retrySafety: .idempotent)
 
         /// `sys.endpoints` `{}` → ``ShardEndpoints``: every shard's endpoint, shard 0 first
         /// (docs/PROTOCOL.md, "System methods").

@@ -174,7 +174,8 @@ public final class RemoteClient: Sendable {
         /// A channel's subscription to its input; nil for requests and streams, which have none
         /// (one allocation and lock fewer per call).
         let input: SingleAssignmentDisposable?
-        /// What a request needs to be sent again; nil for streams, channels and pinned calls.
+        /// What a request needs to be sent again; nil for streams, channels, pinned calls and calls
+        /// opened while the client had one replica.
         var retry: Retry?
     }
 
@@ -308,14 +309,17 @@ public final class RemoteClient: Sendable {
         ) -> (frame: Frame, sockets: SocketLoop.Group, left: Int)? {
             guard var call = pending[stream], var retry = call.retry else { return nil }
             let neverSent =
-                !answered && !retry.sentConnected && replicas[call.replica].handshakes == retry.handshakesWhenSent
+                !answered && !retry.sentConnected
+                && replicas[call.replica].handshakes == retry.handshakesWhenSent
             guard code == .overloaded || neverSent || retry.isIdempotent else { return nil }
             let active = replicas.count { !$0.isRetired }
             guard retry.attempts < max(1, active - 1) else { return nil }
             let left = retry.deadline - (now - retry.opened)
-            guard left >= .milliseconds(1), let target = choose(excluding: call.replica, usableOnly: true, advance: false),
+            guard left >= .milliseconds(1),
+                let target = choose(excluding: call.replica, usableOnly: true, advance: false),
                 let frame = try? Frame(
-                    type: .request, stream: stream, deadlineMilliseconds: UInt32(clamping: left.wholeMilliseconds),
+                    type: .request, stream: stream,
+                    deadlineMilliseconds: UInt32(clamping: left.wholeMilliseconds),
                     method: retry.method, body: retry.body)
             else { return nil }
             let from = call.replica
@@ -474,10 +478,13 @@ public final class RemoteClient: Sendable {
 
     /// Attaches a replica's DEALER and monitor to `loop` as replica `replica`.
     private static func attach(
-        _ sockets: sending [Socket], endpoint: String, configured: String?, as replica: Int, to loop: SocketLoop,
+        _ sockets: sending [Socket], endpoint: String, configured: String?, as replica: Int,
+        to loop: SocketLoop,
         inbox: Inbox, configuration: Configuration
     ) -> Replica {
-        let group = loop.attach(sockets, options: .init(maxMessagesPerSocket: configuration.maxMessagesPerTurn)) {
+        let group = loop.attach(
+            sockets, options: .init(maxMessagesPerSocket: configuration.maxMessagesPerTurn)
+        ) {
             batch, _ in inbox.deliver(batch, from: replica)
         }
         return Replica(endpoint: endpoint, sockets: group, configured: configured)
@@ -647,7 +654,8 @@ public final class RemoteClient: Sendable {
     @usableFromInline
     func open(
         _ type: FrameType, _ method: String, _ parameters: Result<[UInt8], RemoteError>,
-        input: Observable<[UInt8]>?, deadline: Duration?, receiver: any CallReceiver, idempotent: Bool = false,
+        input: Observable<[UInt8]>?, deadline: Duration?, receiver: any CallReceiver,
+        idempotent: Bool = false,
         on pinned: Int? = nil
     ) -> UInt64? {
         let deadline = deadline ?? configuration.deadline
@@ -683,10 +691,13 @@ public final class RemoteClient: Sendable {
             state.insert(
                 stream,
                 Pending(
-                    receiver: receiver, isRequest: type == .request, replica: replica, input: inputSubscription,
-                    retry: type == .request && pinned == nil
+                    receiver: receiver, isRequest: type == .request, replica: replica,
+                    input: inputSubscription,
+                    // With one replica there is nowhere else to send it: no bookkeeping.
+                    retry: type == .request && pinned == nil && state.replicas.count > 1
                         ? Retry(
-                            method: method, body: body, opened: now, deadline: deadline, isIdempotent: idempotent,
+                            method: method, body: body, opened: now, deadline: deadline,
+                            isIdempotent: idempotent,
                             sentConnected: connected, handshakesWhenSent: state.replicas[replica].handshakes,
                             attempts: 0) : nil))
             if state.deadlines.count > 2 * max(1_024, state.pending.count) {
@@ -760,7 +771,9 @@ public final class RemoteClient: Sendable {
     private func expireDue() {
         let now = ContinuousClock.now
         let (expired, unconnected, retried, detached) = state.withLock {
-            state -> ([(UInt64, Pending, connected: Bool)], [(UInt64, Pending)], [Retried], [SocketLoop.Group]) in
+            state -> (
+                [(UInt64, Pending, connected: Bool)], [(UInt64, Pending)], [Retried], [SocketLoop.Group]
+            ) in
             var expired: [(UInt64, Pending, connected: Bool)] = []
             while let stream = state.deadlines.popDue(now: now) {
                 guard let call = state.remove(stream) else { continue }
@@ -774,7 +787,8 @@ public final class RemoteClient: Sendable {
                 }
                 // It never left the client: another replica that is connected takes it.
                 if let moved = state.retry(stream, after: .unavailable, now: now) {
-                    retried.append(Retried(stream: stream, frame: moved.frame, sockets: moved.sockets, left: moved.left))
+                    retried.append(
+                        Retried(stream: stream, frame: moved.frame, sockets: moved.sockets, left: moved.left))
                     continue
                 }
                 _ = state.remove(stream)
@@ -879,10 +893,13 @@ public final class RemoteClient: Sendable {
                     if let error {
                         state.counters.errorsByCode[error.code.rawValue, default: 0] += 1
                         if open.retry != nil, error.code == .overloaded || error.code == .unavailable,
-                            let moved = state.retry(frame.stream, after: error.code, answered: true, now: .now)
+                            let moved = state.retry(
+                                frame.stream, after: error.code, answered: true, now: .now)
                         {
                             retried.append(
-                                Retried(stream: frame.stream, frame: moved.frame, sockets: moved.sockets, left: -1))
+                                Retried(
+                                    stream: frame.stream, frame: moved.frame, sockets: moved.sockets, left: -1
+                                ))
                             continue
                         }
                     }
@@ -953,7 +970,9 @@ public final class RemoteClient: Sendable {
                 var ended: [(UInt64, Pending)] = []
                 for stream in state.pending.filter({ $0.value.replica == replica }).keys.sorted() {
                     if let moved = state.retry(stream, after: .unavailable, now: now) {
-                        retried.append(Retried(stream: stream, frame: moved.frame, sockets: moved.sockets, left: moved.left))
+                        retried.append(
+                            Retried(
+                                stream: stream, frame: moved.frame, sockets: moved.sockets, left: moved.left))
                     } else if let call = state.remove(stream) {
                         ended.append((stream, call))
                     }
@@ -1014,7 +1033,8 @@ public final class RemoteClient: Sendable {
         }
         let method = RequestMethod<NoParameters, ShardEndpoints>.shardEndpoints.name
         _ = open(
-            .request, method, Result { () throws(RemoteError) in try coder.encode(NoParameters()) }, input: nil,
+            .request, method, Result { () throws(RemoteError) in try coder.encode(NoParameters()) },
+            input: nil,
             deadline: nil, receiver: receiver, on: replica)
     }
 
@@ -1041,7 +1061,8 @@ public final class RemoteClient: Sendable {
             let added: Replica
             do {
                 added = Self.attach(
-                    try Self.connect(endpoint, context: context, configuration: configuration), endpoint: endpoint,
+                    try Self.connect(endpoint, context: context, configuration: configuration),
+                    endpoint: endpoint,
                     configured: nil, as: replica, to: loop, inbox: inbox, configuration: configuration)
             } catch {
                 return  // not an endpoint this client can dial: the shards it reached still serve
@@ -1056,7 +1077,8 @@ public final class RemoteClient: Sendable {
     /// bracketed IPv6 address, not a wildcard, not a `source;host` pair.
     public static func resolvableHost(of endpoint: String) -> String? {
         let prefix = "tcp://"
-        guard endpoint.hasPrefix(prefix), !endpoint.contains(";"), let colon = endpoint.lastIndex(of: ":") else {
+        guard endpoint.hasPrefix(prefix), !endpoint.contains(";"), let colon = endpoint.lastIndex(of: ":")
+        else {
             return nil
         }
         let start = endpoint.index(endpoint.startIndex, offsetBy: prefix.count)
@@ -1086,7 +1108,8 @@ public final class RemoteClient: Sendable {
                     entry.pointee.ai_addr, entry.pointee.ai_addrlen, &text, socklen_t(text.count), nil, 0,
                     NI_NUMERICHOST) == 0
             else { continue }
-            let address = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            let address = String(
+                decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             if !addresses.contains(address) { addresses.append(address) }
         }
         return addresses
@@ -1107,7 +1130,9 @@ public final class RemoteClient: Sendable {
         }
         let missing = state.withLock { state in
             wanted.filter { endpoint in
-                !state.replicas.contains { $0.configured == configured && $0.endpoint == endpoint && !$0.isDetached }
+                !state.replicas.contains {
+                    $0.configured == configured && $0.endpoint == endpoint && !$0.isDetached
+                }
             }
         }
         // Only this thread adds replicas, so the indices stay free until appended.
@@ -1117,7 +1142,8 @@ public final class RemoteClient: Sendable {
             do {
                 added.append(
                     Self.attach(
-                        try Self.connect(endpoint, context: context, configuration: configuration), endpoint: endpoint,
+                        try Self.connect(endpoint, context: context, configuration: configuration),
+                        endpoint: endpoint,
                         configured: configured, as: first + added.count, to: loop, inbox: inbox,
                         configuration: configuration))
             } catch {
@@ -1173,7 +1199,8 @@ private final class ResolverThread: Sendable {
     private let stopped = DispatchSemaphore(value: 0)
 
     init(
-        names: [String], resolver: RemoteClient.NameResolver, interval: Duration, loop: SocketLoop, inbox: Inbox,
+        names: [String], resolver: RemoteClient.NameResolver, interval: Duration, loop: SocketLoop,
+        inbox: Inbox,
         name: String
     ) {
         self.names = names
@@ -1197,7 +1224,8 @@ private final class ResolverThread: Sendable {
         let wait = DispatchTimeInterval.milliseconds(Int(clamping: max(1, interval.wholeMilliseconds)))
         repeat {
             for endpoint in names {
-                guard let host = RemoteClient.resolvableHost(of: endpoint), let addresses = resolver.resolve(host),
+                guard let host = RemoteClient.resolvableHost(of: endpoint),
+                    let addresses = resolver.resolve(host),
                     !addresses.isEmpty
                 else { continue }
                 let inbox = self.inbox

@@ -135,7 +135,9 @@ public final class RemoteServer: Sendable {
         self.ownsLoop = ownsLoop
         let router = try Socket(context, .router, linger: 0)
         try router.set(.routerMandatory, true)
-        if configuration.endpoints.contains(where: { $0.hasPrefix("tcp://[") }) { try router.set(.ipv6, true) }
+        if configuration.endpoints.contains(where: { $0.hasPrefix("tcp://[") }) {
+            try router.set(.ipv6, true)  // to bind an IPv6 address
+        }
         // Messages up to `readableMessageLength` (or the limit plus some slack, if larger) are read
         // and an oversize body is answered `too_large`; larger ones disconnect their sender before
         // they are read (ZeroMQ's own limit), so a client never waits out its deadline for a
@@ -279,11 +281,17 @@ final class EarlyReply: Sendable {
     private let state = Mutex(State())
 
     /// While the request is being started, keeps `answer` (the first one) and returns nil; after
-    /// that, returns the stream the request was registered as, which `answer` is for (nil if the
-    /// request was answered while starting: a second answer is ignored).
+    /// that, returns the stream the request was registered as, which `answer` is for, once (nil if
+    /// the request was answered while starting, and for a second answer: it is ignored).
+    ///
+    /// The stream is handed over rather than kept: it holds the subscription whose observer holds
+    /// this reply, so keeping it would make a cycle that outlives the request.
     func keepIfStarting(_ answer: Result<[UInt8], RemoteError>) -> ServerCore.OpenStream? {
         state.withLock { state in
-            guard state.starting else { return state.stream }
+            guard state.starting else {
+                defer { state.stream = nil }
+                return state.stream
+            }
             state.answer = state.answer ?? answer
             return nil
         }
@@ -629,6 +637,8 @@ actor ServerCore {
         _ key: StreamKey, _ stream: OpenStream, with result: Result<[UInt8], RemoteError>, loop: SocketLoop.Group
     ) {
         guard streams[key] === stream, close(key) != nil else { return }
+        // The graph has answered: release it now, not when the stream's deadline entry goes.
+        stream.subscription.dispose()
         sendAnswer(result, key: key, loop: loop)
     }
 

@@ -44,7 +44,8 @@ struct FailoverIntegrationTests {
                         group.addTask {
                             do {
                                 _ = try await client.request(
-                                    Methods.Auth.exists, ExistsRequest(username: "user_\(index)", client: "load-\(index)")
+                                    Methods.Auth.exists,
+                                    ExistsRequest(username: "user_\(index)", client: "load-\(index)")
                                 ).value
                             } catch {
                                 failures.add("\(index): \(error)")

@@ -96,7 +96,8 @@ struct LoadTestIntegrationTests {
                 let json = directory.file("replicas.json")
                 let (ended, output, errors) = try await runLoadTest(
                     [
-                        "--endpoint", "\(first.endpoint),\(second.endpoint)", "--curve", "off", "--users", "10",
+                        "--endpoint", "\(first.endpoint),\(second.endpoint)", "--curve", "off", "--users",
+                        "10",
                         "--warmup", "0s", "--scenario", "mix:exists=70,register=30", "--rate", "100",
                         "--duration", "2s", "--json", json,
                     ], in: directory)

@@ -41,7 +41,8 @@ private struct Replicas {
             }
             servers.append(
                 try RemoteServer(
-                    context: context, configuration: .init(endpoints: [endpoints?[index] ?? "tcp://127.0.0.1:*"]),
+                    context: context,
+                    configuration: .init(endpoints: [endpoints?[index] ?? "tcp://127.0.0.1:*"]),
                     handlers: handlers))
         }
         self.servers = servers
@@ -63,8 +64,10 @@ private func eventually(_ condition: () -> Bool) async {
 private func whoami(_ client: RemoteClient, idempotent: Bool = false, deadline: Duration? = nil) async throws
     -> String
 {
-    try await client.request("whoami", NoParameters(), as: String.self, deadline: deadline, idempotent: idempotent)
-        .value
+    try await client.request(
+        "whoami", NoParameters(), as: String.self, deadline: deadline, idempotent: idempotent
+    )
+    .value
 }
 
 /// Starts `count` calls of `hang` (with `idempotent`), returning their outcomes as tasks.
@@ -93,7 +96,8 @@ struct BalancingTests {
         let replicas = try Replicas(count: 2)
         let client = try RemoteClient(
             context: replicas.context,
-            configuration: .init(endpoints: replicas.endpoints, deadline: .seconds(30), pingInterval: .seconds(60)))
+            configuration: .init(
+                endpoints: replicas.endpoints, deadline: .seconds(30), pingInterval: .seconds(60)))
         await waitUntilConnected(client, replica: 0)
         await waitUntilConnected(client, replica: 1)
         let held = client.request("hang", NoParameters(), as: String.self).subscribe { _ in }
@@ -117,7 +121,8 @@ struct BalancingTests {
     @Test func idempotentCallsOnAReplicaThatDiesFailOverWithinTheirDeadline() async throws {
         let replicas = try Replicas(count: 2)
         let client = try RemoteClient(
-            context: replicas.context, configuration: .init(endpoints: replicas.endpoints, deadline: .seconds(30)))
+            context: replicas.context,
+            configuration: .init(endpoints: replicas.endpoints, deadline: .seconds(30)))
         await waitUntilConnected(client, replica: 0)
         await waitUntilConnected(client, replica: 1)
         // Half the calls go to each replica; both hold them.
@@ -149,7 +154,8 @@ struct BalancingTests {
     @Test func aCallThatMayHaveRunIsNotSentAgainUnlessItsMethodAllowsIt() async throws {
         let replicas = try Replicas(count: 2)
         let client = try RemoteClient(
-            context: replicas.context, configuration: .init(endpoints: replicas.endpoints, deadline: .seconds(30)))
+            context: replicas.context,
+            configuration: .init(endpoints: replicas.endpoints, deadline: .seconds(30)))
         await waitUntilConnected(client, replica: 0)
         await waitUntilConnected(client, replica: 1)
         let calls = hangingCalls(client, 4, idempotent: false, deadline: .seconds(20))
@@ -175,7 +181,8 @@ struct BalancingTests {
     @Test func aCallRefusedAsOverloadedIsAnsweredByAnotherReplica() async throws {
         let replicas = try Replicas(count: 2, refusing: [0])
         let client = try RemoteClient(
-            context: replicas.context, configuration: .init(endpoints: replicas.endpoints, deadline: .seconds(10)))
+            context: replicas.context,
+            configuration: .init(endpoints: replicas.endpoints, deadline: .seconds(10)))
         await waitUntilConnected(client, replica: 0)
         await waitUntilConnected(client, replica: 1)
         // Not idempotent: refused without running, it is safe to send again anyway.
@@ -203,7 +210,8 @@ struct BalancingTests {
         let context = try Context()
         let client = try RemoteClient(
             context: context,
-            configuration: .init(endpoints: [dead, live], deadline: .seconds(20), connectTimeout: .seconds(2)))
+            configuration: .init(
+                endpoints: [dead, live], deadline: .seconds(20), connectTimeout: .seconds(2)))
         // Nothing is connected: it waits on the first configured replica.
         let call = Task { try await whoami(client) }
         await eventually { client.callsInFlight == [1, 0] }
@@ -291,7 +299,8 @@ struct ResolutionTests {
         let client = try RemoteClient(
             context: context,
             configuration: .init(
-                endpoints: ["tcp://localhost:\(port)"], deadline: .seconds(5), resolveInterval: .milliseconds(50)))
+                endpoints: ["tcp://localhost:\(port)"], deadline: .seconds(5),
+                resolveInterval: .milliseconds(50)))
         let expected = addresses.filter { $0 == "127.0.0.1" || $0 == "::1" }.map {
             $0.contains(":") ? "tcp://[\($0)]:\(port)" : "tcp://\($0):\(port)"
         }

@@ -207,6 +207,36 @@ struct RemoteStreamsTests {
         await fixture.stop()
     }
 
+    @Test func aRequestAnsweredLaterLeavesNothingBehind() async throws {
+        // Each request's graph holds a tracker, which signals when it is freed.
+        final class Tracker: Sendable {
+            let freed: DispatchSemaphore
+            init(_ freed: DispatchSemaphore) { self.freed = freed }
+            deinit { freed.signal() }
+        }
+        let freed = DispatchSemaphore(value: 0)
+        var handlers = RemoteHandlers()
+        handlers.request("math.add.later") { (pair: Pair) in
+            let tracker = Tracker(freed)
+            return Single.create { done in
+                DispatchQueue.global().async { done(.success(pair.a + pair.b)) }
+                return Disposables.create()
+            }
+            .map { sum in withExtendedLifetime(tracker) { sum } }
+        }
+        let fixture = try Fixture(handlers: handlers)
+        let requests = 5
+        for index in 0..<requests {
+            let sum = try await fixture.client.request("math.add.later", Pair(a: index, b: 1), as: Int.self)
+                .value
+            #expect(sum == index + 1)
+        }
+        // Answered, so freed: not kept until the deadline (30 s) nor for the server's life.
+        for _ in 0..<requests { #expect(await arrived(freed)) }
+        #expect(await fixture.server.counters.openStreams == 0)
+        await fixture.stop()
+    }
+
     @Test func theServerEnforcesTheDeadline() async throws {
         let disposed = DispatchSemaphore(value: 0)
         var handlers = RemoteHandlers()
