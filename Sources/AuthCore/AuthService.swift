@@ -71,36 +71,94 @@ public struct AuthConfiguration: Sendable {
 public actor AuthGraphs {
     /// The loop whose executor this actor runs on.
     public nonisolated let loop: SocketLoop
-    /// Throttling and rate limits (docs/security/throttling.md).
+    /// Throttling and rate limits (docs/security/throttling.md): the logins' unless they are
+    /// ``shared``, and `auth.exists`'s always.
     var throttle: ThrottleState
+    /// Where logins are throttled when the state is shared by several processes (PostgreSQL), else
+    /// nil: ``throttle``.
+    nonisolated let shared: (any SharedLoginThrottle)?
     /// Account events, sent only from the actor (so an observer is never entered twice at once).
     nonisolated let events = PublishSubject<AccountEvent>()
 
-    /// An actor on `loop`'s executor, throttling by `policy`.
-    public init(on loop: SocketLoop, policy: ThrottlePolicy) {
+    /// An actor on `loop`'s executor, throttling logins by `policy` in the process, or through
+    /// `shared` when the state is shared by several processes (PostgreSQL).
+    public init(on loop: SocketLoop, policy: ThrottlePolicy, shared: (any SharedLoginThrottle)? = nil) {
         self.loop = loop
         throttle = ThrottleState(policy: policy)
+        self.shared = shared
     }
 
     public nonisolated var unownedExecutor: UnownedSerialExecutor { loop.executor.asUnownedSerialExecutor() }
 
-    /// Admits `attempt` unless it was disposed first (nil then: nothing was taken).
-    func admit(_ attempt: LoginAttempt, now: ContinuousClock.Instant) -> ThrottleState.Admission? {
-        guard attempt.phase == .pending else { return nil }
-        let admission = throttle.admitLogin(account: attempt.account, from: attempt.origin, now: now)
-        attempt.phase = admission == .allowed ? .inFlight : .settled
-        return admission
+    /// Where an admission stands once asked for.
+    enum AdmissionStep {
+        /// Decided here, at once.
+        case decided(ThrottleState.Admission)
+        /// Asked of the shared throttle: its answer goes to ``finishAdmission(_:_:)``.
+        case asking(Single<ThrottleState.Admission>)
+        /// The attempt was disposed first: nothing was taken.
+        case gone
     }
 
-    /// Records the verdict of an attempt in flight: true when a failure locked its origin out.
-    func settle(_ attempt: LoginAttempt, succeeded: Bool, now: ContinuousClock.Instant) -> Bool {
-        guard attempt.phase == .inFlight else { return false }
+    /// Admits `attempt` (here, or by asking the shared throttle) unless it was disposed first.
+    func admit(_ attempt: LoginAttempt, now: ContinuousClock.Instant) -> AdmissionStep {
+        guard attempt.phase == .pending else { return .gone }
+        if let shared {
+            attempt.phase = .admitting
+            return .asking(shared.admit(account: attempt.account, from: attempt.origin))
+        }
+        let admission = throttle.admitLogin(account: attempt.account, from: attempt.origin, now: now)
+        attempt.phase = admission == .allowed ? .inFlight : .settled
+        return .decided(admission)
+    }
+
+    /// The shared throttle's answer to an attempt's admission: nil when the attempt was disposed
+    /// meanwhile (an admission it got is then given back at once).
+    func finishAdmission(_ attempt: LoginAttempt, _ answer: SingleEvent<ThrottleState.Admission>)
+        -> SingleEvent<ThrottleState.Admission>?
+    {
+        switch attempt.phase {
+        case .admitting:
+            if case .success(.allowed) = answer { attempt.phase = .inFlight } else { attempt.phase = .settled }
+            return answer
+        case .leftWhileAdmitting:
+            attempt.phase = .settled
+            if case .success(.allowed) = answer, let shared {
+                Self.send(shared.recordAbandoned(account: attempt.account, from: attempt.origin))
+            }
+            return nil
+        case .pending, .inFlight, .settled:
+            return nil
+        }
+    }
+
+    /// What recording a verdict did.
+    enum Settlement {
+        /// Recorded: whether a failure locked its origin out.
+        case recorded(locked: Bool)
+        /// Being recorded by the shared throttle: it answers whether a failure locked the origin out
+        /// (false when it could not be recorded: the attempt's in-flight mark then lapses instead).
+        case recording(Single<Bool>)
+    }
+
+    /// Records the verdict of an attempt in flight.
+    func settle(_ attempt: LoginAttempt, succeeded: Bool, now: ContinuousClock.Instant) -> Settlement {
+        guard attempt.phase == .inFlight else { return .recorded(locked: false) }
         attempt.phase = .settled
+        if let shared {
+            if succeeded {
+                Self.send(shared.recordSuccess(account: attempt.account, from: attempt.origin))
+                return .recorded(locked: false)
+            }
+            return .recording(
+                shared.recordFailure(account: attempt.account, from: attempt.origin).catch { _ in .just(false) })
+        }
         if succeeded {
             throttle.recordSuccess(account: attempt.account, from: attempt.origin)
-            return false
+            return .recorded(locked: false)
         }
-        return throttle.recordFailure(account: attempt.account, from: attempt.origin, now: now)
+        return .recorded(
+            locked: throttle.recordFailure(account: attempt.account, from: attempt.origin, now: now))
     }
 
     /// An attempt that ends without a verdict (an error, or its caller went away): it is no longer
@@ -108,11 +166,22 @@ public actor AuthGraphs {
     func abandon(_ attempt: LoginAttempt) {
         switch attempt.phase {
         case .pending: attempt.phase = .settled
+        case .admitting: attempt.phase = .leftWhileAdmitting
         case .inFlight:
             attempt.phase = .settled
-            throttle.recordAbandoned(account: attempt.account, from: attempt.origin)
-        case .settled: break
+            if let shared {
+                Self.send(shared.recordAbandoned(account: attempt.account, from: attempt.origin))
+            } else {
+                throttle.recordAbandoned(account: attempt.account, from: attempt.origin)
+            }
+        case .leftWhileAdmitting, .settled: break
         }
+    }
+
+    /// Runs a record of the shared throttle whose answer nobody waits for (it gives tokens back or
+    /// clears a pair; if it fails, the attempt's in-flight mark lapses instead).
+    private static func send(_ record: Single<Void>) {
+        _ = record.subscribe { _ in }
     }
 
     /// Sends an account event.
@@ -129,6 +198,11 @@ final class LoginAttempt: Sendable {
     enum Phase: Sendable {
         /// Not admitted yet.
         case pending
+        /// Asked of the shared throttle, no answer yet.
+        case admitting
+        /// Disposed while the shared throttle was asked: an admission that comes back is given
+        /// back at once.
+        case leftWhileAdmitting
         /// Admitted: it counts as a failure until it is settled or abandoned.
         case inFlight
         /// Refused, recorded or abandoned: nothing more to do.
@@ -225,10 +299,15 @@ public final class AuthService: Sendable {
 
     /// A service over `store`, hashing on `hashing`, whose state lives in an ``AuthGraphs`` actor on
     /// `loop`'s executor (the process's event loop; without one the service makes a loop of its own).
+    ///
+    /// Logins are throttled in the process (``ThrottleState``) unless `sharedThrottle` is given
+    /// (the PostgreSQL store's ``PostgresLoginThrottle``, shared by every replica on the database);
+    /// `auth.exists` is rate-limited in the process either way.
     public init(
         store: any AccountStore, hashing: PasswordHashingPool,
         configuration: AuthConfiguration = AuthConfiguration(),
-        clock: AuthClock = .system, loop: SocketLoop? = nil
+        clock: AuthClock = .system, loop: SocketLoop? = nil,
+        sharedThrottle: (any SharedLoginThrottle)? = nil
     ) {
         self.store = store
         self.hashing = hashing
@@ -236,7 +315,7 @@ public final class AuthService: Sendable {
         self.clock = clock
         let (loop, own) = SocketLoop.forService(loop, name: "auth-graphs")
         ownLoop = own
-        graphs = AuthGraphs(on: loop, policy: configuration.throttle)
+        graphs = AuthGraphs(on: loop, policy: configuration.throttle, shared: sharedThrottle)
         scheduler = ActorScheduler(graphs, on: loop)
         home = nil
     }
@@ -362,8 +441,8 @@ public final class AuthService: Sendable {
             let attempt = LoginAttempt(account: username, origin: origin)
             // The verification, then the session's commit: disposing ends whichever runs.
             let work = SerialDisposable()
-            scheduler.schedule(isolated: { graphs in
-                guard let admission = graphs.admit(attempt, now: self.clock.now()) else { return }
+            // The admission's answer, on the actor.
+            let admitted: @Sendable (ThrottleState.Admission) -> Void = { admission in
                 switch admission {
                 case .allowed:
                     if device != nil { self.count { $0.deviceLogins += 1 } }
@@ -386,6 +465,24 @@ public final class AuthService: Sendable {
                             LoginResponse(
                                 statusCode: 429, message: .loginThrottled,
                                 retryAfter: Self.wholeSeconds(retryAfter))))
+                }
+            }
+            scheduler.schedule(isolated: { graphs in
+                switch graphs.admit(attempt, now: self.clock.now()) {
+                case .gone: return
+                case .decided(let admission): admitted(admission)
+                case .asking(let answer):
+                    // Not part of `work`: the answer must arrive even when the attempt is disposed
+                    // meanwhile, so that an admission it got is given back.
+                    _ = answer.subscribe { event in
+                        scheduler.schedule(isolated: { graphs in
+                            switch graphs.finishAdmission(attempt, event) {
+                            case nil: return
+                            case .success(let admission): admitted(admission)
+                            case .failure(let error): done(.failure(self.translate(error)))
+                            }
+                        })
+                    }
                 }
             })
             return Disposables.create {
@@ -428,14 +525,20 @@ public final class AuthService: Sendable {
             graphs.abandon(attempt)
             return .error(translate(error))
         case .success(nil):
-            let locked = graphs.settle(attempt, succeeded: false, now: clock.now())
-            count {
-                $0.failedLogins += 1
-                if locked { $0.locks += 1 }
+            let answer: @Sendable (isolated AuthGraphs, Bool) -> LoginResponse = { graphs, locked in
+                self.count {
+                    $0.failedLogins += 1
+                    if locked { $0.locks += 1 }
+                }
+                graphs.emit(.failed, username, client)
+                if locked { graphs.emit(.locked, username, client) }
+                return LoginResponse(statusCode: 401, message: .loginWrongPassword)
             }
-            graphs.emit(.failed, username, client)
-            if locked { graphs.emit(.locked, username, client) }
-            return .just(LoginResponse(statusCode: 401, message: .loginWrongPassword))
+            switch graphs.settle(attempt, succeeded: false, now: clock.now()) {
+            case .recorded(let locked): return .just(answer(graphs, locked))
+            case .recording(let locked):
+                return locked.flatMap { [self] locked in onGraphs { graphs in answer(graphs, locked) } }
+            }
         case .success(let account?):
             _ = graphs.settle(attempt, succeeded: true, now: clock.now())
             let token = Token.generate()

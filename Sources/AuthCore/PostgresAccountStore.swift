@@ -14,7 +14,10 @@ import Synchronization
 ///   Every write is answered after the commit.
 /// - One reader thread with its own connection answers lookups, every lookup queued at once in one
 ///   pipeline.
-/// - Both reconnect by themselves with backoff. While either is down, calls answer `unavailable` at
+/// - One throttle thread with its own connection runs the login throttle's statements
+///   (``PostgresLoginThrottle``): every statement queued at once in one pipeline, each in a
+///   transaction of its own.
+/// - All three reconnect by themselves with backoff. While one is down, calls answer `unavailable` at
 ///   once and ``isReachable`` is false; a write whose connection broke before its commit was
 ///   confirmed answers `unavailable` too (it may or may not have been committed: a registration
 ///   retried with the same registration key then answers its original success).
@@ -107,7 +110,8 @@ public final class PostgresAccountStore: AccountStore {
             CREATE INDEX sessions_by_expiry ON sessions (expires_at);
             CREATE INDEX sessions_by_account ON sessions (account_id);
             """
-        )
+        ),
+        (2, PostgresLoginThrottle.schema),
     ]
 
     static let createAccount = PreparedStatement(
@@ -166,6 +170,9 @@ public final class PostgresAccountStore: AccountStore {
     let writer: PostgresThread<Job>
     /// The reader thread.
     let reader: PostgresThread<Job>
+    /// The thread of the login throttle's statements (``PostgresLoginThrottle``): each statement
+    /// its own transaction, a batch in one pipeline.
+    let throttler: PostgresThread<Job>
     private let counters_: Box<Mutex<Counters>>
     private let report: @Sendable (String) -> Void
 
@@ -229,19 +236,36 @@ public final class PostgresAccountStore: AccountStore {
             await writer.stop()
             throw error
         }
+        do {
+            throttler = try await PostgresThread<Job>(
+                name: "auth-store-throttle", capacity: configuration.writeQueueCapacity,
+                backoff: configuration.backoff,
+                connect: { _ in try Connection(url) },
+                process: { jobs, connection in Self.runSeparately(jobs, on: connection, timeout: timeout) },
+                refuse: { jobs in Self.refuse(jobs) },
+                changed: { connected, reason in
+                    if !connected { count { $0.disconnects += 1 } }
+                    links.changed(throttler: connected, reason: reason)
+                })
+        } catch {
+            await writer.stop()
+            await reader.stop()
+            throw error
+        }
     }
 
     /// Stops the threads after the queued work (the writes are committed first).
     public func close() async {
         await writer.stop()
         await reader.stop()
+        await throttler.stop()
     }
 
     /// The counters so far.
     public var counters: Counters { counters_.value.withLock { $0 } }
 
-    /// True while both connections are up.
-    public var isReachable: Bool { writer.isConnected && reader.isConnected }
+    /// True while every connection is up.
+    public var isReachable: Bool { writer.isConnected && reader.isConnected && throttler.isConnected }
 
     // MARK: Threads' work
 
@@ -355,6 +379,22 @@ public final class PostgresAccountStore: AccountStore {
         return nil
     }
 
+    /// Runs `jobs` as one pipeline with a sync after each statement: each is its own transaction,
+    /// so a statement holds its row locks only while it runs (statements of several replicas
+    /// cannot deadlock across a batch) and one that fails fails alone.
+    private static func runSeparately(_ jobs: [Job], on connection: Connection, timeout: Duration)
+        -> PostgresError?
+    {
+        do {
+            let outcomes = try connection.pipelineSeparately(jobs.map(\.statement), timeout: timeout)
+            for (job, outcome) in zip(jobs, outcomes) { job.complete(outcome) }
+            return nil
+        } catch {
+            for job in jobs { job.complete(.failure(error)) }
+            return error
+        }
+    }
+
     private static func refuse(_ jobs: [Job]) {
         let error = PostgresError(.connection, message: "the connection was lost", function: "PostgresThread")
         for job in jobs { job.complete(.failure(error)) }
@@ -413,6 +453,40 @@ public final class PostgresAccountStore: AccountStore {
         _ decode: @escaping @Sendable (ResultSet) throws -> T
     ) -> Single<T> {
         run(on: reader, .prepared(statement, parameters), decode)
+    }
+
+    /// Runs one record of the login throttle that must not be lost to an outage: while the database
+    /// is unreachable it waits for the connection (within the queue's capacity), and one that met a
+    /// broken connection is sent again once it is back, up to `attempts` times. Answers once it ran.
+    func throttleRecord(_ statement: PreparedStatement, _ parameters: [PostgresValue], attempts: Int = 3)
+        -> Single<Void>
+    {
+        Single.create { [self] done in
+            submitRecord(.prepared(statement, parameters), attempts: attempts, done)
+            return Disposables.create()
+        }
+    }
+
+    private func submitRecord(
+        _ statement: PipelineStatement, attempts: Int, _ done: @escaping @Sendable (SingleEvent<Void>) -> Void
+    ) {
+        let job = Job(statement: statement) { [self] outcome in
+            switch outcome {
+            case .success: done(.success(()))
+            case .failure(let error) where error.isConnectionFailure && attempts > 1:
+                submitRecord(statement, attempts: attempts - 1, done)
+            case .failure(let error): fail(done, error)
+            }
+        }
+        if case .full = throttler.submitDeferrable(job) { done(.failure(Self.overloaded)) }
+    }
+
+    /// Runs one statement of the login throttle on its thread.
+    func throttle<T: Sendable>(
+        _ statement: PreparedStatement, _ parameters: [PostgresValue],
+        _ decode: @escaping @Sendable (ResultSet) throws -> T
+    ) -> Single<T> {
+        run(on: throttler, .prepared(statement, parameters), decode)
     }
 
     public func createAccount(
@@ -479,19 +553,20 @@ private final class Box<Value: ~Copyable & Sendable>: Sendable {
     init(_ value: consuming Value) { self.value = value }
 }
 
-/// Both threads' connection states, turned into changes of the store's reachability.
+/// The threads' connection states, turned into changes of the store's reachability.
 private final class Links: Sendable {
-    private let state = Mutex((writer: true, reader: true))
+    private let state = Mutex((writer: true, reader: true, throttler: true))
     private let notify: @Sendable (Bool, String?) -> Void
 
     init(_ notify: @escaping @Sendable (Bool, String?) -> Void) { self.notify = notify }
 
-    func changed(writer: Bool? = nil, reader: Bool? = nil, reason: String?) {
+    func changed(writer: Bool? = nil, reader: Bool? = nil, throttler: Bool? = nil, reason: String?) {
         let (before, after) = state.withLock { state in
-            let before = state.writer && state.reader
+            let before = state.writer && state.reader && state.throttler
             if let writer { state.writer = writer }
             if let reader { state.reader = reader }
-            return (before, state.writer && state.reader)
+            if let throttler { state.throttler = throttler }
+            return (before, state.writer && state.reader && state.throttler)
         }
         if before != after { notify(after, reason) }
     }

@@ -25,6 +25,8 @@ final class PostgresThread<Job: Sendable>: Sendable {
 
     private struct State: Sendable {
         var jobs: [Job] = []
+        /// Jobs kept while the connection is down, run first once it is back.
+        var deferred: [Job] = []
         var connected = true
         var stopping = false
         var stopped = false
@@ -82,6 +84,22 @@ final class PostgresThread<Job: Sendable>: Sendable {
         return submission
     }
 
+    /// Queues `job` like ``submit(_:)``, except that while the connection is down it is kept
+    /// (within the capacity) and run first once the connection is back, instead of refused.
+    func submitDeferrable(_ job: Job) -> Submission {
+        let submission = state.withLock { state -> Submission in
+            guard !state.stopping, state.jobs.count + state.deferred.count < capacity else { return .full }
+            if state.connected {
+                state.jobs.append(job)
+            } else {
+                state.deferred.append(job)
+            }
+            return .queued
+        }
+        wake.signal()
+        return submission
+    }
+
     /// The number of jobs waiting.
     var queued: Int { state.withLock { $0.jobs.count } }
 
@@ -111,10 +129,23 @@ final class PostgresThread<Job: Sendable>: Sendable {
         var batch: [Job] = []
         while true {
             guard let open = connection else {
-                if state.withLock({ $0.stopping }) { return }
+                if state.withLock({ $0.stopping }) {
+                    let deferred = state.withLock { state -> [Job] in
+                        defer { state.deferred = [] }
+                        return state.deferred
+                    }
+                    if !deferred.isEmpty { refuse(deferred) }
+                    return
+                }
                 do {
                     connection = try connect(false)
-                    state.withLock { $0.connected = true }
+                    let resumed = state.withLock { state -> Bool in
+                        state.connected = true
+                        state.jobs.insert(contentsOf: state.deferred, at: 0)
+                        state.deferred = []
+                        return !state.jobs.isEmpty
+                    }
+                    if resumed { wake.signal() }
                     delay = backoff.lowerBound
                     changed(true, nil)
                 } catch {

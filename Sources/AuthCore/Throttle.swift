@@ -25,6 +25,11 @@ public struct ThrottlePolicy: Sendable, Hashable {
     public var existsBurst: Int
     /// The most clients and account/client pairs remembered; past it, the oldest are forgotten.
     public var maximumTracked: Int
+    /// How long an admitted attempt counts as in flight at most, where throttle state is shared by
+    /// several processes (``PostgresLoginThrottle``): a process that dies mid-attempt never records
+    /// it, so its mark lapses this long after the pair's latest admission. ``ThrottleState`` (one
+    /// process, which records every attempt it admitted) keeps marks until they are recorded.
+    public var inFlightExpiry: Duration
 
     /// The defaults.
     public init(
@@ -32,7 +37,8 @@ public struct ThrottlePolicy: Sendable, Hashable {
         lockAfter: Int = 10, lockDuration: Duration = .seconds(15 * 60),
         failureMemory: Duration = .seconds(60 * 60), clientFailuresPerMinute: Int = 30,
         accountFreeFailures: Int = 10, accountFailuresPerMinute: Int = 3,
-        existsPerSecond: Int = 50, existsBurst: Int = 100, maximumTracked: Int = 100_000
+        existsPerSecond: Int = 50, existsBurst: Int = 100, maximumTracked: Int = 100_000,
+        inFlightExpiry: Duration = .seconds(60)
     ) {
         self.freeFailures = freeFailures
         self.baseDelay = baseDelay
@@ -46,6 +52,7 @@ public struct ThrottlePolicy: Sendable, Hashable {
         self.existsPerSecond = existsPerSecond
         self.existsBurst = existsBurst
         self.maximumTracked = maximumTracked
+        self.inFlightExpiry = inFlightExpiry
     }
 }
 

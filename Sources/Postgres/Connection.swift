@@ -104,6 +104,25 @@ public final class Connection {
         throws(PostgresError)
         -> [Result<ResultSet, PostgresError>]
     {
+        try pipeline(statements, syncEach: false, timeout: timeout)
+    }
+
+    /// Sends every statement in one pipeline with a sync after each, so that each one runs in its
+    /// own implicit transaction (committed on its own, holding its row locks only while it runs),
+    /// then reads each one's result in order, waiting for the server at most `timeout` in all. A
+    /// statement the server refuses fails alone; the others run. A lost connection or a timeout
+    /// throws: then the outcome of every statement is unknown.
+    public func pipelineSeparately(_ statements: [PipelineStatement], timeout: Duration = .seconds(30))
+        throws(PostgresError)
+        -> [Result<ResultSet, PostgresError>]
+    {
+        try pipeline(statements, syncEach: true, timeout: timeout)
+    }
+
+    private func pipeline(_ statements: [PipelineStatement], syncEach: Bool, timeout: Duration)
+        throws(PostgresError)
+        -> [Result<ResultSet, PostgresError>]
+    {
         let connection = try usable("PQenterPipelineMode")
         let deadline = ContinuousClock.now + timeout
         guard PQenterPipelineMode(connection) == 1 else { throw failure(connection, "PQenterPipelineMode") }
@@ -136,8 +155,13 @@ public final class Connection {
                     marshalled.formats, 0)
             }
             guard sent == 1 else { throw failure(connection, "PQsendQuery") }
+            if syncEach {
+                guard PQpipelineSync(connection) == 1 else { throw failure(connection, "PQpipelineSync") }
+            }
         }
-        guard PQpipelineSync(connection) == 1 else { throw failure(connection, "PQpipelineSync") }
+        if !syncEach {
+            guard PQpipelineSync(connection) == 1 else { throw failure(connection, "PQpipelineSync") }
+        }
         try flush(connection, deadline: deadline)
 
         var outcomes: [Result<ResultSet, PostgresError>] = []
@@ -153,7 +177,15 @@ public final class Connection {
             let outcome = try nextOutcome(connection, deadline: deadline)
             // A statement that could not be prepared fails with the reason, not as skipped.
             outcomes.append(preparation.map { .failure($0) } ?? outcome)
+            if syncEach { try readSync(connection, deadline: deadline) }
         }
+        if !syncEach { try readSync(connection, deadline: deadline) }
+        guard PQexitPipelineMode(connection) == 1 else { throw failure(connection, "PQexitPipelineMode") }
+        return outcomes
+    }
+
+    /// Reads the result that marks a sync of the pipeline.
+    private func readSync(_ connection: OpaquePointer, deadline: ContinuousClock.Instant) throws(PostgresError) {
         guard let sync = try nextResult(connection, deadline: deadline) else {
             throw lost(connection, "PQgetResult", "no sync at the end of the pipeline")
         }
@@ -162,8 +194,6 @@ public final class Connection {
         guard status == PGRES_PIPELINE_SYNC else {
             throw lost(connection, "PQgetResult", "unexpected result at the end of the pipeline")
         }
-        guard PQexitPipelineMode(connection) == 1 else { throw failure(connection, "PQexitPipelineMode") }
-        return outcomes
     }
 
     /// The next statement's result (and the end of its results), as an outcome.

@@ -77,14 +77,16 @@ struct AuthDescription: HostedService {
             minimumUsernameLength: configuration[O.minimumUsername],
             minimumPasswordLength: configuration[O.minimumPassword])
         let loop = process.loops[0]
+        // With PostgreSQL, logins are throttled in the database, by every replica together.
+        let sharedThrottle = store.sharedThrottle(policy: policy)
         let shared = Shared(
-            store: store, pool: pool, graphs: AuthGraphs(on: loop, policy: policy),
+            store: store, pool: pool, graphs: AuthGraphs(on: loop, policy: policy, shared: sharedThrottle),
             configuration: AuthConfiguration(
                 rules: rules, throttle: policy, cost: configuration[O.hashCost].cost,
                 tokenLifetime: configuration[O.tokenLifetime],
                 deviceTokens: DeviceTokens(secret: deviceSecret)),
             loop: loop,
-            purge: nil,
+            purge: nil, sweep: nil,
             health: process.health,
             reachability: reachability,
             listening: [
@@ -110,7 +112,13 @@ struct AuthDescription: HostedService {
                 if count > 0 { logger.info("expired sessions removed", ["count": .integer(count)]) }
             })
         }
-        return shared.with(purge: purge)
+        // Throttle entries back at rest are deleted every minute (by one replica at a time).
+        let sweep = sharedThrottle.map { throttle in
+            loop.schedule(every: .seconds(60)) {
+                _ = throttle.removeResting().subscribe { _ in }
+            }
+        }
+        return shared.with(purge: purge, sweep: sweep)
     }
 
     func start(on shard: HostResources, shared: Shared, handlers: inout RemoteHandlers) async throws -> Running {
@@ -130,15 +138,17 @@ struct AuthDescription: HostedService {
         let loop: SocketLoop
         /// The loop's hourly timer that deletes expired sessions.
         let purge: SocketLoop.TimerID?
+        /// The loop's timer that sweeps the shared throttle's entries at rest (PostgreSQL only).
+        let sweep: SocketLoop.TimerID?
         let health: HealthState
         /// The PostgreSQL store's reachability changes (finished at once for SQLite).
         let reachability: AsyncStream<(reachable: Bool, reason: String?)>
         let listening: [String: LogValue]
 
-        func with(purge: SocketLoop.TimerID) -> Shared {
+        func with(purge: SocketLoop.TimerID, sweep: SocketLoop.TimerID?) -> Shared {
             Shared(
                 store: store, pool: pool, graphs: graphs, configuration: configuration, loop: loop, purge: purge,
-                health: health, reachability: reachability, listening: listening)
+                sweep: sweep, health: health, reachability: reachability, listening: listening)
         }
 
         func stats() async -> [String: [String: Int]] {
@@ -169,6 +179,7 @@ struct AuthDescription: HostedService {
 
         func stop() async {
             if let purge { loop.cancelTimer(purge) }
+            if let sweep { loop.cancelTimer(sweep) }
             await store.close()
             await pool.shutdown()
         }
@@ -213,6 +224,14 @@ enum Store: Sendable {
         if let at = rest.lastIndex(of: "@") { rest = rest[rest.index(after: at)...] }
         if let query = rest.firstIndex(of: "?") { rest = rest[..<query] }
         return "postgresql://" + rest
+    }
+
+    /// The login throttle replicas share (PostgreSQL), or nil: each process throttles alone.
+    func sharedThrottle(policy: ThrottlePolicy) -> (any SharedLoginThrottle)? {
+        switch self {
+        case .sqlite: nil
+        case .postgres(let store): PostgresLoginThrottle(store: store, policy: policy)
+        }
     }
 
     var accountStore: any AccountStore {

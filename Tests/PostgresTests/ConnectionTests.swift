@@ -94,6 +94,39 @@ struct ConnectionTests {
         }
     }
 
+    @Test("a pipeline with a sync after each statement: each commits alone, a failure fails alone")
+    func pipelineSeparately() async throws {
+        try await PostgresCluster.with { cluster in
+            let url = cluster.url
+            try await onThread {
+                let connection = try Connection(url)
+                defer { connection.close() }
+                try connection.execute("CREATE TABLE t (id bigint PRIMARY KEY)")
+                let insert = PreparedStatement("insert_t", "INSERT INTO t VALUES ($1) RETURNING id")
+                let outcomes = try connection.pipelineSeparately(
+                    [1, 2, 1, 3].map { .prepared(insert, [.integer($0)]) }
+                        + [.sql("SELECT txid_current()"), .sql("SELECT txid_current()")])
+                #expect(outcomes.count == 6)
+                #expect(try outcomes[0].get().rows == [["1"]])
+                #expect(try outcomes[1].get().rows == [["2"]])
+                guard case .failure(let duplicate) = outcomes[2] else {
+                    Issue.record("a duplicate key was accepted")
+                    return
+                }
+                #expect(duplicate.sqlState == .uniqueViolation)
+                // Not aborted by the failure before it: its own transaction.
+                #expect(try outcomes[3].get().rows == [["3"]])
+                #expect(try connection.query("SELECT count(*) FROM t").integer(0, 0) == 3)
+                // Two statements, two transactions.
+                let first = try outcomes[4].get().integer(0, 0)
+                let second = try outcomes[5].get().integer(0, 0)
+                #expect(second > first)
+                // The connection is in its ordinary state afterwards.
+                #expect(try connection.query("SELECT 1").integer(0, 0) == 1)
+            }
+        }
+    }
+
     @Test("a server that goes away is a connection failure; connecting to none fails")
     func lostServer() async throws {
         try await PostgresCluster.with { cluster in
