@@ -147,8 +147,11 @@ public actor AuthGraphs {
         attempt.phase = .settled
         if let shared {
             if succeeded {
-                Self.send(shared.recordSuccess(account: attempt.account, from: attempt.origin))
-                return .recorded(locked: false)
+                // Waited for, like a failure: a client that has its answer finds its attempt no longer
+                // in flight and its tokens back, on every replica.
+                return .recording(
+                    shared.recordSuccess(account: attempt.account, from: attempt.origin).map { false }
+                        .catch { _ in .just(false) })
             }
             return .recording(
                 shared.recordFailure(account: attempt.account, from: attempt.origin).catch { _ in .just(false) })
@@ -540,7 +543,11 @@ public final class AuthService: Sendable {
                 return locked.flatMap { [self] locked in onGraphs { graphs in answer(graphs, locked) } }
             }
         case .success(let account?):
-            _ = graphs.settle(attempt, succeeded: true, now: clock.now())
+            let recorded: Single<Bool> =
+                switch graphs.settle(attempt, succeeded: true, now: clock.now()) {
+                case .recorded: .just(false)
+                case .recording(let recording): recording
+                }
             let token = Token.generate()
             let lifetime = Int64(configuration.tokenLifetime.components.seconds)
             // The same device keeps its token; a first login from this client gets a new device.
@@ -548,9 +555,11 @@ public final class AuthService: Sendable {
             let answer = LoginResponse(
                 statusCode: 200, message: .loginOK,
                 user: .init(name: account.username, userToken: token.text, deviceToken: issued.token))
-            return store.addSession(
-                digest: token.digest, accountID: account.id, expiresAt: clock.wallSeconds() + lifetime
-            )
+            let expiresAt = clock.wallSeconds() + lifetime
+            // The success is recorded first: a session that fails to commit still gave the tokens back.
+            return recorded.flatMap { [store] _ in
+                store.addSession(digest: token.digest, accountID: account.id, expiresAt: expiresAt)
+            }
             .flatMap { [self] _ in
                 onGraphs { graphs in
                     self.count { $0.logins += 1 }

@@ -396,10 +396,14 @@ private final class ReplicaLoad: Sendable {
         let fresh = "load_\(worker)_\(round)"
         switch round % 3 {
         case 0:
+            // Each worker is an end client of its own, as the gateway names them: one client's
+            // attempts in flight count as failures until answered (docs/security/throttling.md), so
+            // workers sharing one identity would be throttled by their own concurrency.
             return await record(
                 "login steady_user",
                 caller.request(
-                    Methods.Auth.login, LoginRequest(username: "steady_user", password: "correct horse"))
+                    Methods.Auth.login,
+                    LoginRequest(username: "steady_user", password: "correct horse", client: "worker-\(worker)"))
             ) { answer in answer.statusCode == 200 ? nil : "\(answer.statusCode) \(answer.message)" }
         case 1:
             return await record(
