@@ -12,7 +12,7 @@ struct DeployedProcess {
 
 let processes = [
     DeployedProcess(
-        name: "auth", binary: "auth-service", prefix: "AUTH", port: 5562, workload: "StatefulSet"),
+        name: "auth", binary: "auth-service", prefix: "AUTH", port: 5562, workload: "Deployment"),
     DeployedProcess(
         name: "validation", binary: "validation-service", prefix: "VALIDATION", port: 5561,
         workload: "Deployment"),
@@ -113,7 +113,7 @@ struct KubernetesManifestTests {
         func named(_ kind: String, _ name: String) -> [String: Any]? {
             all.first { $0.string("kind") == kind && $0.object("metadata").string("name") == name }
         }
-        let auth = try #require(named("StatefulSet", "auth")).object("spec")
+        let auth = try #require(named("Deployment", "auth")).object("spec")
         let replicas = try #require(auth["replicas"] as? Int)
         #expect(replicas > 1)
         // No volume of its own: the accounts are in the database, not in the pod.
@@ -207,8 +207,8 @@ struct KubernetesManifestTests {
         let rendered = try await parseRendered(result.output)
         let kinds = rendered.compactMap { $0.string("kind") }
         #expect(kinds.filter { $0 == "Service" }.count == 5)
-        #expect(kinds.filter { $0 == "Deployment" }.count == 3)
-        #expect(kinds.filter { $0 == "StatefulSet" }.count == 2)
+        #expect(kinds.filter { $0 == "Deployment" }.count == 4)
+        #expect(kinds.filter { $0 == "StatefulSet" }.count == 1)
         #expect(kinds.filter { $0 == "PodDisruptionBudget" }.count == 1)
         let namespaced = rendered.filter { $0.string("kind") != "Namespace" }
         #expect(namespaced.allSatisfy { $0.object("metadata").string("namespace") == "reactive-login" })
@@ -223,7 +223,7 @@ struct KubernetesManifestTests {
         #expect(!withoutDatabase.contains { $0.object("metadata").string("name") == "postgres" })
         #expect(
             withoutDatabase.contains {
-                $0.string("kind") == "StatefulSet" && $0.object("metadata").string("name") == "auth"
+                $0.string("kind") == "Deployment" && $0.object("metadata").string("name") == "auth"
             })
     }
 
