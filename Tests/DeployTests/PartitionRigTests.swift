@@ -231,16 +231,6 @@ struct PartitionRigTests {
         }
     }
 
-    /// Polls `condition` every 50 ms until it holds, at most `limit`.
-    private func eventually(within limit: Duration, _ condition: () async -> Bool) async -> Bool {
-        let end = ContinuousClock.now + limit
-        while ContinuousClock.now < end {
-            if await condition() { return true }
-            try? await Task.sleep(for: .milliseconds(50))
-        }
-        return await condition()
-    }
-
     /// Stops the servers by pid, removes the database, then `down` (which also stops anything left
     /// in the namespaces) and the state directory: whatever happened before.
     private func cleanUp(state: TemporaryDirectory, servers: [Int32]) async {

@@ -83,16 +83,6 @@ private func withCaller<T>(
     }
 }
 
-/// Polls `condition` every 20 ms until it holds, at most `limit`.
-private func eventually(within limit: Duration, _ condition: () async throws -> Bool) async rethrows -> Bool {
-    let end = ContinuousClock.now + limit
-    while ContinuousClock.now < end {
-        if try await condition() { return true }
-        try? await Task.sleep(for: .milliseconds(20))
-    }
-    return try await condition()
-}
-
 /// How one call ended.
 private enum CallOutcome: Sendable, Equatable {
     /// The answer the test expected (201 for a fresh name, 200 for the right password, ...).

@@ -4,6 +4,7 @@ import Reactive
 import RemoteProtocol
 import RemoteStreams
 import Synchronization
+import TestSupport
 import Testing
 import ZeroMQ
 
@@ -56,11 +57,6 @@ private struct Replicas {
     }
 }
 
-/// Waits until `condition` holds (the suite's time limit bounds the wait).
-private func eventually(_ condition: () -> Bool) async {
-    while !condition() { try? await Task.sleep(for: .milliseconds(5)) }
-}
-
 private func whoami(_ client: RemoteClient, idempotent: Bool = false, deadline: Duration? = nil) async throws
     -> String
 {
@@ -109,7 +105,7 @@ struct BalancingTests {
         }
         // Equal loads: round-robin.
         held.dispose()
-        await eventually { client.callsInFlight == [0, 0] }
+        #expect(await eventually { client.callsInFlight == [0, 0] })
         var answers: Set<String> = []
         for _ in 0..<4 { answers.insert(try await whoami(client)) }
         #expect(answers == ["replica-0", "replica-1"])
@@ -127,11 +123,11 @@ struct BalancingTests {
         await waitUntilConnected(client, replica: 1)
         // Half the calls go to each replica; both hold them.
         let calls = hangingCalls(client, 10, idempotent: true, deadline: .seconds(5))
-        await eventually { replicas.hanging.map(\.count) == [5, 5] }
+        #expect(await eventually { replicas.hanging.map(\.count) == [5, 5] })
         let killed = ContinuousClock.now
         await replicas.servers[0].stop()
         // The five on replica 0 moved to replica 1 at once.
-        await eventually { replicas.hanging[1].count == 10 }
+        #expect(await eventually { replicas.hanging[1].count == 10 })
         #expect(ContinuousClock.now - killed < .seconds(2))
         #expect(client.counters.retries == 5)
         #expect(!client.isConnected(replica: 0))
@@ -159,11 +155,11 @@ struct BalancingTests {
         await waitUntilConnected(client, replica: 0)
         await waitUntilConnected(client, replica: 1)
         let calls = hangingCalls(client, 4, idempotent: false, deadline: .seconds(20))
-        await eventually { replicas.hanging.map(\.count) == [2, 2] }
+        #expect(await eventually { replicas.hanging.map(\.count) == [2, 2] })
         let killed = ContinuousClock.now
         await replicas.servers[0].stop()
         // The two on replica 0 fail at once; the two on replica 1 are still open.
-        await eventually { client.callsInFlight[0] == 0 }
+        #expect(await eventually { client.callsInFlight[0] == 0 })
         #expect(ContinuousClock.now - killed < .seconds(2))
         #expect(client.counters.retries == 0)
         #expect(replicas.hanging[1].count == 2)
@@ -214,7 +210,7 @@ struct BalancingTests {
                 endpoints: [dead, live], deadline: .seconds(20), connectTimeout: .seconds(2)))
         // Nothing is connected: it waits on the first configured replica.
         let call = Task { try await whoami(client) }
-        await eventually { client.callsInFlight == [1, 0] }
+        #expect(await eventually { client.callsInFlight == [1, 0] })
         let replicas = try Replicas(count: 1, endpoints: [live], context: context)
         await waitUntilConnected(client, replica: 1)
         // At the connect timeout it moves to the replica that connected, although not idempotent.
@@ -246,12 +242,12 @@ struct ResolutionTests {
                 },
                 resolveInterval: .milliseconds(20)))
         func active() -> [String] { client.replicas.filter { !$0.isRetired }.map(\.endpoint) }
-        await eventually { active() == ["tcp://127.0.0.1:\(port)"] }
+        #expect(await eventually { active() == ["tcp://127.0.0.1:\(port)"] })
         #expect(client.replicas.first?.isRetired == true)  // the name itself, dialled until resolved
         #expect(try await whoami(client) == "replica-0")
 
         addresses.withLock { $0 = ["127.0.0.1", "::1"] }
-        await eventually { active() == ["tcp://127.0.0.1:\(port)", "tcp://[::1]:\(port)"] }
+        #expect(await eventually { active() == ["tcp://127.0.0.1:\(port)", "tcp://[::1]:\(port)"] })
         await waitUntilConnected(client, replica: 2)
         var answers: Set<String> = []
         for _ in 0..<4 { answers.insert(try await whoami(client)) }
@@ -261,7 +257,7 @@ struct ResolutionTests {
 
         // 127.0.0.1 vanishes: no new call goes there.
         addresses.withLock { $0 = ["::1"] }
-        await eventually { active() == ["tcp://[::1]:\(port)"] }
+        #expect(await eventually { active() == ["tcp://[::1]:\(port)"] })
         let before = await first.servers[0].counters.framesIn
         for _ in 0..<4 { _ = try await whoami(client) }
         #expect(await first.servers[0].counters.framesIn == before)
@@ -269,7 +265,7 @@ struct ResolutionTests {
         // A lookup that fails, or finds nothing, changes nothing.
         addresses.withLock { $0 = [] }
         let seen = lookups.withLock { $0 }
-        await eventually { lookups.withLock { $0 } > seen + 1 }
+        #expect(await eventually { lookups.withLock { $0 } > seen + 1 })
         #expect(active() == ["tcp://[::1]:\(port)"])
         #expect(try await whoami(client) == "replica-0")
         await client.stop()
@@ -304,7 +300,7 @@ struct ResolutionTests {
         let expected = addresses.filter { $0 == "127.0.0.1" || $0 == "::1" }.map {
             $0.contains(":") ? "tcp://[\($0)]:\(port)" : "tcp://\($0):\(port)"
         }
-        await eventually { Set(client.replicas.filter { !$0.isRetired }.map(\.endpoint)) == Set(expected) }
+        #expect(await eventually { Set(client.replicas.filter { !$0.isRetired }.map(\.endpoint)) == Set(expected) })
         for _ in 0..<4 { #expect(try await whoami(client) == "replica-0") }
         await client.stop()
         await first.stop()
