@@ -234,13 +234,7 @@ struct PartitionRigTests {
     /// Stops the servers by pid, removes the database, then `down` (which also stops anything left
     /// in the namespaces) and the state directory: whatever happened before.
     private func cleanUp(state: TemporaryDirectory, servers: [Int32]) async {
-        for server in servers where isAlive(server) { kill(server, SIGTERM) }
-        let clock = ContinuousClock()
-        let deadline = clock.now + .seconds(10)
-        while servers.contains(where: isAlive), clock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(50))
-        }
-        for server in servers where isAlive(server) { kill(server, SIGKILL) }
+        await stopServers(servers)
         _ = try? await runCommand(
             Paths.deploy + "/local/pg-cluster.sh", ["remove", state.file("pg")],
             environment: databaseEnvironment)

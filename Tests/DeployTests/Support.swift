@@ -166,3 +166,11 @@ func parseYAML(_ paths: [String]) async throws -> [String: [Any]] {
     else { throw SupportError("unexpected parser output") }
     return object
 }
+
+/// Stops servers a test started, by pid: SIGTERM (each drains), up to `grace` for all to exit, then
+/// SIGKILL to any left.
+func stopServers(_ servers: [Int32], grace: Duration = .seconds(10)) async {
+    for server in servers where isAlive(server) { kill(server, SIGTERM) }
+    await eventually(within: grace, every: .milliseconds(50)) { !servers.contains(where: isAlive) }
+    for server in servers where isAlive(server) { kill(server, SIGKILL) }
+}
