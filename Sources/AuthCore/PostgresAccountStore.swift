@@ -221,32 +221,37 @@ public final class PostgresAccountStore: AccountStore {
                 links.changed(writer: connected, reason: reason)
             })
         self.writer = writer
-        do {
-            reader = try await PostgresThread<Job>(
-                name: "auth-db-reader", capacity: configuration.readQueueCapacity,
-                backoff: configuration.backoff,
-                connect: { _ in try Connection(url) },
-                process: { jobs, connection in Self.read(jobs, on: connection, timeout: timeout) },
+        // The reader's and the throttle's threads: a connection without migrations, refusals and
+        // disconnects counted as the writer's are.
+        let backoff = configuration.backoff
+        func plainThread(
+            _ name: String, capacity: Int,
+            process: @escaping @Sendable ([Job], Connection) -> PostgresError?,
+            changed: @escaping @Sendable (Bool, String?) -> Void
+        ) async throws -> PostgresThread<Job> {
+            try await PostgresThread<Job>(
+                name: name, capacity: capacity, backoff: backoff,
+                connect: { _ in try Connection(url) }, process: process,
                 refuse: { jobs in Self.refuse(jobs) },
                 changed: { connected, reason in
                     if !connected { count { $0.disconnects += 1 } }
-                    links.changed(reader: connected, reason: reason)
+                    changed(connected, reason)
                 })
+        }
+        do {
+            reader = try await plainThread(
+                "auth-db-reader", capacity: configuration.readQueueCapacity,
+                process: { jobs, connection in Self.read(jobs, on: connection, timeout: timeout) },
+                changed: { connected, reason in links.changed(reader: connected, reason: reason) })
         } catch {
             await writer.stop()
             throw error
         }
         do {
-            throttler = try await PostgresThread<Job>(
-                name: "auth-store-throttle", capacity: configuration.writeQueueCapacity,
-                backoff: configuration.backoff,
-                connect: { _ in try Connection(url) },
+            throttler = try await plainThread(
+                "auth-db-throttle", capacity: configuration.writeQueueCapacity,
                 process: { jobs, connection in Self.runSeparately(jobs, on: connection, timeout: timeout) },
-                refuse: { jobs in Self.refuse(jobs) },
-                changed: { connected, reason in
-                    if !connected { count { $0.disconnects += 1 } }
-                    links.changed(throttler: connected, reason: reason)
-                })
+                changed: { connected, reason in links.changed(throttler: connected, reason: reason) })
         } catch {
             await writer.stop()
             await reader.stop()
