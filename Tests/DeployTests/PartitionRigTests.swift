@@ -35,9 +35,7 @@ struct PartitionRigTests {
 
     @Test(
         "one auth replica's host cut off: the gateway keeps answering through the other; healed, the replica is used again",
-        .enabled(
-            Comment(rawValue: "needs root and `ip netns` (network namespaces) to make hosts"),
-            { await canMakeNamespaces() }))
+        .needsNamespaces)
     func partitionOneReplica() async throws {
         try await rig.run(statePrefix: "rigpartition", scenario(state:servers:))
     }

@@ -14,9 +14,7 @@ struct ReplicaRigTests {
 
     @Test(
         "replicas on two hosts, PostgreSQL on the bridge: registered on A, logged in on B; logged out on A, B refuses the token",
-        .enabled(
-            Comment(rawValue: "needs root and `ip netns` (network namespaces) to make hosts"),
-            { await canMakeNamespaces() }))
+        .needsNamespaces)
     func sessionsAcrossHosts() async throws {
         try await rig.run(statePrefix: "rigreplicas", scenario(state:servers:))
     }
