@@ -21,7 +21,7 @@ protocol OwnedConnection: SendableMetatype {
 /// is bounded: ``submit(_:)`` refuses work when it is full or the thread is stopping, and, while
 /// the connection is down, refuses at once with ``Submission/unreachable`` as the thread retries
 /// the connection with exponential backoff. ``stop()`` returns once everything queued before it
-/// has run.
+/// has run (or, when the connection was lost, been refused) and the connection is closed.
 final class DatabaseThread<Job: Sendable>: Sendable {
     /// What ``submit(_:)`` did.
     enum Submission: Sendable, Equatable {
@@ -64,11 +64,12 @@ final class DatabaseThread<Job: Sendable>: Sendable {
     /// `open` threw. `name` names the thread where `top -H` and `perf` show it (its first 15 bytes).
     ///
     /// `process` answers the failure that broke the connection, if it met one. Without `recovery`
-    /// the thread keeps its first connection for its whole life. With it, after a batch that broke
-    /// the connection or left it unusable, the thread closes it, refuses what is queued with
-    /// `recovery.refuse`, tells `recovery.changed(false, reason)`, and calls `open(false)` after
-    /// `backoff.lowerBound`, doubling up to `backoff.upperBound` (a deferred job or ``stop()`` cuts
-    /// a wait short), until it succeeds (`recovery.changed(true, nil)`) or the thread stops.
+    /// the thread keeps its first connection for its whole life. With it, when a batch broke the
+    /// connection or, at any wake-up, the connection is no longer usable, the thread closes it,
+    /// refuses what is queued with `recovery.refuse`, tells `recovery.changed(false, reason)`, and
+    /// calls `open(false)` after `backoff.lowerBound`, doubling up to `backoff.upperBound` (a
+    /// deferred job or ``stop()`` cuts a wait short), until it succeeds
+    /// (`recovery.changed(true, nil)`) or the thread stops.
     init<Connection: OwnedConnection>(
         name: String, capacity: Int,
         open: @escaping @Sendable (_ first: Bool) throws -> Connection,
