@@ -6,7 +6,8 @@
 //       process, 4 × cores in flight, against a few pre-registered users, once with
 //       `--argon2 libsodium` and once with `--argon2 swift`; each one's ratio to libsodium's (1)
 //       (goal with the Swift implementation: ≥ 1.3), and per login the service's page faults, user and
-//       kernel CPU time; with `--baseline PATH`, also an older auth-service build with `--argon2 swift`,
+//       kernel CPU time, and a `THREADS` line per role of its threads (loop, hashing, store, libzmq:
+//       faults, CPU and context switches per login); with `--baseline PATH`, also an older auth-service build with `--argon2 swift`,
 //       measured in turn with the others in the same rounds;
 //   (3) `auth.exists` with 64 in flight: the stack's own cost, no hashing (the per-client rate limit
 //       raised to its maximum for this row);
@@ -19,13 +20,15 @@
 // `ipc://` inside that directory) and stops it by pid at the end of the row, also on failure.
 // Every run is bounded in count and in time, after a warm-up; each prints a `RESULT` line.
 //
-// Usage: AuthBenchmarks [--service PATH] [--seconds S] [--only ROW[,ROW...]] [--users N] [--rounds N]
+// Usage: AuthBenchmarks [--service PATH] [--seconds S] [--warm-up S] [--only ROW[,ROW...]] [--users N] [--rounds N]
 //                        [--pg-cluster SCRIPT] [--loops N] [--argon2 SETTING[,SETTING]] [--baseline PATH]
 //   --service   the auth-service executable (default: next to this one)
 //   --argon2    the `--argon2` settings row (2) runs (default libsodium,swift)
 //   --baseline  another auth-service executable (an older build) for row (2) with `--argon2 swift`
 //   --pg-cluster the script that makes row (5)'s cluster (default: deploy/local/pg-cluster.sh)
 //   --seconds   each measured run's time budget (default 5)
+//   --warm-up   the warm-up before each measured run, in seconds (default a fifth of --seconds, at
+//               most 1); a long one measures a service that has reached its working size
 //   --only      rows to run: 1 raw, 2 login, 3 exists, 4 register, 5 register-pg (default all)
 //   --users     users registered for (2) (default 16)
 //   --rounds    rounds of (1) and (2), interleaved; each keeps its best round (default 3)
@@ -42,7 +45,7 @@ import Sodium
 
 func usage() -> Never {
     print(
-        "usage: AuthBenchmarks [--service PATH] [--seconds S] [--only ROW[,ROW...]] [--users N] [--rounds N] "
+        "usage: AuthBenchmarks [--service PATH] [--seconds S] [--warm-up S] [--only ROW[,ROW...]] [--users N] [--rounds N] "
             + "[--pg-cluster SCRIPT] [--loops N] [--argon2 SETTING[,SETTING]] [--baseline PATH]")
     exit(2)
 }
@@ -54,6 +57,8 @@ struct Options: Sendable {
     var servicePath = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         .appendingPathComponent("auth-service").path
     var seconds = 5.0
+    /// Seconds of warm-up before each measured run; nil: a fifth of `seconds`, at most 1.
+    var warmUp: Double?
     var only = Set(rowNames.values)
     var users = 16
     var rounds = 3
@@ -71,6 +76,9 @@ struct Options: Sendable {
             switch option {
             case "--service": options.servicePath = value
             case "--seconds": options.seconds = Double(value) ?? 0
+            case "--warm-up":
+                guard let warmUp = Double(value), warmUp >= 0, warmUp <= 3_600 else { usage() }
+                options.warmUp = warmUp
             case "--users": options.users = Int(value) ?? 0
             case "--rounds": options.rounds = Int(value) ?? 0
             case "--pg-cluster": options.clusterScript = value
@@ -105,7 +113,7 @@ let users = options.users
 let rounds = options.rounds
 let loops = options.loops
 let cores = ProcessInfo.processInfo.activeProcessorCount
-let warmUp = min(1.0, seconds / 5)
+let warmUp = options.warmUp ?? min(1.0, seconds / 5)
 let loginsInFlight = 4 * cores
 let manyInFlight = 64
 let existsLimit = 10_000_000  // auth-service's largest --exists-per-second and --exists-burst
@@ -249,7 +257,9 @@ func measureLogin(
     // Read right before and after the measured logins (the `sys.stats` calls lie outside).
     let faultsBefore = minorFaults(ofProcess: service.pid) ?? 0
     let cpuBefore = try service.cpuTime()
+    let threadsBefore = threadUsage(ofProcess: service.pid) ?? [:]
     var figures = try await loadRun(inFlight: loginsInFlight, limit: 1_000_000, seconds: seconds, call: call)
+    let threads = usageByRole(from: threadsBefore, to: threadUsage(ofProcess: service.pid) ?? [:])
     let faults = (minorFaults(ofProcess: service.pid) ?? 0) - faultsBefore
     let cpu = try service.cpuTime().since(cpuBefore)
     let stats = try await service.stats()
@@ -269,9 +279,19 @@ func measureLogin(
             ("service_faults_per_op", fixed(Double(faults) / logins, 3)),
             ("service_user_ms_per_op", fixed(cpu.user * 1e3 / logins, 3)),
             ("service_sys_ms_per_op", fixed(cpu.system * 1e3 / logins, 3)),
+            ("service_switches_per_op", fixed(Double(threads.reduce(0) { $0 + $1.switches }) / logins, 2)),
             ("argon2_resident_bytes", "\(stats["argon2"]?["resident_bytes"] ?? 0)"),
         ]
     print(figures.resultLine(row: "login-\(contender.name)"))
+    for thread in threads where thread.cpu.total > 0 || thread.switches > 0 {
+        print(
+            "THREADS row=login-\(contender.name) round=\(round) role=\(thread.name)"
+                + " faults_per_op=\(fixed(Double(thread.minorFaults) / logins, 3))"
+                + " user_ms_per_op=\(fixed(thread.cpu.user * 1e3 / logins, 3))"
+                + " sys_ms_per_op=\(fixed(thread.cpu.system * 1e3 / logins, 3))"
+                + " voluntary_switches_per_op=\(fixed(Double(thread.voluntarySwitches) / logins, 2))"
+                + " involuntary_switches_per_op=\(fixed(Double(thread.involuntarySwitches) / logins, 2))")
+    }
     return figures
 }
 

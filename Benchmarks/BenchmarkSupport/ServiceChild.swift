@@ -332,20 +332,94 @@ private func firstLine(of path: String) -> String? {
 /// /proc/<pid>/task/*/status): a thread hand-off costs one or two, so per operation they count the
 /// hops a request takes.
 public func contextSwitches(ofProcess pid: Int32) -> Int? {
+    threadUsage(ofProcess: pid).map { $0.values.reduce(0) { $0 + $1.switches } }
+}
+
+/// What one thread of a process has used so far, from `/proc/<pid>/task/<tid>/stat` and `status`.
+public struct ThreadUsage: Sendable {
+    /// The thread's name (`comm`: its first 15 bytes).
+    public var name: String
+    /// Minor page faults.
+    public var minorFaults: Int
+    /// CPU time (clock ticks, so to 10 ms: over a run, the sums are what count).
+    public var cpu: CPUTime
+    /// Times it gave up the CPU to wait (a sleep in `poll`, a lock, the disk).
+    public var voluntarySwitches: Int
+    /// Times another thread took its CPU.
+    public var involuntarySwitches: Int
+
+    /// Both kinds of context switch.
+    public var switches: Int { voluntarySwitches + involuntarySwitches }
+
+    /// The role the name tells, without a trailing index: `auth-hash-1` and `auth-hash-0` are both
+    /// `auth-hash`, libzmq's `ZMQbg/IO/0` is `ZMQbg/IO`.
+    public var role: String {
+        var role = Substring(name)
+        while let last = role.last, last.isNumber { role = role.dropLast() }
+        if role.count < name.count, let last = role.last, last == "-" || last == "/" {
+            role = role.dropLast()
+        }
+        return role.isEmpty ? name : String(role)
+    }
+
+    /// What was used since `earlier` (the same thread).
+    public func since(_ earlier: ThreadUsage) -> ThreadUsage {
+        ThreadUsage(
+            name: name, minorFaults: minorFaults - earlier.minorFaults, cpu: cpu.since(earlier.cpu),
+            voluntarySwitches: voluntarySwitches - earlier.voluntarySwitches,
+            involuntarySwitches: involuntarySwitches - earlier.involuntarySwitches)
+    }
+
+    /// The sum of two threads' use, under this one's name.
+    func adding(_ other: ThreadUsage) -> ThreadUsage {
+        ThreadUsage(
+            name: name, minorFaults: minorFaults + other.minorFaults,
+            cpu: CPUTime(user: cpu.user + other.cpu.user, system: cpu.system + other.cpu.system),
+            voluntarySwitches: voluntarySwitches + other.voluntarySwitches,
+            involuntarySwitches: involuntarySwitches + other.involuntarySwitches)
+    }
+}
+
+/// Every live thread of a process, by thread id; nil when the process is gone.
+public func threadUsage(ofProcess pid: Int32) -> [Int32: ThreadUsage]? {
     guard let tasks = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task") else {
         return nil
     }
-    var total = 0
+    let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
+    var threads: [Int32: ThreadUsage] = [:]
     for task in tasks {
-        guard let text = try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/status", encoding: .utf8)
-        else {
-            continue
+        guard let tid = Int32(task), let line = firstLine(of: "/proc/\(pid)/task/\(task)/stat"),
+            let open = line.firstIndex(of: "("), let close = line.lastIndex(of: ")"),
+            let status = try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/status", encoding: .utf8)
+        else { continue }  // the thread ended meanwhile
+        let fields = line[line.index(after: close)...].split(separator: " ")
+        guard fields.count > 12, let faults = Int(fields[7]), let user = Double(fields[11]),
+            let system = Double(fields[12])
+        else { continue }
+        func count(_ key: String) -> Int {
+            status.split(separator: "\n").first { $0.hasPrefix(key) }
+                .flatMap { Int($0.dropFirst(key.count).trimmingCharacters(in: .whitespaces)) } ?? 0
         }
-        for line in text.split(separator: "\n")
-        where line.hasPrefix("voluntary_ctxt_switches:") || line.hasPrefix("nonvoluntary_ctxt_switches:") {
-            total +=
-                line.split(separator: ":").last.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) } ?? 0
-        }
+        threads[tid] = ThreadUsage(
+            name: String(line[line.index(after: open)..<close]), minorFaults: faults,
+            cpu: CPUTime(user: user / ticks, system: system / ticks),
+            voluntarySwitches: count("voluntary_ctxt_switches:"),
+            involuntarySwitches: count("nonvoluntary_ctxt_switches:"))
     }
-    return total
+    return threads
+}
+
+/// What each role of a process's threads (``ThreadUsage/role``) used between two readings, most CPU
+/// first; a thread that started in between counts from zero, one that ended is left out.
+public func usageByRole(from before: [Int32: ThreadUsage], to after: [Int32: ThreadUsage]) -> [ThreadUsage] {
+    var roles: [String: ThreadUsage] = [:]
+    for (tid, now) in after {
+        let zero = ThreadUsage(
+            name: now.name, minorFaults: 0, cpu: CPUTime(user: 0, system: 0), voluntarySwitches: 0,
+            involuntarySwitches: 0)
+        var used = now.since(before[tid] ?? zero)
+        used.name = now.role
+        roles[used.name] = roles[used.name].map { $0.adding(used) } ?? used
+    }
+    return roles.values.sorted { ($0.cpu.total, $0.name) > ($1.cpu.total, $1.name) }
 }

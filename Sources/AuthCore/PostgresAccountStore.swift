@@ -167,12 +167,12 @@ public final class PostgresAccountStore: AccountStore {
         code: .unavailable, message: "the account database is unreachable; retry later")
 
     /// The writer thread (internal so tests can see what is queued).
-    let writer: PostgresThread<Job>
+    let writer: DatabaseThread<Job>
     /// The reader thread.
-    let reader: PostgresThread<Job>
+    let reader: DatabaseThread<Job>
     /// The thread of the login throttle's statements (``PostgresLoginThrottle``): each statement
     /// its own transaction, a batch in one pipeline.
-    let throttler: PostgresThread<Job>
+    let throttler: DatabaseThread<Job>
     private let counters_: Box<Mutex<Counters>>
     private let report: @Sendable (String) -> Void
 
@@ -193,14 +193,32 @@ public final class PostgresAccountStore: AccountStore {
         let count: @Sendable ((inout Counters) -> Void) -> Void = { update in
             counters.value.withLock { update(&$0) }
         }
-        let writer = try await PostgresThread<Job>(
-            name: "auth-db-writer", capacity: configuration.writeQueueCapacity,
-            backoff: configuration.backoff,
-            connect: { first in
-                let connection = try Connection(url)
-                if first { _ = try Self.migrate(connection) }
-                return connection
-            },
+        // The store's threads, each on a connection of its own (the writer's migrates the schema
+        // when first opened). When one is lost, the jobs queued on it are refused, and the loss is
+        // counted and changes the store's reachability.
+        let backoff = configuration.backoff
+        func thread(
+            _ name: String, capacity: Int, migrate: Bool = false,
+            process: @escaping @Sendable ([Job], Connection) -> PostgresError?,
+            changed: @escaping @Sendable (Bool, String?) -> Void
+        ) async throws -> DatabaseThread<Job> {
+            try await DatabaseThread<Job>(
+                name: name, capacity: capacity,
+                open: { first in
+                    let connection = try Connection(url)
+                    if migrate, first { _ = try Self.migrate(connection) }
+                    return connection
+                },
+                process: process,
+                recovery: .init(
+                    backoff: backoff, refuse: { jobs in Self.refuse(jobs) },
+                    changed: { connected, reason in
+                        if !connected { count { $0.disconnects += 1 } }
+                        changed(connected, reason)
+                    }))
+        }
+        let writer = try await thread(
+            "auth-db-writer", capacity: configuration.writeQueueCapacity, migrate: true,
             process: { jobs, connection in
                 var start = 0
                 while start < jobs.count {
@@ -215,31 +233,10 @@ public final class PostgresAccountStore: AccountStore {
                 }
                 return nil
             },
-            refuse: { jobs in Self.refuse(jobs) },
-            changed: { connected, reason in
-                if !connected { count { $0.disconnects += 1 } }
-                links.changed(writer: connected, reason: reason)
-            })
+            changed: { connected, reason in links.changed(writer: connected, reason: reason) })
         self.writer = writer
-        // The reader's and the throttle's threads: a connection without migrations, refusals and
-        // disconnects counted as the writer's are.
-        let backoff = configuration.backoff
-        func plainThread(
-            _ name: String, capacity: Int,
-            process: @escaping @Sendable ([Job], Connection) -> PostgresError?,
-            changed: @escaping @Sendable (Bool, String?) -> Void
-        ) async throws -> PostgresThread<Job> {
-            try await PostgresThread<Job>(
-                name: name, capacity: capacity, backoff: backoff,
-                connect: { _ in try Connection(url) }, process: process,
-                refuse: { jobs in Self.refuse(jobs) },
-                changed: { connected, reason in
-                    if !connected { count { $0.disconnects += 1 } }
-                    changed(connected, reason)
-                })
-        }
         do {
-            reader = try await plainThread(
+            reader = try await thread(
                 "auth-db-reader", capacity: configuration.readQueueCapacity,
                 process: { jobs, connection in Self.read(jobs, on: connection, timeout: timeout) },
                 changed: { connected, reason in links.changed(reader: connected, reason: reason) })
@@ -248,7 +245,7 @@ public final class PostgresAccountStore: AccountStore {
             throw error
         }
         do {
-            throttler = try await plainThread(
+            throttler = try await thread(
                 "auth-db-throttle", capacity: configuration.writeQueueCapacity,
                 process: { jobs, connection in Self.runSeparately(jobs, on: connection, timeout: timeout) },
                 changed: { connected, reason in links.changed(throttler: connected, reason: reason) })
@@ -401,14 +398,14 @@ public final class PostgresAccountStore: AccountStore {
     }
 
     private static func refuse(_ jobs: [Job]) {
-        let error = PostgresError(.connection, message: "the connection was lost", function: "PostgresThread")
+        let error = PostgresError(.connection, message: "the connection was lost", function: "DatabaseThread")
         for job in jobs { job.complete(.failure(error)) }
     }
 
     // MARK: Calls
 
     private func run<T: Sendable>(
-        on thread: PostgresThread<Job>, _ statement: PipelineStatement,
+        on thread: DatabaseThread<Job>, _ statement: PipelineStatement,
         _ decode: @escaping @Sendable (ResultSet) throws -> T
     ) -> Single<T> {
         Single.create { [self] done in
@@ -551,6 +548,9 @@ public final class PostgresAccountStore: AccountStore {
         write(Self.removeExpired, []) { result in Int(try result.integer(0, 0)) }
     }
 }
+
+/// A PostgreSQL connection is lost with its server or its network; its thread then reconnects.
+extension Connection: OwnedConnection {}
 
 /// A value shared with the closures a store's threads run.
 private final class Box<Value: ~Copyable & Sendable>: Sendable {

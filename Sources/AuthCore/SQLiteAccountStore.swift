@@ -109,7 +109,7 @@ public final class SQLiteAccountStore: AccountStore {
         let maximumGroup = configuration.maximumGroup
         let writer = try await DatabaseThread<Write>(
             name: "auth-db-writer", capacity: configuration.writeQueueCapacity,
-            open: {
+            open: { _ in
                 let database = try Database(.file(path), options: options)
                 _ = try Self.migrator.migrate(database)
                 return database
@@ -121,14 +121,16 @@ public final class SQLiteAccountStore: AccountStore {
                     Self.commit(writes[start..<end], in: database, counters: counters, report: report)
                     start = end
                 }
+                return nil
             })
         self.writer = writer
         do {
             reader = try await DatabaseThread(
                 name: "auth-db-reader", capacity: configuration.readQueueCapacity,
-                open: { try Database(.file(path), options: options) },
+                open: { _ in try Database(.file(path), options: options) },
                 process: { reads, database in
                     for read in reads { read(database) }
+                    return nil
                 })
         } catch {
             await writer.stop()  // else its thread and connection would outlive the failed init
@@ -200,14 +202,14 @@ public final class SQLiteAccountStore: AccountStore {
     /// A write answered after its commit.
     private func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) -> Single<T> {
         Single.create { [writer] done in
-            let queued = writer.submit(
+            let submission = writer.submit(
                 Write(
                     apply: { database in
                         let value = try body(database)
                         return { done(.success(value)) }
                     },
                     fail: { error in done(.failure(error)) }))
-            if !queued { done(.failure(Self.overloaded)) }
+            if submission != .queued { done(.failure(Self.overloaded)) }
             return Disposables.create()
         }
     }
@@ -215,7 +217,7 @@ public final class SQLiteAccountStore: AccountStore {
     /// A read on the reader's connection.
     private func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) -> Single<T> {
         Single.create { [reader, report, counters_] done in
-            let queued = reader.submit { database in
+            let submission = reader.submit { database in
                 do {
                     done(.success(try body(database)))
                 } catch {
@@ -224,7 +226,7 @@ public final class SQLiteAccountStore: AccountStore {
                     done(.failure(Self.storageError))
                 }
             }
-            if !queued { done(.failure(Self.overloaded)) }
+            if submission != .queued { done(.failure(Self.overloaded)) }
             return Disposables.create()
         }
     }
@@ -307,4 +309,9 @@ public final class SQLiteAccountStore: AccountStore {
             try database.run("DELETE FROM sessions WHERE expires_at <= ?", [.integer(now)])
         }
     }
+}
+
+/// An SQLite connection is a file kept open: an error fails its statement, never the connection.
+extension Database: OwnedConnection {
+    var isUsable: Bool { true }
 }

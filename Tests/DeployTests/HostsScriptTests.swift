@@ -13,6 +13,15 @@ func canMakeNamespaces() async -> Bool {
     return (try? await runCommand(ip, ["netns", "list"], timeLimit: .seconds(5)))?.status == 0
 }
 
+extension Trait where Self == ConditionTrait {
+    /// Runs the test only where ``canMakeNamespaces()``: the rig's tests, which make hosts.
+    static var needsNamespaces: Self {
+        .enabled(
+            Comment(rawValue: "needs root and `ip netns` (network namespaces) to make hosts"),
+            { await canMakeNamespaces() })
+    }
+}
+
 /// deploy/local/hosts.sh with names and addresses of its own (`rlt-`, 10.78.0.0/24 unless told
 /// otherwise; each suite its own), so that it never touches a rig someone runs with the defaults.
 struct TestHosts {
@@ -35,9 +44,7 @@ struct TestHosts {
 struct HostsScriptTests {
     @Test(
         "two hosts reach each other over ZeroMQ; cut, one cannot reach the other; heal, it can again",
-        .enabled(
-            Comment(rawValue: "needs root and `ip netns` (network namespaces) to make hosts"),
-            { await canMakeNamespaces() }))
+        .needsNamespaces)
     func partition() async throws {
         let hosts = TestHosts()
         let state = try TemporaryDirectory(prefix: "hosts")

@@ -6,10 +6,6 @@ import TestSupport
 import Testing
 import ZeroMQ
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// The gateway over two auth-service replicas on hosts of the rig (deploy/local/hosts.sh, with names
 /// and a network of the suite's own: `rlp-`, 10.81.0.0/24) and a throwaway PostgreSQL on the rig's
 /// bridge; validation-service and the gateway run on the machine's side of the bridge, on `ipc://`
@@ -17,7 +13,7 @@ import ZeroMQ
 /// commands from several workers while one replica's host is cut off the network and healed.
 @Suite("gateway over auth replicas on rig hosts: one partitioned", .timeLimit(.minutes(2)), .serialized)
 struct PartitionRigTests {
-    private let hosts = TestHosts(prefix: "rlp-", network: "10.81.0")
+    private let rig = DatabaseRig(prefix: "rlp-", network: "10.81.0", databasePort: 55433)
 
     /// The gateway's deadline for a call to auth-service or validation-service (`--deadline`,
     /// `--auth-deadline`).
@@ -39,49 +35,25 @@ struct PartitionRigTests {
 
     @Test(
         "one auth replica's host cut off: the gateway keeps answering through the other; healed, the replica is used again",
-        .enabled(
-            Comment(rawValue: "needs root and `ip netns` (network namespaces) to make hosts"),
-            { await canMakeNamespaces() }))
+        .needsNamespaces)
     func partitionOneReplica() async throws {
-        let state = try TemporaryDirectory(prefix: "rigpartition")
-        // The database server runs as `postgres` (started by root): it must reach its directory.
-        chmod(state.path, 0o755)
-        var servers: [Int32] = []
-        do {
-            try await scenario(state: state, servers: &servers)
-        } catch {
-            await cleanUp(state: state, servers: servers)
-            throw error
-        }
-        await cleanUp(state: state, servers: servers)
-        let after = try await hosts.run(["status"])
-        #expect(after.output.contains("rlp-br0: absent"), "\(after.output)")
-    }
-
-    private var databaseEnvironment: [String: String] {
-        ["PG_LISTEN": "10.81.0.1", "PG_PORT": "55433", "PG_ALLOW": "10.81.0.0/24"]
+        try await rig.run(statePrefix: "rigpartition", scenario(state:servers:))
     }
 
     /// Starts `command` in the background (inside host `host` if given, through hosts.sh, which execs
     /// into it), its output in `log`, and returns its pid.
     private func start(_ command: [String], host: Int? = nil, log: String) async throws -> Int32 {
-        let prefix = host.map { [hosts.script, "run", "\($0)"] } ?? []
+        let prefix = host.map { [rig.hosts.script, "run", "\($0)"] } ?? []
         let started = try await runCommand(
             "/bin/bash", ["-c", "log=$1; shift; \"$@\" >\"$log\" 2>&1 </dev/null & echo $!", "bash", log] + prefix + command,
-            environment: hosts.environment)
+            environment: rig.hosts.environment)
         return try #require(
             Int32(started.output.trimmingCharacters(in: .whitespacesAndNewlines)),
             "no pid: \(started.output)\(started.error)")
     }
 
     private func scenario(state: TemporaryDirectory, servers: inout [Int32]) async throws {
-        let up = try await hosts.run(["up", "2"])
-        try #require(up.status == 0, "up failed: \(up.output)\(up.error)")
-        let database = try await runCommand(
-            Paths.deploy + "/local/pg-cluster.sh", ["start", state.file("pg")],
-            environment: databaseEnvironment)
-        try #require(database.status == 0, "PostgreSQL did not start: \(database.error)")
-        let url = database.output.trimmingCharacters(in: .whitespacesAndNewlines)
+        let url = try await rig.start(hosts: 2, state: state)
 
         let replicaEndpoints = ["tcp://10.81.0.11:5562", "tcp://10.81.0.12:5562"]
         for host in 1...2 {
@@ -159,7 +131,7 @@ struct PartitionRigTests {
             }
             try #require(used, "the load does not reach both replicas: \(load.summary)")
 
-            let cut = try await hosts.run(["cut", "1"])
+            let cut = try await rig.hosts.run(["cut", "1"])
             try #require(cut.status == 0, "\(cut.error)")
             load.markCut()
             let settled = try #require(load.cutAt) + Self.detection + Self.slack
@@ -169,7 +141,7 @@ struct PartitionRigTests {
                 await eventually(within: .seconds(20)) { load.succeeded(since: settled) >= 20 },
                 "the gateway does not serve through the other replica: \(load.summary)")
 
-            let heal = try await hosts.run(["heal", "1"])
+            let heal = try await rig.hosts.run(["heal", "1"])
             try #require(heal.status == 0, "\(heal.error)")
             // Replica A is used again: its own counters grow past what it had served once it answers
             // again (the test asks it only `sys.stats`; logins and registrations come from the gateway
@@ -222,25 +194,6 @@ struct PartitionRigTests {
             let auth = report.counters["auth"]
         else { return nil }
         return (auth["registered"] ?? 0) + (auth["logins"] ?? 0)
-    }
-
-    /// Polls `sys.health` (each poll a request with a short deadline) until it says ready.
-    private func ready(_ client: RemoteClient, within limit: Duration) async -> Bool {
-        await eventually(within: limit) {
-            (try? await client.request(Methods.System.health, deadline: .milliseconds(500)).value)?.ready == true
-        }
-    }
-
-    /// Stops the servers by pid, removes the database, then `down` (which also stops anything left
-    /// in the namespaces) and the state directory: whatever happened before.
-    private func cleanUp(state: TemporaryDirectory, servers: [Int32]) async {
-        await stopServers(servers)
-        _ = try? await runCommand(
-            Paths.deploy + "/local/pg-cluster.sh", ["remove", state.file("pg")],
-            environment: databaseEnvironment)
-        let down = try? await hosts.run(["down"])
-        #expect(down?.status == 0, "down failed: \(down?.error ?? "did not run")")
-        state.remove()
     }
 }
 

@@ -5,50 +5,22 @@ import TestSupport
 import Testing
 import ZeroMQ
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// Two auth-service replicas on hosts of the rig (deploy/local/hosts.sh, with names and a network of
 /// the suite's own: `rlr-`, 10.80.0.0/24), sharing a throwaway PostgreSQL that listens on the rig's
 /// bridge, as `make cluster-up` deploys them: what one replica does, the other sees.
 @Suite("auth replicas on rig hosts", .timeLimit(.minutes(2)), .serialized)
 struct ReplicaRigTests {
-    private let hosts = TestHosts(prefix: "rlr-", network: "10.80.0")
+    private let rig = DatabaseRig(prefix: "rlr-", network: "10.80.0", databasePort: 55432)
 
     @Test(
         "replicas on two hosts, PostgreSQL on the bridge: registered on A, logged in on B; logged out on A, B refuses the token",
-        .enabled(
-            Comment(rawValue: "needs root and `ip netns` (network namespaces) to make hosts"),
-            { await canMakeNamespaces() }))
+        .needsNamespaces)
     func sessionsAcrossHosts() async throws {
-        let state = try TemporaryDirectory(prefix: "rigreplicas")
-        // The database server runs as `postgres` (started by root): it must reach its directory.
-        chmod(state.path, 0o755)
-        var servers: [Int32] = []
-        do {
-            try await scenario(state: state, servers: &servers)
-        } catch {
-            await cleanUp(state: state, servers: servers)
-            throw error
-        }
-        await cleanUp(state: state, servers: servers)
-        let after = try await hosts.run(["status"])
-        #expect(after.output.contains("rlr-br0: absent"), "\(after.output)")
-    }
-
-    private var databaseEnvironment: [String: String] {
-        ["PG_LISTEN": "10.80.0.1", "PG_PORT": "55432", "PG_ALLOW": "10.80.0.0/24"]
+        try await rig.run(statePrefix: "rigreplicas", scenario(state:servers:))
     }
 
     private func scenario(state: TemporaryDirectory, servers: inout [Int32]) async throws {
-        let up = try await hosts.run(["up", "2"])
-        try #require(up.status == 0, "up failed: \(up.output)\(up.error)")
-        let database = try await runCommand(
-            Paths.deploy + "/local/pg-cluster.sh", ["start", state.file("pg")],
-            environment: databaseEnvironment)
-        try #require(database.status == 0, "PostgreSQL did not start: \(database.error)")
-        let url = database.output.trimmingCharacters(in: .whitespacesAndNewlines)
+        let url = try await rig.start(hosts: 2, state: state)
         #expect(url == "postgresql://postgres@10.80.0.1:55432/postgres")
 
         let auth = Paths.binaries + "/auth-service"
@@ -63,8 +35,8 @@ struct ReplicaRigTests {
                     "-c",
                     "mkdir -p \"$2\" && \"$0\" run \"$4\" \"$1\" --curve off --hash-cost test --state-dir \"$2\" "
                         + "--endpoint \"$3\" --database \"$5\" >\"$2.log\" 2>&1 </dev/null & echo $!",
-                    hosts.script, auth, directory, endpoint, "\(host)", url,
-                ], environment: hosts.environment)
+                    rig.hosts.script, auth, directory, endpoint, "\(host)", url,
+                ], environment: rig.hosts.environment)
             let pid = try #require(
                 Int32(started.output.trimmingCharacters(in: .whitespacesAndNewlines)),
                 "no pid: \(started.output)\(started.error)")
@@ -106,32 +78,5 @@ struct ReplicaRigTests {
             throw error
         }
         for client in clients { await client.stop() }
-    }
-
-    /// Polls `sys.health` (each poll a request with a short deadline) until it says ready.
-    private func ready(_ client: RemoteClient, within limit: Duration) async -> Bool {
-        let end = ContinuousClock.now + limit
-        while ContinuousClock.now < end {
-            if let report = try? await client.request(Methods.System.health, deadline: .milliseconds(500))
-                .value,
-                report.ready
-            {
-                return true
-            }
-            try? await Task.sleep(for: .milliseconds(100))
-        }
-        return false
-    }
-
-    /// Stops the servers by pid, removes the database, then `down` (which also stops anything left
-    /// in the namespaces) and the state directory: whatever happened before.
-    private func cleanUp(state: TemporaryDirectory, servers: [Int32]) async {
-        await stopServers(servers)
-        _ = try? await runCommand(
-            Paths.deploy + "/local/pg-cluster.sh", ["remove", state.file("pg")],
-            environment: databaseEnvironment)
-        let down = try? await hosts.run(["down"])
-        #expect(down?.status == 0, "down failed: \(down?.error ?? "did not run")")
-        state.remove()
     }
 }

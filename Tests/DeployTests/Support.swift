@@ -1,7 +1,10 @@
-import TestSupport
+import Contracts
 import Dispatch
 import Foundation
+import RemoteStreams
 import Synchronization
+import TestSupport
+import Testing
 
 #if canImport(Glibc)
     import Glibc
@@ -173,4 +176,77 @@ func stopServers(_ servers: [Int32], grace: Duration = .seconds(10)) async {
     for server in servers where isAlive(server) { kill(server, SIGTERM) }
     await eventually(within: grace, every: .milliseconds(50)) { !servers.contains(where: isAlive) }
     for server in servers where isAlive(server) { kill(server, SIGKILL) }
+}
+
+/// Polls `client`'s `sys.health` (each poll a request with a short deadline) until it says ready, for
+/// at most `limit`: whether it did.
+func ready(_ client: RemoteClient, within limit: Duration) async -> Bool {
+    await eventually(within: limit, every: .milliseconds(100)) {
+        (try? await client.request(Methods.System.health, deadline: .milliseconds(500)).value)?.ready == true
+    }
+}
+
+/// Hosts of the rig (``TestHosts``) with a throwaway PostgreSQL listening on their bridge
+/// (deploy/local/pg-cluster.sh), for the tests whose auth-service replicas share one database. Each
+/// suite gives it a prefix, a network and a database port of its own.
+struct DatabaseRig {
+    /// The hosts.
+    let hosts: TestHosts
+    /// The prefix of the hosts' names (`HOSTS_PREFIX`).
+    let prefix: String
+    /// Where PostgreSQL listens and whom it admits (pg-cluster.sh's `PG_LISTEN`, `PG_PORT`, `PG_ALLOW`):
+    /// the bridge's address, the given port, the hosts' network.
+    let databaseEnvironment: [String: String]
+
+    init(prefix: String, network: String, databasePort: Int) {
+        hosts = TestHosts(prefix: prefix, network: network)
+        self.prefix = prefix
+        databaseEnvironment = [
+            "PG_LISTEN": network + ".1", "PG_PORT": "\(databasePort)", "PG_ALLOW": network + ".0/24",
+        ]
+    }
+
+    /// Runs `scenario` with a fresh state directory (named after `statePrefix`) and a list for the pids
+    /// of the servers it starts. However it ends, then stops those servers, removes the database, takes
+    /// the hosts down and deletes the directory; after a scenario that returned, expects the bridge gone.
+    func run(
+        statePrefix: String, _ scenario: (TemporaryDirectory, inout [Int32]) async throws -> Void
+    ) async throws {
+        let state = try TemporaryDirectory(prefix: statePrefix)
+        // The database server runs as `postgres` (started by root): it must reach its directory.
+        chmod(state.path, 0o755)
+        var servers: [Int32] = []
+        do {
+            try await scenario(state, &servers)
+        } catch {
+            await cleanUp(state: state, servers: servers)
+            throw error
+        }
+        await cleanUp(state: state, servers: servers)
+        let after = try await hosts.run(["status"])
+        #expect(after.output.contains("\(prefix)br0: absent"), "\(after.output)")
+    }
+
+    /// Makes `count` hosts and starts PostgreSQL in `state`'s `pg` on the bridge: its URL.
+    func start(hosts count: Int, state: TemporaryDirectory) async throws -> String {
+        let up = try await hosts.run(["up", "\(count)"])
+        try #require(up.status == 0, "up failed: \(up.output)\(up.error)")
+        let database = try await runCommand(
+            Paths.deploy + "/local/pg-cluster.sh", ["start", state.file("pg")],
+            environment: databaseEnvironment)
+        try #require(database.status == 0, "PostgreSQL did not start: \(database.error)")
+        return database.output.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Stops the servers by pid, removes the database, then `down` (which also stops anything left
+    /// in the namespaces) and the state directory: whatever happened before.
+    private func cleanUp(state: TemporaryDirectory, servers: [Int32]) async {
+        await stopServers(servers)
+        _ = try? await runCommand(
+            Paths.deploy + "/local/pg-cluster.sh", ["remove", state.file("pg")],
+            environment: databaseEnvironment)
+        let down = try? await hosts.run(["down"])
+        #expect(down?.status == 0, "down failed: \(down?.error ?? "did not run")")
+        state.remove()
+    }
 }

@@ -40,10 +40,11 @@ CLUSTER_STOP_SECONDS=${CLUSTER_STOP_SECONDS:-15}
 HOSTS_NET=${HOSTS_NET:-10.77.0}
 export HOSTS_NET
 
-fail() {
-    echo "cluster: error: $*" >&2
-    exit 1
-}
+program=cluster
+wait_seconds=$CLUSTER_WAIT_SECONDS
+stop_seconds=$CLUSTER_STOP_SECONDS
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$here/lib.sh"
 
 case $CLUSTER_AUTH_REPLICAS in
 '' | *[!0-9]* | 0*) echo "cluster: error: CLUSTER_AUTH_REPLICAS must be a positive number" >&2; exit 64 ;;
@@ -120,73 +121,10 @@ service_args() {
     return 0
 }
 
-alive() {
-    kill -0 "$1" 2>/dev/null || return 1
-    local state
-    state=$(ps -o stat= -p "$1" 2>/dev/null) || return 1
-    case $state in Z*) return 1 ;; esac
-    return 0
-}
-
-# The pid of process $1 if `up` started it and it still runs as that binary with that state directory.
-running_pid() {
-    local file pid command_line
-    file=$(pid_file_of "$1")
-    [ -r "$file" ] || return 1
-    pid=$(tr -dc '0-9' <"$file")
-    [ -n "$pid" ] && alive "$pid" || return 1
-    command_line=$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null) || return 1
-    case "$command_line " in
-    *"$(basename "$(binary "$1")") "*"--state-dir $(state_of "$1") "*) echo "$pid" ;;
-    *) return 1 ;;
-    esac
-}
-
 # --check from the process's own host: prints its line, returns its exit code.
 check() {
     "$hosts" run "$(host_of "$1")" "$(binary "$1")" --check --endpoint "$(endpoint "$1")" \
         --state-dir "$(state_of "$1")" 2>&1
-}
-
-health_word() {
-    local word
-    word=$(printf '%s\n' "$1" | sed -n 's/^[^ ]* [^ ]* at [^ ]*: \([a-z_]*\).*$/\1/p' | head -n 1)
-    echo "${word:-down}"
-}
-
-log_tail() {
-    echo "---- last lines of $(log_of "$1") ----" >&2
-    tail -n 20 "$(log_of "$1")" >&2 2>/dev/null || true
-    echo "----" >&2
-}
-
-close_inherited_fds() {
-    local entry fd
-    for entry in /proc/self/fd/*; do
-        fd=${entry##*/}
-        [ "$fd" -gt 2 ] 2>/dev/null && eval "exec $fd>&-" 2>/dev/null
-    done
-    return 0
-}
-
-wait_ready() {
-    local deadline=$((SECONDS + CLUSTER_WAIT_SECONDS)) line word
-    while :; do
-        alive "$2" || { echo "cluster: error: $1 exited during start-up" >&2; log_tail "$1"; return 1; }
-        line=$(check "$1")
-        word=$(health_word "$line")
-        [ "$word" = ready ] && return 0
-        if [ $SECONDS -ge $deadline ]; then
-            if [ "$word" = degraded ]; then
-                echo "cluster: warning: $1 is degraded: $line" >&2
-                return 0
-            fi
-            echo "cluster: error: $1 (pid $2) not ready after ${CLUSTER_WAIT_SECONDS}s: $line" >&2
-            log_tail "$1"
-            return 1
-        fi
-        sleep 0.2
-    done
 }
 
 start() {
@@ -275,38 +213,6 @@ cmd_up() {
     echo "logs: $CLUSTER_DIR/logs/; gateway: $(endpoint gateway) (key $(state_of gateway)/curve.pub)"
 }
 
-stop_processes() {
-    local name pid index pids=() names=()
-    for ((index = ${#processes[@]} - 1; index >= 0; index--)); do
-        name=${processes[index]}
-        if pid=$(running_pid "$name"); then
-            kill -TERM "$pid" 2>/dev/null && echo "$name: stopping (pid $pid)"
-            pids+=("$pid")
-            names+=("$name")
-        else
-            rm -f "$(pid_file_of "$name")"
-        fi
-    done
-    local deadline=$((SECONDS + CLUSTER_STOP_SECONDS)) left
-    while :; do
-        left=()
-        for index in "${!pids[@]}"; do alive "${pids[index]}" && left+=("$index"); done
-        [ ${#left[@]} -eq 0 ] && break
-        if [ $SECONDS -ge $deadline ]; then
-            for index in "${left[@]}"; do
-                echo "${names[index]}: still running after ${CLUSTER_STOP_SECONDS}s, SIGKILL (pid ${pids[index]})" >&2
-                kill -KILL "${pids[index]}" 2>/dev/null
-            done
-            break
-        fi
-        sleep 0.1
-    done
-    for index in "${!names[@]}"; do
-        rm -f "$(pid_file_of "${names[index]}")"
-        echo "${names[index]}: stopped"
-    done
-}
-
 cmd_down() {
     [ "$(id -u)" -eq 0 ] || fail "needs root (network namespaces)"
     # Replicas of an earlier, larger cluster: every auth-<i> with a pid file.
@@ -320,7 +226,7 @@ cmd_down() {
     processes=()
     for ((i = 1; i <= replicas; i++)); do processes+=("auth-$i"); done
     processes+=(validation heroes gateway)
-    stop_processes
+    stop_processes "${processes[@]}"
     stop_postgres
     "$hosts" down
 }

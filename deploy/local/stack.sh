@@ -32,13 +32,14 @@ STACK_STOP_SECONDS=${STACK_STOP_SECONDS:-15}
 LOGS_LINES=${LOGS_LINES:-20}
 LOGS_FOLLOW=${LOGS_FOLLOW:-0}
 
+program=stack
+wait_seconds=$STACK_WAIT_SECONDS
+stop_seconds=$STACK_STOP_SECONDS
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$here/lib.sh"
+
 # Every service the stack knows, in start order.
 all_services=(auth validation heroes gateway)
-
-fail() {
-    echo "stack: error: $*" >&2
-    exit 1
-}
 
 # The selected services in start order; an unknown name is a usage error.
 selected=()
@@ -119,55 +120,12 @@ service_args() {
     return 0
 }
 
-# True when pid $1 is a live process (not a zombie waiting for its parent).
-alive() {
-    kill -0 "$1" 2>/dev/null || return 1
-    local state
-    state=$(ps -o stat= -p "$1" 2>/dev/null) || return 1
-    case $state in Z*) return 1 ;; esac
-    return 0
-}
-
-# The pid of service $1 if the stack started it and it still runs: the pid file's process must be
-# alive and be this service's binary with this stack's state directory (a reused pid is not ours).
-running_pid() {
-    local file pid command_line
-    file=$(pid_file_of "$1")
-    [ -r "$file" ] || return 1
-    pid=$(tr -dc '0-9' <"$file")
-    [ -n "$pid" ] && alive "$pid" || return 1
-    if [ -r "/proc/$pid/cmdline" ]; then
-        command_line=$(tr '\0' ' ' <"/proc/$pid/cmdline")
-    else
-        command_line=$(ps -o args= -p "$pid" 2>/dev/null) || return 1
-    fi
-    case "$command_line " in
-    *"$(basename "$(binary "$1")") "*"--state-dir $(state_of "$1") "*) echo "$pid" ;;
-    *) return 1 ;;
-    esac
-}
-
 # Asks service $1 for its health; prints --check's line, returns its exit code.
 check() {
     local bin
     bin=$(binary "$1")
     [ -x "$bin" ] || { echo "$bin not found"; return 2; }
     "$bin" --check --endpoint "$(endpoint "$1")" --state-dir "$(state_of "$1")" 2>&1
-}
-
-# The health word in a --check line (`auth 1.0.0 at tcp://…: ready`), or `down`.
-health_word() {
-    local word
-    word=$(printf '%s\n' "$1" | sed -n 's/^[^ ]* [^ ]* at [^ ]*: \([a-z_]*\).*$/\1/p' | head -n 1)
-    echo "${word:-down}"
-}
-
-log_tail() {
-    local log
-    log=$(log_of "$1")
-    echo "---- last lines of $log ----" >&2
-    tail -n 20 "$log" >&2 2>/dev/null || true
-    echo "----" >&2
 }
 
 # --init: the state directory, both key pairs and allowed_clients, created where missing.
@@ -219,39 +177,6 @@ exchange_keys() {
     allow_client gateway heroes
 }
 
-# Waits until service $1 (pid $2) answers ready. A service still degraded at the deadline is accepted
-# with a warning (it takes work); one that exits or never answers fails with its log's tail.
-wait_ready() {
-    local deadline=$((SECONDS + STACK_WAIT_SECONDS)) line word
-    while :; do
-        alive "$2" || { echo "stack: error: $1 exited during start-up" >&2; log_tail "$1"; return 1; }
-        line=$(check "$1")
-        word=$(health_word "$line")
-        [ "$word" = ready ] && return 0
-        if [ $SECONDS -ge $deadline ]; then
-            if [ "$word" = degraded ]; then
-                echo "stack: warning: $1 is degraded: $line" >&2
-                return 0
-            fi
-            echo "stack: error: $1 (pid $2) not ready after ${STACK_WAIT_SECONDS}s: $line" >&2
-            log_tail "$1"
-            return 1
-        fi
-        sleep 0.2
-    done
-}
-
-# Closes every descriptor above 2 that this shell inherited (a lock held by whoever ran make, the
-# write end of a pipe): a service outlives `up`, and must not keep them open for as long as it runs.
-close_inherited_fds() {
-    local entry fd
-    for entry in /proc/self/fd/*; do
-        fd=${entry##*/}
-        [ "$fd" -gt 2 ] 2>/dev/null && eval "exec $fd>&-" 2>/dev/null
-    done
-    return 0
-}
-
 # Starts service $1 in the background unless the stack already runs it.
 start() {
     local pid bin log
@@ -287,51 +212,14 @@ cmd_up() {
     for name in "${selected[@]}"; do
         if ! start "$name"; then
             # Nothing half up: stop what this invocation started.
-            [ ${#started_now[@]} -gt 0 ] && stop_services "${started_now[@]}"
+            [ ${#started_now[@]} -gt 0 ] && stop_processes --say-not-running "${started_now[@]}"
             exit 1
         fi
     done
     echo "logs: $STACK_DIR/logs/ (make logs, LOGS_FOLLOW=1 make logs); state: $STACK_DIR"
 }
 
-# SIGTERM to each given service the stack started, in reverse start order; waits up to
-# STACK_STOP_SECONDS for all of them, then SIGKILLs what is left. Only pids from the stack's own pid
-# files, checked by running_pid, are ever signalled.
-stop_services() {
-    local name pid index pids=() names=()
-    for ((index = ${#all_services[@]} - 1; index >= 0; index--)); do
-        name=${all_services[index]}
-        case " $* " in *" $name "*) ;; *) continue ;; esac
-        if pid=$(running_pid "$name"); then
-            kill -TERM "$pid" 2>/dev/null && echo "$name: stopping (pid $pid)"
-            pids+=("$pid")
-            names+=("$name")
-        else
-            [ -e "$(pid_file_of "$name")" ] && echo "$name: not running"
-            rm -f "$(pid_file_of "$name")"
-        fi
-    done
-    local deadline=$((SECONDS + STACK_STOP_SECONDS)) left
-    while :; do
-        left=()
-        for index in "${!pids[@]}"; do alive "${pids[index]}" && left+=("$index"); done
-        [ ${#left[@]} -eq 0 ] && break
-        if [ $SECONDS -ge $deadline ]; then
-            for index in "${left[@]}"; do
-                echo "${names[index]}: still running after ${STACK_STOP_SECONDS}s, SIGKILL (pid ${pids[index]})" >&2
-                kill -KILL "${pids[index]}" 2>/dev/null
-            done
-            break
-        fi
-        sleep 0.1
-    done
-    for index in "${!names[@]}"; do
-        rm -f "$(pid_file_of "${names[index]}")"
-        echo "${names[index]}: stopped"
-    done
-}
-
-cmd_down() { stop_services "${selected[@]}"; }
+cmd_down() { stop_processes --say-not-running "${selected[@]}"; }
 
 cmd_status() {
     local name pid line word owner code=0
@@ -374,7 +262,7 @@ cmd_run() {
         case " ${before[*]} " in *" $name "*) ;; *) run_started+=("$name") ;; esac
     done
     if [ ${#run_started[@]} -gt 0 ]; then
-        trap 'stop_services "${run_started[@]}"' EXIT
+        trap 'stop_processes --say-not-running "${run_started[@]}"' EXIT
         trap 'exit 130' INT
         trap 'exit 143' TERM
     else
