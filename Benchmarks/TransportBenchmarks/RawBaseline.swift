@@ -58,11 +58,12 @@ struct BenchmarkError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// Rows (3) and (4) of an older build of this benchmark (`--baseline PATH`), for A/B runs in one
-/// run: the older binary is run with `--raw none --only remotestreams --rounds 1` and the same
-/// budget, and its `RESULT` lines are read. One run gives both rows; the row asked for second takes
-/// the figures kept from the first.
-final class BaselineRows {
+/// Rows (3) and (4) of a build of this benchmark run as a child process, for A/B runs in one run:
+/// an older build (`--baseline PATH`), and then this build too, so that both sides run alike (a
+/// fresh process each, not rows measured after the others in a long-lived one). The binary is run
+/// with `--raw none --only remotestreams --rounds 1` and the same budget, and its `RESULT` lines are
+/// read. One run gives both rows; the row asked for second takes the figures kept from the first.
+final class ChildRows {
     private let executable: String
     private var kept: [String: [Measurement]] = [:]
 

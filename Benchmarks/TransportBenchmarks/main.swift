@@ -22,7 +22,8 @@
 // `--raw none` leaves (1) out too (the table's ratios are then to the first
 // row measured): handy under a profiler that cannot follow the C program. `--baseline PATH` adds
 // rows (3) and (4) of an older build of this program (`make bench-transport
-// BENCH_TRANSPORT_BASELINE=<git ref>` builds one), measured in turn with the others, for A/B runs.
+// BENCH_TRANSPORT_BASELINE=<git ref>` builds one), measured in turn with the others, for A/B runs;
+// this build's rows (3) and (4) then run in a child process of their own too, as the baseline's do.
 
 import Foundation
 import Measuring
@@ -36,7 +37,7 @@ struct Contender {
     /// The `server` field of its `RESULT` lines (what `--only` selects).
     let server: String
     /// Measures every in-flight setting, in the order of `Budget.inFlightSettings`.
-    let measure: (Budget) throws -> [Measurement]
+    var measure: (Budget) throws -> [Measurement]
 }
 
 func usage() -> Never {
@@ -50,7 +51,7 @@ var budget = Budget()
 var rawExecutable: String?
 var only: String?
 var rounds = 5
-var baseline: BaselineRows?
+var baseline: ChildRows?
 var arguments = CommandLine.arguments.dropFirst()
 while let option = arguments.popFirst() {
     guard option != "--help" && option != "-h", let value = arguments.popFirst() else { usage() }
@@ -61,7 +62,7 @@ while let option = arguments.popFirst() {
     case "--seconds": budget.seconds = Double(value) ?? 0
     case "--only": only = value
     case "--rounds": rounds = Int(value) ?? 0
-    case "--baseline": baseline = BaselineRows(executable: value)
+    case "--baseline": baseline = ChildRows(executable: value)
     default: usage()
     }
 }
@@ -87,6 +88,12 @@ var contenders = [
         server: "remotestreams", measure: remoteStreamsEmptyRequests),
 ]
 if let baseline {
+    // This build's rows (3) and (4) run as a child too, like the baseline's.
+    let own = ChildRows(executable: URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path)
+    for index in contenders.indices where contenders[index].server == "remotestreams" {
+        let implementation = contenders[index].implementation
+        contenders[index].measure = { try own.measure(implementation, budget: $0) }
+    }
     contenders += [
         Contender(
             label: "(3) JSON, baseline build", implementation: "baseline-remotestreams",
