@@ -60,12 +60,6 @@ public struct ThrottlePolicyDifference: Sendable, Hashable, CustomStringConverti
     /// The recorded value (nil: the record has no such field).
     public var recorded: String?
 
-    public init(field: String, own: String?, recorded: String?) {
-        self.field = field
-        self.own = own
-        self.recorded = recorded
-    }
-
     /// `field: here <own>, recorded <recorded>` (`none` for a missing value).
     public var description: String { "\(field): here \(own ?? "none"), recorded \(recorded ?? "none")" }
 }
@@ -79,12 +73,6 @@ public struct RecordedThrottlePolicy: Sendable, Hashable {
     public var replica: String
     /// When, by the database's clock (ISO 8601, UTC).
     public var writtenAt: String
-
-    public init(policy: String, replica: String, writtenAt: String) {
-        self.policy = policy
-        self.replica = replica
-        self.writtenAt = writtenAt
-    }
 }
 
 /// Compares one replica's login-throttle policy with the one its database records, so an operator
