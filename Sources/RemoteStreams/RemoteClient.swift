@@ -179,16 +179,21 @@ public final class RemoteClient: Sendable {
         /// call of a one-replica client) stays as small as it was in the pending table.
         private var retryBox: RetryBox?
 
+        /// `retry` is boxed by the caller, so that a call without one never handles an optional
+        /// ``Retry``.
         init(
             receiver: any CallReceiver, isRequest: Bool, replica: Int, input: SingleAssignmentDisposable?,
-            retry: Retry?
+            retry: RetryBox?
         ) {
             self.receiver = receiver
             self.isRequest = isRequest
             self.replica = replica
             self.input = input
-            retryBox = retry.map(RetryBox.init)
+            retryBox = retry
         }
+
+        /// Whether it has ``retry`` state (without copying it out).
+        var mayRetry: Bool { retryBox != nil }
 
         var retry: Retry? {
             get { retryBox?.retry }
@@ -196,6 +201,7 @@ public final class RemoteClient: Sendable {
         }
     }
 
+    /// A request's ``Retry``, boxed (see ``Pending``).
     private final class RetryBox: Sendable {
         let retry: Retry
         init(_ retry: Retry) { self.retry = retry }
@@ -269,13 +275,26 @@ public final class RemoteClient: Sendable {
             inFlight.append(0)
         }
 
-        mutating func insert(_ stream: UInt64, _ call: Pending) {
-            pending[stream] = call
-            inFlight[call.replica] &+= 1
+        /// Adds open call `stream`, made in place in `pending`: a `Pending` passed in would be
+        /// copied there, and its copy and release cost more than the rest of the bookkeeping.
+        mutating func insert(
+            _ stream: UInt64, receiver: any CallReceiver, isRequest: Bool, replica: Int,
+            input: SingleAssignmentDisposable?, retry: RetryBox?
+        ) {
+            pending[stream] = Pending(
+                receiver: receiver, isRequest: isRequest, replica: replica, input: input, retry: retry)
+            inFlight[replica] &+= 1
         }
 
         mutating func remove(_ stream: UInt64) -> Pending? {
-            guard let call = pending.removeValue(forKey: stream) else { return nil }
+            guard let index = pending.index(forKey: stream) else { return nil }
+            return remove(at: index)
+        }
+
+        /// Removes the call at `index` of `pending`, found once by the caller: a call's answer
+        /// hashes its id once.
+        mutating func remove(at index: Dictionary<UInt64, Pending>.Index) -> Pending {
+            let call = pending.remove(at: index).value
             inFlight[call.replica] &-= 1
             return call
         }
@@ -710,18 +729,17 @@ public final class RemoteClient: Sendable {
             }
             state.nextStream &+= 1
             let connected = state.isConnected[replica]
+            // With one replica there is nowhere else to send it: no bookkeeping.
+            let retry =
+                type == .request && pinned == nil && state.replicas.count > 1
+                ? RetryBox(
+                    Retry(
+                        method: method, body: body, opened: now, deadline: deadline, isIdempotent: idempotent,
+                        sentConnected: connected, handshakesWhenSent: state.replicas[replica].handshakes,
+                        attempts: 0)) : nil
             state.insert(
-                stream,
-                Pending(
-                    receiver: receiver, isRequest: type == .request, replica: replica,
-                    input: inputSubscription,
-                    // With one replica there is nowhere else to send it: no bookkeeping.
-                    retry: type == .request && pinned == nil && state.replicas.count > 1
-                        ? Retry(
-                            method: method, body: body, opened: now, deadline: deadline,
-                            isIdempotent: idempotent,
-                            sentConnected: connected, handshakesWhenSent: state.replicas[replica].handshakes,
-                            attempts: 0) : nil))
+                stream, receiver: receiver, isRequest: type == .request, replica: replica,
+                input: inputSubscription, retry: retry)
             if state.deadlines.count > 2 * max(1_024, state.pending.count) {
                 let pending = state.pending
                 state.deadlines.removeAll { pending[$0] == nil }
@@ -902,19 +920,24 @@ public final class RemoteClient: Sendable {
             deliveries.reserveCapacity(frames.count)
             for frame in frames {
                 var call: Pending? = nil
+                // One lookup of the call's id, kept for removing it.
+                guard let index = state.pending.index(forKey: frame.stream),
+                    state.pending.values[index].replica == replica
+                else {
+                    state.counters.droppedFrames += 1
+                    continue
+                }
                 switch frame.type {
                 case .next:
-                    if let open = state.pending[frame.stream], open.replica == replica {
-                        call = open
-                        // The answer ends the call: no COMPLETE follows a request's NEXT.
-                        if open.isRequest { _ = state.remove(frame.stream) }
-                    }
+                    // A request's answer ends it: no COMPLETE follows a request's NEXT.
+                    call = state.pending.values[index].isRequest
+                        ? state.remove(at: index) : state.pending.values[index]
                 case .complete, .error:
-                    guard let open = state.pending[frame.stream], open.replica == replica else { break }
                     let error = frame.remoteError
                     if let error {
                         state.counters.errorsByCode[error.code.rawValue, default: 0] += 1
-                        if open.retry != nil, error.code == .overloaded || error.code == .unavailable,
+                        if state.pending.values[index].mayRetry,
+                            error.code == .overloaded || error.code == .unavailable,
                             let moved = state.retry(
                                 frame.stream, after: error.code, answered: true, now: .now)
                         {
@@ -925,7 +948,7 @@ public final class RemoteClient: Sendable {
                             continue
                         }
                     }
-                    call = state.remove(frame.stream)
+                    call = state.remove(at: index)  // a declined retry changed nothing
                 default:
                     break
                 }

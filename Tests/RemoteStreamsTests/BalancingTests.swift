@@ -197,6 +197,36 @@ struct BalancingTests {
         replicas.context.terminate()
     }
 
+    @Test func aOneEndpointClientCountsItsCallsAndFailsThemWhenItsConnectionIsLost() async throws {
+        let replicas = try Replicas(count: 1)
+        let client = try RemoteClient(
+            context: replicas.context,
+            configuration: .init(endpoints: replicas.endpoints, deadline: .seconds(30)))
+        await waitUntilConnected(client)
+        // Idempotent or not, with one replica there is nowhere else to send a call.
+        let calls =
+            hangingCalls(client, 2, idempotent: true, deadline: .seconds(20))
+            + hangingCalls(client, 1, idempotent: false, deadline: .seconds(20))
+        #expect(await eventually { replicas.hanging[0].count == 3 })
+        #expect(client.callsInFlight == [3])
+        #expect(try await whoami(client, idempotent: true) == "replica-0")
+        #expect(client.callsInFlight == [3])
+        #expect(client.counters.openStreams == 3)
+        await replicas.servers[0].stop()
+        for call in calls {
+            if case .failure(let error) = await call.value {
+                #expect(error.code == .unavailable, "\(error)")
+            } else {
+                Issue.record("hang answered")
+            }
+        }
+        #expect(client.callsInFlight == [0])
+        #expect(client.counters.openStreams == 0)
+        #expect(client.counters.retries == 0)
+        await client.stop()
+        replicas.context.terminate()
+    }
+
     @Test func aCallThatNeverLeftTheClientGoesToAReplicaThatConnected() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("balance-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
