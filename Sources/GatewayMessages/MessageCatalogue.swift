@@ -136,6 +136,9 @@ extension MessageCatalogue {
         "ui.signin": [.zhHans: "用户名登录", .zhHant: "使用者名稱登入", .en: "Sign in"],
         "ui.heroes": [.zhHans: "英雄列表", .zhHant: "英雄列表", .en: "Heroes"],
         "ui.numbers": [.zhHans: "三数相加", .zhHant: "三數相加", .en: "Add numbers"],
+        "ui.signinForHeroes": [
+            .zhHans: "请先登录，再查看英雄列表", .zhHant: "請先登入，再查看英雄列表", .en: "Sign in to see the heroes",
+        ],
         "ui.phone": [.zhHans: "手机号", .zhHant: "手機號碼", .en: "Phone"],
         "ui.username": [.zhHans: "用户名", .zhHant: "使用者名稱", .en: "Username"],
         "ui.password": [.zhHans: "密码", .zhHant: "密碼", .en: "Password"],

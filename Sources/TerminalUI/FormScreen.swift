@@ -63,6 +63,9 @@ public struct FormScreen: ScreenModel {
     public private(set) var busy = false
     /// The tip line (`tip`), empty when nothing shows.
     public private(set) var tip = ""
+    /// A line of the client's own under the form, as a catalogue code: why this screen opened
+    /// (the sign-in a hero list asked for), nil when there is nothing to say.
+    public var note: String?
     /// The sum (`sum`): its number, or its message on overflow.
     public private(set) var sum: FlowOutput?
     /// The alert being shown.
@@ -363,6 +366,14 @@ public struct FormScreen: ScreenModel {
                 row.add("  " + context.spinner + " ", TextStyle(color: context.color(.yellow), bold: true))
                 row.add(labels("ui.loading"), TextStyle(color: context.color(.yellow)))
             }
+            body.append(row.line)
+        }
+
+        if let note {
+            body.append(StyledLine())
+            var row = LineBuilder(width: width)
+            row.add("  ")
+            row.add(labels(note), TextStyle(color: context.color(.cyan)))
             body.append(row.line)
         }
 

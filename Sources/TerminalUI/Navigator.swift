@@ -121,6 +121,7 @@ public struct Navigator: Sendable {
                 effects += screen.openingInputs.map(Effect.send)
             case .show(let kind):
                 var kind = kind
+                var note: String?
                 if case .heroes(let token) = kind {
                     if let token {
                         lastToken = token
@@ -128,12 +129,17 @@ public struct Navigator: Sendable {
                         kind = .heroes(token: lastToken)
                     } else {
                         // The hero list needs a session: without one, sign in first (its session
-                        // then opens the list).
+                        // then opens the list), and the sign-in says so.
                         kind = .signin
+                        note = "ui.signinForHeroes"
                     }
                 }
                 stack.append(kind)
                 show(kind)
+                if let note, var form = screen as? FormScreen {
+                    form.note = note
+                    screen = form
+                }
                 effects.append(.switchChannel)
                 effects += screen.openingInputs.map(Effect.send)
             }

@@ -43,12 +43,22 @@ struct NavigationAndLayoutTests {
         #expect(navigator.handle(.resize, height: 24).isEmpty)
     }
 
-    @Test("without a session the menu's hero entry opens the sign-in")
+    @Test("without a session the hero entry opens a sign-in that says why; the menu's own sign-in does not")
     func heroesNeedSession() {
         var navigator = Navigator(endpoint: "e")
         #expect(navigator.handle(.character("4"), height: 24) == [.switchChannel])
         #expect(navigator.current == .signin)
         #expect(navigator.stack == [.menu, .signin])
+        let note = "  Sign in to see the heroes"
+        #expect(navigator.render(context(80, 24, .en)).text.contains(note))
+        #expect(navigator.render(context()).text.contains("  请先登录，再查看英雄列表"))
+        // Typing keeps the note; the sign-in chosen from the menu has none.
+        _ = navigator.handle(.character("a"), height: 24)
+        #expect(navigator.render(context(80, 24, .en)).text.contains(note))
+        #expect(navigator.handle(.escape, height: 24) == [.switchChannel])
+        #expect(navigator.handle(.character("3"), height: 24) == [.switchChannel])
+        #expect(navigator.current == .signin)
+        #expect(!navigator.render(context(80, 24, .en)).text.contains(note))
     }
 
     @Test("Esc on the menu quits; a failed channel shows the cannot-reach banner")
