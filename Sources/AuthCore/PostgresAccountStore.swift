@@ -112,6 +112,7 @@ public final class PostgresAccountStore: AccountStore {
             """
         ),
         (2, PostgresLoginThrottle.schema),
+        (3, PostgresLoginThrottle.policySchema),
     ]
 
     static let createAccount = PreparedStatement(
@@ -271,8 +272,11 @@ public final class PostgresAccountStore: AccountStore {
 
     // MARK: Threads' work
 
-    /// Applies the pending migrations under the migration lock; returns the versions applied.
-    static func migrate(_ connection: Connection) throws -> [Int] {
+    /// Applies the pending `migrations` (``migrations`` unless given) under the migration lock;
+    /// returns the versions applied.
+    static func migrate(
+        _ connection: Connection, _ migrations: [(version: Int, sql: String)] = migrations
+    ) throws -> [Int] {
         try connection.query("SELECT pg_advisory_lock($1)", [.integer(migrationLock)])
         defer { _ = try? connection.query("SELECT pg_advisory_unlock($1)", [.integer(migrationLock)]) }
         try connection.execute(

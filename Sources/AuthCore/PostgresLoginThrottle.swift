@@ -37,16 +37,21 @@ public protocol SharedLoginThrottle: Sendable {
 ///   ``ThrottlePolicy/inFlightExpiry`` after its latest admission.
 /// - **Memory** is bounded by ``removeResting()`` (run periodically by auth-service under an
 ///   advisory lock, one replica at a time) instead of ``ThrottlePolicy/maximumTracked``.
+/// - **The policy** travels with every call, from each replica's own flags. The one the replicas
+///   should agree on is the one row of `throttle_policy` (schema version 3), which
+///   ``ThrottlePolicyCheck`` writes at start and compares with this replica's.
 public final class PostgresLoginThrottle: SharedLoginThrottle {
     private let store: PostgresAccountStore
-    private let policy: ThrottlePolicy
+    /// The policy this replica passes with every statement.
+    let policy: ThrottlePolicy
     private let now: (@Sendable () -> Int64)?
 
     /// The key of the advisory lock the throttle's sweep runs under.
     public static let sweepLock: Int64 = 0x524C_6F67_696E_0003
 
-    /// A throttle on `store`'s database with `policy` (every replica must run the same). `now`, in
-    /// microseconds, replaces the database's clock (for tests).
+    /// A throttle on `store`'s database with `policy` (replicas should run the same:
+    /// ``ThrottlePolicyCheck`` tells when they do not). `now`, in microseconds, replaces the
+    /// database's clock (for tests).
     public init(store: PostgresAccountStore, policy: ThrottlePolicy, now: (@Sendable () -> Int64)? = nil) {
         self.store = store
         self.policy = policy
@@ -115,6 +120,27 @@ public final class PostgresLoginThrottle: SharedLoginThrottle {
         ) { result in Int(try result.integer(0, 0)) }
     }
 
+    /// Writes this throttle's policy (``ThrottlePolicy/sharedText``) as the one the database's
+    /// replicas should agree on, by `replica` and now by the database's clock; answers the record it
+    /// replaced, if any.
+    func recordPolicy(replica: String) -> Single<RecordedThrottlePolicy?> {
+        store.throttle(Self.writePolicy, [.text(policy.sharedText), .text(replica)]) {
+            try Self.policyRecord($0)
+        }
+    }
+
+    /// The policy the database records, if any.
+    func recordedPolicy() -> Single<RecordedThrottlePolicy?> {
+        store.throttle(Self.readPolicy, []) { try Self.policyRecord($0) }
+    }
+
+    private static func policyRecord(_ result: ResultSet) throws -> RecordedThrottlePolicy? {
+        guard !result.rows.isEmpty else { return nil }
+        return RecordedThrottlePolicy(
+            policy: try result.text(0, 0) ?? "", replica: try result.text(0, 1) ?? "",
+            writtenAt: try result.text(0, 2) ?? "")
+    }
+
     /// The injected clock, or NULL for the database's.
     private func clock() -> PostgresValue { now.map { .integer($0()) } ?? .null }
 
@@ -144,6 +170,37 @@ public final class PostgresLoginThrottle: SharedLoginThrottle {
         "auth_throttle_success", "SELECT throttle_success($1, $2, $3, $4::integer, $5::integer)")
     static let abandoned = PreparedStatement(
         "auth_throttle_abandoned", "SELECT throttle_abandoned($1, $2, $3, $4, $5::integer, $6::integer)")
+    /// Replaces the one row of `throttle_policy` (the write runs whatever the query reads) and
+    /// answers the row it replaced.
+    static let writePolicy = PreparedStatement(
+        "auth_throttle_write_policy",
+        """
+        WITH previous AS (SELECT policy, replica, \(writtenAt) FROM throttle_policy),
+        written AS (
+            INSERT INTO throttle_policy (only_row, policy, replica, written_at)
+            VALUES (true, $1, $2, clock_timestamp())
+            ON CONFLICT (only_row) DO UPDATE
+            SET policy = excluded.policy, replica = excluded.replica, written_at = excluded.written_at
+            RETURNING 1)
+        SELECT * FROM previous
+        """)
+    static let readPolicy = PreparedStatement(
+        "auth_throttle_read_policy", "SELECT policy, replica, \(writtenAt) FROM throttle_policy")
+    /// `written_at` in ISO 8601, UTC, to the millisecond.
+    private static let writtenAt =
+        #"to_char(written_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS written_at"#
+
+    /// The table of the policy the replicas should agree on (``PostgresAccountStore``'s migration 3):
+    /// one row at most, written by the latest replica to start.
+    static let policySchema = """
+        CREATE TABLE throttle_policy (
+            only_row boolean PRIMARY KEY DEFAULT true CHECK (only_row),
+            policy text NOT NULL,
+            replica text NOT NULL,
+            written_at timestamptz NOT NULL
+        );
+        """
+
     /// Deletes the rows at rest, only while it holds ``sweepLock`` (one replica at a time), and
     /// skips rows a login holds.
     static let sweep = PreparedStatement(

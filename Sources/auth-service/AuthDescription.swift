@@ -79,6 +79,7 @@ struct AuthDescription: HostedService {
         let loop = process.loops[0]
         // With PostgreSQL, logins are throttled in the database, by every replica together.
         let sharedThrottle = store.sharedThrottle(policy: policy)
+        let policyCheck = sharedThrottle.map { ThrottlePolicyCheck(throttle: $0) }
         let shared = Shared(
             store: store, pool: pool, graphs: AuthGraphs(on: loop, policy: policy, shared: sharedThrottle),
             configuration: AuthConfiguration(
@@ -86,7 +87,7 @@ struct AuthDescription: HostedService {
                 tokenLifetime: configuration[O.tokenLifetime],
                 deviceTokens: DeviceTokens(secret: deviceSecret)),
             loop: loop,
-            purge: nil, sweep: nil,
+            purge: nil, sweep: nil, policyCheck: policyCheck,
             health: process.health,
             reachability: reachability,
             listening: [
@@ -98,6 +99,10 @@ struct AuthDescription: HostedService {
         do {
             // Made now, so the first login of an unknown user costs no more than a wrong password.
             _ = try await pool.dummyHash(for: configuration[O.hashCost].cost)
+            // The latest replica to start records the policy the others are compared with.
+            if let policyCheck {
+                Self.recorded(try await policyCheck.record().value, policy: policy, logger: logger)
+            }
         } catch {
             await shared.stop()
             throw error
@@ -112,13 +117,53 @@ struct AuthDescription: HostedService {
                 if count > 0 { logger.info("expired sessions removed", ["count": .integer(count)]) }
             })
         }
-        // Throttle entries back at rest are deleted every minute (by one replica at a time).
+        // Throttle entries back at rest are deleted every minute (by one replica at a time), and the
+        // policy the database records is compared with this replica's.
+        let interval = max(configuration[O.sharedThrottleInterval], .seconds(1))
         let sweep = sharedThrottle.map { throttle in
-            loop.schedule(every: .seconds(60)) {
+            loop.schedule(every: interval) {
                 _ = throttle.removeResting().subscribe { _ in }
+                _ = policyCheck?.check().subscribe(onSuccess: { Self.report($0, logger: logger) })
             }
         }
         return shared.with(purge: purge, sweep: sweep)
+    }
+
+    /// Logs the policy this replica recorded, and how it differs from the one it replaced.
+    static func recorded(_ replaced: RecordedThrottlePolicy?, policy: ThrottlePolicy, logger: Logger) {
+        let differences = replaced.map { policy.differences(from: $0.policy) } ?? []
+        guard let replaced, !differences.isEmpty else {
+            logger.info("throttle policy recorded", ["policy": .string(policy.sharedText)])
+            return
+        }
+        logger.notice(
+            "throttle policy recorded, replacing a different one",
+            [
+                "policy": .string(policy.sharedText), "differences": .string(describe(differences)),
+                "replaced_replica": .string(replaced.replica), "replaced_at": .string(replaced.writtenAt),
+            ])
+    }
+
+    /// Logs what a check of the recorded policy found: once per change of the record.
+    static func report(_ finding: ThrottlePolicyCheck.Finding?, logger: Logger) {
+        switch finding {
+        case .differs(let differences, let record)?:
+            logger.warning(
+                "throttle policy differs from the one the database records",
+                [
+                    "differences": .string(describe(differences)), "replica": .string(record.replica),
+                    "written_at": .string(record.writtenAt),
+                ])
+        case .agrees(let record)?:
+            logger.notice(
+                "throttle policy agrees with the one the database records",
+                ["replica": .string(record.replica), "written_at": .string(record.writtenAt)])
+        case nil: break
+        }
+    }
+
+    private static func describe(_ differences: [ThrottlePolicyDifference]) -> String {
+        differences.map(\.description).joined(separator: "; ")
     }
 
     func start(on shard: HostResources, shared: Shared, handlers: inout RemoteHandlers) async throws -> Running {
@@ -138,8 +183,11 @@ struct AuthDescription: HostedService {
         let loop: SocketLoop
         /// The loop's hourly timer that deletes expired sessions.
         let purge: SocketLoop.TimerID?
-        /// The loop's timer that sweeps the shared throttle's entries at rest (PostgreSQL only).
+        /// The loop's timer that sweeps the shared throttle's entries at rest and checks the
+        /// recorded policy (PostgreSQL only).
         let sweep: SocketLoop.TimerID?
+        /// Compares the shared throttle's recorded policy with this replica's (PostgreSQL only).
+        let policyCheck: ThrottlePolicyCheck?
         let health: HealthState
         /// The PostgreSQL store's reachability changes (finished at once for SQLite).
         let reachability: AsyncStream<(reachable: Bool, reason: String?)>
@@ -148,18 +196,24 @@ struct AuthDescription: HostedService {
         func with(purge: SocketLoop.TimerID, sweep: SocketLoop.TimerID?) -> Shared {
             Shared(
                 store: store, pool: pool, graphs: graphs, configuration: configuration, loop: loop, purge: purge,
-                sweep: sweep, health: health, reachability: reachability, listening: listening)
+                sweep: sweep, policyCheck: policyCheck, health: health, reachability: reachability,
+                listening: listening)
         }
 
         func stats() async -> [String: [String: Int]] {
-            [
-                "store": store.statsGroup, "hashing": pool.counters.statsGroup,
+            var storeGroup = store.statsGroup
+            if let policyCheck { storeGroup["throttle_policy_mismatch"] = policyCheck.mismatch ? 1 : 0 }
+            return [
+                "store": storeGroup, "hashing": pool.counters.statsGroup,
                 "argon2": pool.hashingSetup.statsGroup,
             ]
         }
 
         /// While the database is unreachable, health is `degraded` (calls answer `unavailable`); it
-        /// is `ready` again once the store has reconnected.
+        /// is `ready` again once the store has reconnected. A throttle policy differing from the
+        /// recorded one leaves health alone: during a rolling update that changes the throttling
+        /// flags it is expected, and turning replicas unready would take capacity away mid-update;
+        /// it is logged and counted in `sys.stats` instead.
         func serve() async {
             if case .postgres(let postgres) = store, !postgres.isReachable {
                 health.set(.degraded, reasons: ["the account database is unreachable"])
@@ -227,7 +281,7 @@ enum Store: Sendable {
     }
 
     /// The login throttle replicas share (PostgreSQL), or nil: each process throttles alone.
-    func sharedThrottle(policy: ThrottlePolicy) -> (any SharedLoginThrottle)? {
+    func sharedThrottle(policy: ThrottlePolicy) -> PostgresLoginThrottle? {
         switch self {
         case .sqlite: nil
         case .postgres(let store): PostgresLoginThrottle(store: store, policy: policy)

@@ -114,6 +114,11 @@ enum AuthOptions {
         "account-failures-per-minute", environment: "AUTH_ACCOUNT_FAILURES_PER_MINUTE",
         default: defaults.accountFailuresPerMinute, parser: .integer(in: 1...1_000_000),
         help: "How fast a spent account budget grows back, in attempts per minute.")
+    static let sharedThrottleInterval = Option(
+        "shared-throttle-interval", environment: "AUTH_SHARED_THROTTLE_INTERVAL",
+        default: Duration.seconds(60), parser: .duration,
+        help: "With PostgreSQL: how often this replica sweeps the shared login throttle's entries at rest "
+            + "and compares its throttling flags with the policy the database records (at least 1s).")
     static let deviceKey = Option(
         "device-key", environment: "AUTH_DEVICE_KEY", default: String?.none, parser: .optional(.string),
         help: "The secret device tokens are made with (created on first start, mode 0600); replacing it "
@@ -139,8 +144,8 @@ enum AuthOptions {
         [
             endpoint, curve, database, synchronous, hashCost, hashWorkers, argon2, hashQueue, tokenLifetime,
             minimumUsername, minimumPassword, freeFailures, maximumDelay, lockAfter, lockDuration,
-            clientFailures, accountFreeFailures, accountFailuresPerMinute, deviceKey, existsPerSecond,
-            existsBurst, maximumStreams, maximumStreamsPerClient, check,
+            clientFailures, accountFreeFailures, accountFailuresPerMinute, sharedThrottleInterval, deviceKey,
+            existsPerSecond, existsBurst, maximumStreams, maximumStreamsPerClient, check,
         ] + standard.all
 
     static let server = ServerOptions(

@@ -431,6 +431,8 @@ struct OperationsIntegrationTests {
             #expect(auth["failed_logins"] == 1)
             #expect(auth["exists_answered"] == 1)
             #expect((stats.counters["store"]?["commits"] ?? 0) >= 2)
+            // SQLite: one process, its throttle in memory; no shared policy to disagree with.
+            #expect(stats.counters["store"]?["throttle_policy_mismatch"] == nil)
             #expect((stats.counters["hashing"]?["completed"] ?? 0) >= 3)
             #expect((stats.counters["transport"]?["frames_in"] ?? 0) >= 5)
         }
@@ -447,7 +449,7 @@ struct OperationsIntegrationTests {
             "hash-queue",
             "token-lifetime", "min-username", "min-password", "login-free-failures", "login-max-delay",
             "login-lock-after", "login-lock-duration", "client-failures-per-minute", "account-free-failures",
-            "account-failures-per-minute", "device-key", "exists-per-second",
+            "account-failures-per-minute", "shared-throttle-interval", "device-key", "exists-per-second",
             "exists-burst", "max-streams", "max-streams-per-client", "check", "log-level", "log-format",
             "state-dir", "drain-timeout", "help", "version",
         ]

@@ -34,6 +34,52 @@ struct ThrottleReplicasIntegrationTests {
         #expect(results.three == results.one.map { $0 * 3 })
     }
 
+    @Test("replicas started with different throttling flags: the earlier one reports it, health unchanged")
+    func differentFlags() async throws {
+        try await PostgresCluster.with { cluster in
+            let shared = ["--database", cluster.url, "--shared-throttle-interval", "1s"]
+            let directories = [try TemporaryDirectory(), try TemporaryDirectory()]
+            defer { for directory in directories { directory.remove() } }
+            let first = try await ServiceProcess.start(
+                shared + ["--login-lock-after", "3"], in: directories[0], name: "first")
+            var second: ServiceProcess?
+            do {
+                #expect(try await mismatchFlag(first) == 0)
+                let started = try await ServiceProcess.start(
+                    shared + ["--login-lock-after", "5"], in: directories[1], name: "second")
+                second = started
+                // The second start records its flags; the first finds them at its next check.
+                let mismatch = try await eventually(within: .seconds(20), every: .milliseconds(200)) {
+                    try await mismatchFlag(first) == 1
+                }
+                #expect(mismatch, "log:\n\(first.log)")
+                #expect(try await mismatchFlag(started) == 0)
+                let log = first.log
+                #expect(log.contains("throttle policy differs from the one the database records"), "\(log)")
+                #expect(log.contains("lockAfter: here 3, recorded 5"), "\(log)")
+                #expect(log.contains("pid \(started.child.pid)"), "\(log)")
+                #expect(started.log.contains("throttle policy recorded, replacing a different one"))
+                // A mismatch does not make a replica unready.
+                #expect(try await first.client.health().value.ready)
+                #expect(await started.stop() == .exited(0))
+                #expect(await first.stop() == .exited(0))
+                // Said once per change of the record, not at every check.
+                #expect(first.log.components(separatedBy: "throttle policy differs").count == 2)
+            } catch {
+                Issue.record("first log:\n\(first.log)\nsecond log:\n\(second?.log ?? "")")
+                await second?.stop()
+                await first.stop()
+                throw error
+            }
+        }
+    }
+
+    /// The `throttle_policy_mismatch` counter of a replica's `store` group in `sys.stats`.
+    private func mismatchFlag(_ replica: ServiceProcess) async throws -> Int? {
+        let stats = try await replica.client.request(Methods.System.stats).value
+        return stats.counters["store"]?["throttle_policy_mismatch"]
+    }
+
     /// Starts three replicas with `arguments` (each in a state directory of its own, on a random
     /// loopback port), runs `body` with them, and stops them.
     private func withReplicas<T>(_ arguments: [String], _ body: ([ServiceProcess]) async throws -> T)
