@@ -96,6 +96,7 @@ extension CLIInvocation {
           --endpoint ENDPOINT   the gateway (GATEWAY_CLI_ENDPOINT; default \(defaultEndpoint))
           --server-key KEY      the gateway's CURVE public key: a file or 40 Z85 characters
                                 (GATEWAY_CLI_SERVER_KEY; default: the first curve.pub found in
+                                $STACK_DIR/gateway/ when STACK_DIR is set, then
                                 reactive-login/stack/gateway/ (make run, make up), then
                                 reactive-login/gateway/, under $XDG_STATE_HOME or ~/.local/state)
           --curve on|off        CURVE encryption (GATEWAY_CLI_CURVE; default on)

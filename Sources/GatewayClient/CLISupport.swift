@@ -8,13 +8,17 @@ import ZeroMQ
 /// The CURVE keys `gateway-cli` uses (docs/gateway/cli.md, "Keys").
 public enum GatewayKeys {
     /// Where the client looks for the gateway's public key when `--server-key` is not given, in
-    /// order: the local stack's gateway (`make run`, `make up`: `…/reactive-login/stack/gateway/`),
-    /// then a gateway started on its own with its default state directory
-    /// (`…/reactive-login/gateway/`), each under `$XDG_STATE_HOME`, else `~/.local/state`.
+    /// order: the gateway of a local stack started with another `STACK_DIR`, when that variable is
+    /// set (`$STACK_DIR/gateway/`), the local stack's gateway at its default place (`make run`,
+    /// `make up`: `…/reactive-login/stack/gateway/`), then a gateway started on its own with its
+    /// default state directory (`…/reactive-login/gateway/`), the last two under `$XDG_STATE_HOME`,
+    /// else `~/.local/state`.
     public static func defaultServerKeyPaths(environment: [String: String]) -> [String] {
-        ["stack/gateway", "gateway"].map {
-            StateDirectory.resolve(service: $0, override: nil, environment: environment) + "/curve.pub"
-        }
+        let stack = environment["STACK_DIR"].flatMap { $0.isEmpty ? nil : [$0 + "/gateway/curve.pub"] } ?? []
+        return stack
+            + ["stack/gateway", "gateway"].map {
+                StateDirectory.resolve(service: $0, override: nil, environment: environment) + "/curve.pub"
+            }
     }
 
     /// The CURVE settings for `invocation`: nil with `--curve off`; else the server key (from

@@ -183,6 +183,14 @@ struct CLIBinaryTests {
             noKey.standardError.contains(
                 "no gateway key at \(directory.path)/state/reactive-login/stack/gateway/curve.pub or "
                     + "\(directory.path)/state/reactive-login/gateway/curve.pub"))
+        // A stack started with another STACK_DIR is looked for there first.
+        let otherStack = try await CLIBinary.run(
+            ["numbers", "1", "2", "3"], in: directory, environment: ["STACK_DIR": directory.file("mine")])
+        #expect(otherStack.status == 64)
+        #expect(
+            otherStack.standardError.contains(
+                "no gateway key at \(directory.path)/mine/gateway/curve.pub or "
+                    + "\(directory.path)/state/reactive-login/stack/gateway/curve.pub or "))
         #expect(emptyPassword.status == 64)
         #expect(emptyPassword.standardError.contains("the password is empty"))
         #expect(help.status == 0)

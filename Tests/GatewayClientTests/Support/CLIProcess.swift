@@ -69,8 +69,10 @@ enum CLIBinary {
         posix_spawn_file_actions_addopen(&actions, 0, directory.file(name + ".in"), O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, stdoutPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_addopen(&actions, 2, stderrPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        // Nothing of the caller's settings reaches it: its options, locale, or another stack's place.
+        let inherited = ["LANG", "LC_ALL", "LC_MESSAGES", "STACK_DIR"]
         var variables = ProcessInfo.processInfo.environment.filter {
-            !$0.key.hasPrefix("GATEWAY_CLI_") && !["LANG", "LC_ALL", "LC_MESSAGES"].contains($0.key)
+            !$0.key.hasPrefix("GATEWAY_CLI_") && !inherited.contains($0.key)
         }
         variables["HOME"] = directory.path
         variables["XDG_STATE_HOME"] = directory.file("state")
@@ -144,8 +146,10 @@ final class TerminalRun: Sendable {
         for descriptor in Int32(0)...2 {
             posix_spawn_file_actions_addopen(&actions, descriptor, slave, O_RDWR | O_NOCTTY, 0)
         }
+        // Nothing of the caller's settings reaches it: its options, locale, or another stack's place.
+        let inherited = ["LANG", "LC_ALL", "LC_MESSAGES", "STACK_DIR"]
         var variables = ProcessInfo.processInfo.environment.filter {
-            !$0.key.hasPrefix("GATEWAY_CLI_") && !["LANG", "LC_ALL", "LC_MESSAGES"].contains($0.key)
+            !$0.key.hasPrefix("GATEWAY_CLI_") && !inherited.contains($0.key)
         }
         variables["HOME"] = directory.path
         variables["XDG_STATE_HOME"] = directory.file("state")
