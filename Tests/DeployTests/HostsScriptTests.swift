@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -92,14 +93,9 @@ struct HostsScriptTests {
                 timeLimit: .seconds(15)
             ).status
         }
+        // A check runs a process for up to its own 15 s: asked every 200 ms at most.
         func waitFor(_ status: Int32, within limit: Duration) async throws -> Bool {
-            let clock = ContinuousClock()
-            let deadline = clock.now + limit
-            while clock.now < deadline {
-                if try await check() == status { return true }
-                try await Task.sleep(for: .milliseconds(200))
-            }
-            return false
+            try await eventually(within: limit, every: .milliseconds(200)) { try await check() == status }
         }
 
         #expect(try await waitFor(0, within: .seconds(20)), "\(contents(state.file("log")))")

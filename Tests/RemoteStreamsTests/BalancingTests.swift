@@ -52,6 +52,16 @@ private struct Replicas {
 
     var endpoints: [String] { servers.map { $0.endpoints[0] } }
 
+    /// A client of every replica with a 30 s deadline (and `pingInterval`, when given), once it is
+    /// connected to all of them.
+    func connectedClient(pingInterval: Duration? = nil) async throws -> RemoteClient {
+        var configuration = RemoteClient.Configuration(endpoints: endpoints, deadline: .seconds(30))
+        if let pingInterval { configuration.pingInterval = pingInterval }
+        let client = try RemoteClient(context: context, configuration: configuration)
+        for replica in servers.indices { await waitUntilConnected(client, replica: replica) }
+        return client
+    }
+
     func stop() async {
         for server in servers { await server.stop() }
     }
@@ -90,12 +100,7 @@ private func hangingCalls(_ client: RemoteClient, _ count: Int, idempotent: Bool
 struct BalancingTests {
     @Test func aNewCallGoesToTheConnectedReplicaWithFewestCallsInFlight() async throws {
         let replicas = try Replicas(count: 2)
-        let client = try RemoteClient(
-            context: replicas.context,
-            configuration: .init(
-                endpoints: replicas.endpoints, deadline: .seconds(30), pingInterval: .seconds(60)))
-        await waitUntilConnected(client, replica: 0)
-        await waitUntilConnected(client, replica: 1)
+        let client = try await replicas.connectedClient(pingInterval: .seconds(60))
         let held = client.request("hang", NoParameters(), as: String.self).subscribe { _ in }
         let busy = client.callsInFlight.firstIndex(of: 1)
         #expect(busy != nil)
@@ -116,11 +121,7 @@ struct BalancingTests {
 
     @Test func idempotentCallsOnAReplicaThatDiesFailOverWithinTheirDeadline() async throws {
         let replicas = try Replicas(count: 2)
-        let client = try RemoteClient(
-            context: replicas.context,
-            configuration: .init(endpoints: replicas.endpoints, deadline: .seconds(30)))
-        await waitUntilConnected(client, replica: 0)
-        await waitUntilConnected(client, replica: 1)
+        let client = try await replicas.connectedClient()
         // Half the calls go to each replica; both hold them.
         let calls = hangingCalls(client, 10, idempotent: true, deadline: .seconds(5))
         #expect(await eventually { replicas.hanging.map(\.count) == [5, 5] })
@@ -149,11 +150,7 @@ struct BalancingTests {
 
     @Test func aCallThatMayHaveRunIsNotSentAgainUnlessItsMethodAllowsIt() async throws {
         let replicas = try Replicas(count: 2)
-        let client = try RemoteClient(
-            context: replicas.context,
-            configuration: .init(endpoints: replicas.endpoints, deadline: .seconds(30)))
-        await waitUntilConnected(client, replica: 0)
-        await waitUntilConnected(client, replica: 1)
+        let client = try await replicas.connectedClient()
         let calls = hangingCalls(client, 4, idempotent: false, deadline: .seconds(20))
         #expect(await eventually { replicas.hanging.map(\.count) == [2, 2] })
         let killed = ContinuousClock.now
