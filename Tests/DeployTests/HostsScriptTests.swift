@@ -114,13 +114,7 @@ struct HostsScriptTests {
     /// Stops the server by its pid, then `down` (which also stops anything left in the namespaces),
     /// then deletes the state directory: whatever happened before.
     private func cleanUp(_ hosts: TestHosts, state: TemporaryDirectory, server: Int32?) async {
-        if let server, isAlive(server) {
-            kill(server, SIGTERM)
-            let clock = ContinuousClock()
-            let deadline = clock.now + .seconds(5)
-            while isAlive(server), clock.now < deadline { try? await Task.sleep(for: .milliseconds(50)) }
-            if isAlive(server) { kill(server, SIGKILL) }
-        }
+        if let server { await stopServers([server], grace: .seconds(5)) }
         let down = try? await hosts.run(["down"])
         #expect(down?.status == 0, "down failed: \(down?.error ?? "did not run")")
         state.remove()
