@@ -139,7 +139,8 @@ struct AuthDescription: HostedService {
         logger.notice(
             "throttle policy recorded, replacing a different one",
             [
-                "policy": .string(policy.sharedText), "differences": .string(describe(differences)),
+                "policy": .string(policy.sharedText),
+                "differences": .string(describe(differences, recordedAs: "was")),
                 "replaced_replica": .string(replaced.replica), "replaced_at": .string(replaced.writtenAt),
             ])
     }
@@ -162,8 +163,13 @@ struct AuthDescription: HostedService {
         }
     }
 
-    private static func describe(_ differences: [ThrottlePolicyDifference]) -> String {
-        differences.map(\.description).joined(separator: "; ")
+    /// `field: here <own>, recorded <recorded>; …`, with `recordedAs` instead of `recorded` (`was`,
+    /// for the record this replica has just replaced).
+    private static func describe(_ differences: [ThrottlePolicyDifference], recordedAs: String = "recorded")
+        -> String
+    {
+        differences.map { "\($0.field): here \($0.own ?? "none"), \(recordedAs) \($0.recorded ?? "none")" }
+            .joined(separator: "; ")
     }
 
     func start(on shard: HostResources, shared: Shared, handlers: inout RemoteHandlers) async throws -> Running {

@@ -59,6 +59,7 @@ struct ThrottleReplicasIntegrationTests {
                 #expect(log.contains("lockAfter: here 3, recorded 5"), "\(log)")
                 #expect(log.contains("pid \(started.child.pid)"), "\(log)")
                 #expect(started.log.contains("throttle policy recorded, replacing a different one"))
+                #expect(started.log.contains("lockAfter: here 5, was 3"), "\(started.log)")
                 // A mismatch does not make a replica unready.
                 #expect(try await first.client.health().value.ready)
                 #expect(await started.stop() == .exited(0))
