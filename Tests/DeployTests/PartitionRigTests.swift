@@ -207,13 +207,8 @@ private enum CommandOutcome: Sendable, Equatable {
     case error(String)
 }
 
-/// One finished command: what it was, how it ended, when it started and how long it took.
-private struct CommandRecord: Sendable {
-    let what: String
-    let outcome: CommandOutcome
-    let started: ContinuousClock.Instant
-    let took: Duration
-}
+/// One finished command.
+private typealias CommandRecord = TimedRecord<CommandOutcome>
 
 /// Workers that each register a fresh name through the gateway and sign in with it, one command at
 /// a time, until stopped. Every command is recorded.
@@ -283,7 +278,7 @@ private final class CommandLoad: Sendable {
         } catch {
             outcome = .error("\(error)")
         }
-        let call = CommandRecord(what: what, outcome: outcome, started: started, took: .now - started)
+        let call = CommandRecord(what: what, outcome: outcome, started: started)
         recorded.withLock { $0.append(call) }
         return call
     }

@@ -93,13 +93,8 @@ private enum CallOutcome: Sendable, Equatable {
     case failed(ErrorCode)
 }
 
-/// One finished call: what it was, how it ended, when it was made and how long it took.
-private struct CallRecord: Sendable {
-    let what: String
-    let outcome: CallOutcome
-    let started: ContinuousClock.Instant
-    let took: Duration
-}
+/// One finished call.
+private typealias CallRecord = TimedRecord<CallOutcome>
 
 /// Calls `single` and records how it ended against `expected`.
 private func record<T: Sendable>(
@@ -115,7 +110,7 @@ private func record<T: Sendable>(
     } catch {
         outcome = .failed(ErrorCode("not a RemoteError: \(error)"))
     }
-    return CallRecord(what: what, outcome: outcome, started: started, took: ContinuousClock.now - started)
+    return CallRecord(what: what, outcome: outcome, started: started)
 }
 
 /// auth-service replicas on one PostgreSQL database, as real processes on loopback: what one replica
