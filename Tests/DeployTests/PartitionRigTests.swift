@@ -120,8 +120,7 @@ struct PartitionRigTests {
         }
         let (a, b) = (replicas[0], replicas[1])
         let load = CommandLoad(end: end)
-        let running = Task { await load.run(workers: Self.workers) }
-        do {
+        try await whileLoading({ await load.run(workers: Self.workers) }, stop: load.stop) {
             // Both replicas serve the load before the cut.
             let used = await eventually(within: .seconds(10)) {
                 guard load.succeeded() >= 20, let usedA = await served(a), let usedB = await served(b) else {
@@ -156,13 +155,7 @@ struct PartitionRigTests {
                     }
                     return now > before
                 }, "replica A is not used again after heal: \(load.summary)")
-        } catch {
-            load.stop()
-            await running.value
-            throw error
         }
-        load.stop()
-        await running.value
 
         let records = load.records
         // Every command was answered, within the end client's deadline: never an ERROR frame.

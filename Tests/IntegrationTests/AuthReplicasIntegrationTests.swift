@@ -267,16 +267,9 @@ struct AuthReplicasIntegrationTests {
     ) async throws {
         #expect(try await caller.register("steady_user").statusCode == 201)
         let load = ReplicaLoad(caller: caller)
-        let running = Task { await load.run(workers: 6) }
-        do {
+        try await whileLoading({ await load.run(workers: 6) }, stop: load.stop) {
             try await scenario(cluster, replicas, directories, load)
-        } catch {
-            load.stop()
-            await running.value
-            throw error
         }
-        load.stop()
-        await running.value
 
         let all = load.records
         let wrong = all.filter { if case .wrong = $0.outcome { true } else { false } }
