@@ -112,8 +112,11 @@ let package = Package(
         .systemLibrary(name: "CZeroMQ", providers: [.apt(["libzmq3-dev"])]),
         .target(name: "ZeroMQ", dependencies: ["CZeroMQ"], swiftSettings: common),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"], swiftSettings: common),
+        // Metric families, histograms and the Prometheus text format: pure, no I/O.
+        .target(name: "Metrics", swiftSettings: common),
+        .testTarget(name: "MetricsTests", dependencies: ["Metrics"], swiftSettings: common),
         .target(
-            name: "RemoteStreams", dependencies: ["Reactive", "RemoteProtocol", "ZeroMQ"],
+            name: "RemoteStreams", dependencies: ["Metrics", "Reactive", "RemoteProtocol", "ZeroMQ"],
             swiftSettings: common),
         .testTarget(
             name: "RemoteStreamsTests",
@@ -180,7 +183,7 @@ let package = Package(
         .target(
             name: "AuthCore",
             dependencies: [
-                "Argon2", "Sodium", "SQLite", "Postgres", "Reactive", "Contracts", "RemoteProtocol",
+                "Argon2", "Sodium", "SQLite", "Postgres", "Reactive", "Contracts", "Metrics", "RemoteProtocol",
                 "RemoteStreams", "ZeroMQ",
             ],
             swiftSettings: common),
@@ -201,11 +204,12 @@ let package = Package(
             ],
             swiftSettings: common),
         .target(
-            name: "ServiceKit", dependencies: ["ZeroMQ", "Reactive", "RemoteProtocol", "RemoteStreams", "Contracts"],
+            name: "ServiceKit",
+            dependencies: ["Metrics", "ZeroMQ", "Reactive", "RemoteProtocol", "RemoteStreams", "Contracts"],
             swiftSettings: common),
         .testTarget(
             name: "ServiceKitTests",
-            dependencies: ["ServiceKit", "Contracts", "Reactive", "RemoteStreams", "ZeroMQ"],
+            dependencies: ["ServiceKit", "Metrics", "Contracts", "Reactive", "RemoteStreams", "ZeroMQ", "TestSupport"],
             swiftSettings: common),
         .target(
             name: "ValidationCore",

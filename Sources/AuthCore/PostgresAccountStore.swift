@@ -1,3 +1,4 @@
+public import Metrics
 import Foundation
 import Postgres
 public import Reactive
@@ -76,6 +77,8 @@ public final class PostgresAccountStore: AccountStore {
         public var unavailable = 0
         /// Connections lost.
         public var disconnects = 0
+        /// How long each committed transaction took, from sending `BEGIN` to `COMMIT`'s answer.
+        public var commitDuration = DurationHistogram()
     }
 
     /// One statement and what to do with its result.
@@ -321,6 +324,7 @@ public final class PostgresAccountStore: AccountStore {
         var group = Array(jobs)
         while !group.isEmpty {
             let outcomes: [Result<ResultSet, PostgresError>]
+            let started = ContinuousClock.now
             do {
                 outcomes = try connection.pipeline(
                     [.sql("BEGIN")] + group.map(\.statement) + [.sql("COMMIT")], timeout: timeout)
@@ -330,8 +334,10 @@ public final class PostgresAccountStore: AccountStore {
             }
             guard let failed = outcomes.firstIndex(where: { if case .failure = $0 { true } else { false } })
             else {
+                let elapsed = ContinuousClock.now - started
                 count { counters in
                     counters.commits += 1
+                    counters.commitDuration.record(elapsed)
                     counters.writes += group.count
                     counters.largestGroup = max(counters.largestGroup, group.count)
                 }

@@ -1,3 +1,4 @@
+public import Metrics
 import Foundation
 public import Reactive
 import RemoteProtocol
@@ -65,6 +66,8 @@ public final class SQLiteAccountStore: AccountStore {
         public var largestGroup = 0
         /// Calls that failed on a storage error.
         public var failures = 0
+        /// How long each committed transaction took, from `BEGIN` to the end of `COMMIT`.
+        public var commitDuration = DurationHistogram()
     }
 
     /// The schema's migrations.
@@ -154,6 +157,7 @@ public final class SQLiteAccountStore: AccountStore {
     ) {
         var outcomes: [Result<@Sendable () -> Void, RemoteError>] = []
         outcomes.reserveCapacity(writes.count)
+        let started = ContinuousClock.now
         do {
             try database.execute("BEGIN IMMEDIATE")
             for write in writes {
@@ -178,8 +182,10 @@ public final class SQLiteAccountStore: AccountStore {
             for write in writes { write.fail(Self.storageError) }
             return
         }
+        let elapsed = ContinuousClock.now - started
         counters.value.withLock { counters in
             counters.commits += 1
+            counters.commitDuration.record(elapsed)
             counters.writes += writes.count
             counters.largestGroup = max(counters.largestGroup, writes.count)
         }

@@ -1,3 +1,4 @@
+public import Metrics
 import Reactive
 public import RemoteProtocol
 import Synchronization
@@ -48,15 +49,19 @@ public final class RemoteServer: Sendable {
         /// answers are dropped and its streams end with `ERROR overloaded`; other clients are not
         /// affected either way.
         public var peerQueue: SocketLoop.PeerQueueLimit
+        /// Whether the server counts its calls by method and outcome and times them
+        /// (``RemoteCounters/methods``), for a metrics endpoint; off, the request path does none of it.
+        public var countsCalls: Bool
 
         /// A configuration with the defaults of docs/PROTOCOL.md.
         public init(
             endpoints: [String], limits: ProtocolLimits = ProtocolLimits(), maxStreamsPerClient: Int = 256,
             maxStreamsTotal: Int = 8_192, clientTimeout: Duration = .seconds(15),
             name: String = "remote-server", curve: Curve? = nil, maxMessagesPerTurn: Int = 16,
-            peerQueue: SocketLoop.PeerQueueLimit = SocketLoop.PeerQueueLimit()
+            peerQueue: SocketLoop.PeerQueueLimit = SocketLoop.PeerQueueLimit(), countsCalls: Bool = false
         ) {
             self.peerQueue = peerQueue
+            self.countsCalls = countsCalls
             self.curve = curve
             self.maxMessagesPerTurn = maxMessagesPerTurn
             self.endpoints = endpoints
@@ -263,9 +268,43 @@ public struct RemoteCounters: Sendable, Hashable {
     /// A client's: requests sent again to another replica after `overloaded` or `unavailable`
     /// (docs/transport/remote-streams.md, "Balancing and retries").
     public var retries = 0
+    /// A server's, with ``RemoteServer/Configuration/countsCalls``: its calls by method (every
+    /// registered method, called or not).
+    public var methods: [String: MethodCalls] = [:]
+    /// A server's, with ``RemoteServer/Configuration/countsCalls``: the streams open now by
+    /// interaction model.
+    public var openByModel: [InteractionModel: Int] = [:]
 
     /// No counts yet.
     public init() {}
+}
+
+/// The calls of one method a server has finished, by outcome, and how long they took.
+public struct MethodCalls: Sendable, Hashable {
+    /// The method's interaction model.
+    public var model: InteractionModel
+    /// Calls that ended well: a request's answer, a stream's or channel's `COMPLETE`.
+    public var ok = 0
+    /// Calls that ended without an answer: the client cancelled or went away, or the server stopped.
+    public var cancelled = 0
+    /// Calls that ended with an `ERROR`, by code (refusals before the call started included).
+    public var errors: [String: Int] = [:]
+    /// From the read of the opening frame to the answer or terminal frame (a request's latency, a
+    /// stream's or channel's lifetime), for every outcome but `cancelled`.
+    public var duration = DurationHistogram()
+
+    /// No calls yet of a method of `model`.
+    public init(model: InteractionModel) {
+        self.model = model
+    }
+
+    /// The counts by outcome: `ok`, `cancelled` and each error code.
+    public var outcomes: [String: Int] {
+        var outcomes = errors
+        outcomes["ok"] = ok
+        outcomes["cancelled"] = cancelled
+        return outcomes
+    }
 }
 
 /// Holds a request's answer when it comes while the server is still starting the request, and
@@ -350,13 +389,19 @@ actor ServerCore {
         let subscription = SingleAssignmentDisposable()
         let input: PublishSubject<[UInt8]>?
         let kind: RemoteHandlers.Kind
+        /// The method's index in the server's call counts.
+        let method: Int
+        /// When the opening frame's batch was read.
+        let opened: ContinuousClock.Instant
         /// Set when the client sent its own `COMPLETE` or `ERROR` on a channel (read and written
         /// only on the actor): more input after it is a protocol error.
         let inputEnded = Atomic<Bool>(false)
 
-        init(input: PublishSubject<[UInt8]>?, kind: RemoteHandlers.Kind) {
+        init(input: PublishSubject<[UInt8]>?, kind: RemoteHandlers.Kind, method: Int, opened: ContinuousClock.Instant) {
             self.input = input
             self.kind = kind
+            self.method = method
+            self.opened = opened
         }
 
         func dispose() {
@@ -395,16 +440,30 @@ actor ServerCore {
     private var deadlines = DeadlineQueue<Deadline>()
     private var lastSweep = ContinuousClock.now
     private var counters = RemoteCounters()
-    /// The method last looked up by name (``method(named:)``).
-    private var lastMethod: (name: String, method: RemoteHandlers.Method)?
+    /// The method last looked up by name (``method(named:)``), and its index in ``calls``.
+    private var lastMethod: (name: String, method: RemoteHandlers.Method, index: Int)?
     /// `NEXT` frames sent by the graphs, counted where they are sent (off the actor).
     private let elementsSent = SharedCounter()
+    /// Each registered method's index in ``calls``.
+    private let methodIndex: [String: Int]
+    /// The methods' call counts (with ``RemoteServer/Configuration/countsCalls``), by index.
+    private var calls: [MethodCalls]
+    private let countsCalls: Bool
+    /// When the batch being handled was read: the start of the calls it opens.
+    private var turnStarted = ContinuousClock.now
+    /// The methods of the calls the batch answered at once, timed together when it is done: one
+    /// clock read per batch instead of one per call.
+    private var answeredThisTurn: [Int] = []
 
     init(configuration: RemoteServer.Configuration, handlers: RemoteHandlers, executor: LoopExecutor) {
         self.executor = executor
         self.configuration = configuration
         self.handlers = handlers
         self.codec = FrameCodec(limits: configuration.limits)
+        let names = handlers.methods.keys.sorted()
+        methodIndex = Dictionary(uniqueKeysWithValues: names.enumerated().map { ($1, $0) })
+        calls = names.map { MethodCalls(model: handlers.methods[$0]?.kind ?? .request) }
+        countsCalls = configuration.countsCalls
     }
 
     // MARK: Receiving
@@ -414,6 +473,8 @@ actor ServerCore {
     /// inline instead of hopping again.
     func receive(_ batch: [SocketLoop.Received], loop: SocketLoop.Group, scheduler: ActorScheduler<ServerCore>) {
         let now = ContinuousClock.now
+        turnStarted = now
+        defer { if !answeredThisTurn.isEmpty { timeAnsweredThisTurn() } }
         // A batch mostly comes from one client: note when each peer was heard once per run of its
         // messages, not once per message (a dictionary update hashes the routing id).
         var lastPeer: [UInt8]?
@@ -486,6 +547,7 @@ actor ServerCore {
             }
         case .cancel:
             guard let stream = close(key) else { return drop() }
+            count(stream, .cancelled)
             stream.dispose()
         case .ping:
             send(.pong, to: peer, loop: loop)
@@ -500,11 +562,11 @@ actor ServerCore {
 
     /// The method registered as `name`. The last one found is remembered: calls mostly come in
     /// runs of one method, and comparing a short name costs less than hashing it.
-    private func method(named name: String) -> RemoteHandlers.Method? {
-        if let last = lastMethod, last.name == name { return last.method }
-        guard let method = handlers.methods[name] else { return nil }
-        lastMethod = (name, method)
-        return method
+    private func method(named name: String) -> (method: RemoteHandlers.Method, index: Int)? {
+        if let last = lastMethod, last.name == name { return (last.method, last.index) }
+        guard let method = handlers.methods[name], let index = methodIndex[name] else { return nil }
+        lastMethod = (name, method, index)
+        return (method, index)
     }
 
     /// Input on a channel after the client's own `COMPLETE` or `ERROR`: the channel ends with
@@ -512,6 +574,7 @@ actor ServerCore {
     private func refuseInput(_ key: StreamKey, _ stream: OpenStream, _ type: FrameType, loop: SocketLoop.Group) {
         guard close(key) != nil else { return }
         stream.dispose()
+        count(stream, .error(.badRequest))
         sendError(
             RemoteError(
                 code: .badRequest, message: "\(type) on stream \(key.stream) after the channel's input ended"),
@@ -533,10 +596,11 @@ actor ServerCore {
         guard streams.isEmpty || streams[key] == nil else {
             return refuse(.badRequest, "stream \(key.stream) is already open")
         }
-        guard let method = method(named: frame.method) else {
+        guard let (method, index) = method(named: frame.method) else {
             return refuse(.unknownMethod, "no method \(frame.method) on this server")
         }
         guard method.kind.openingType == frame.type else {
+            countAtOnce(index, .error(.badRequest))
             return refuse(
                 .badRequest,
                 "\(frame.method) is a \(method.kind.rawValue) method: open it with "
@@ -547,6 +611,7 @@ actor ServerCore {
                 || streamsPerPeer[peer, default: 0] < configuration.maxStreamsPerClient,
             streams.count < configuration.maxStreamsTotal
         else {
+            countAtOnce(index, .error(.overloaded))
             return refuse(.overloaded, "too many open streams; retry later")
         }
         let context = CallContext(peerID: peer, method: frame.method)
@@ -556,17 +621,17 @@ actor ServerCore {
         switch method.start {
         case .request(let start):
             return openRequest(
-                start, body: body, context: context, key: key, deadline: frame.deadlineMilliseconds,
-                loop: loop,
-                scheduler: scheduler)
+                start, method: index, body: body, context: context, key: key,
+                deadline: frame.deadlineMilliseconds, loop: loop, scheduler: scheduler)
         case .elements(let start):
             do {
                 output = try start(body, context, input?.asObservable() ?? .never())
             } catch {
+                countAtOnce(index, .error(error.code))
                 return refuse(error.code, error.message)
             }
         }
-        let stream = OpenStream(input: input, kind: method.kind)
+        let stream = OpenStream(input: input, kind: method.kind, method: index, opened: turnStarted)
         register(stream, key: key, deadline: frame.deadlineMilliseconds)
         let id = key.stream
         let codec = self.codec
@@ -595,8 +660,8 @@ actor ServerCore {
     /// is answered right here: the stream is never registered, and no operator chain, timer entry
     /// or hop back to the actor is needed. A later answer comes back to the actor.
     private func openRequest(
-        _ start: RemoteHandlers.Method.RequestStart, body: [UInt8], context: CallContext, key: StreamKey,
-        deadline: UInt32, loop: SocketLoop.Group, scheduler: ActorScheduler<ServerCore>
+        _ start: RemoteHandlers.Method.RequestStart, method: Int, body: [UInt8], context: CallContext,
+        key: StreamKey, deadline: UInt32, loop: SocketLoop.Group, scheduler: ActorScheduler<ServerCore>
     ) {
         let reply = EarlyReply()
         let subscription: any Disposable
@@ -606,11 +671,14 @@ actor ServerCore {
                 scheduler.schedule(isolated: { core in core.answer(key, stream, with: result, loop: loop) })
             }
         } catch {
+            countAtOnce(method, .error(error.code))
             return sendError(error, stream: key.stream, to: key.peer, loop: loop)
         }
-        switch reply.endStarting(orKeep: { OpenStream(input: nil, kind: .request) }) {
+        let opened = turnStarted
+        switch reply.endStarting(orKeep: { OpenStream(input: nil, kind: .request, method: method, opened: opened) }) {
         case .answered(let result):
             counters.requestsAnsweredAtOnce += 1
+            countAtOnce(method, Outcome(result))
             sendAnswer(result, key: key, loop: loop)
         case .pending(let stream):
             stream.subscription.setDisposable(subscription)
@@ -639,6 +707,7 @@ actor ServerCore {
         guard streams[key] === stream, close(key) != nil else { return }
         // The graph has answered: release it now, not when the stream's deadline entry goes.
         stream.subscription.dispose()
+        count(stream, Outcome(result))
         sendAnswer(result, key: key, loop: loop)
     }
 
@@ -657,6 +726,7 @@ actor ServerCore {
     /// stream, unless a cancel or the deadline closed it first.
     private func finish(_ key: StreamKey, _ stream: OpenStream, with error: RemoteError?, loop: SocketLoop.Group) {
         guard streams[key] === stream, close(key) != nil else { return }
+        count(stream, error.map { .error($0.code) } ?? .ok)
         if let error {
             sendError(error, stream: key.stream, to: key.peer, loop: loop)
         } else {
@@ -668,6 +738,7 @@ actor ServerCore {
     private func expire(_ key: StreamKey, _ stream: OpenStream, loop: SocketLoop.Group) {
         guard streams[key] === stream, close(key) != nil else { return }
         stream.dispose()
+        count(stream, .error(.timeout))
         sendError(
             RemoteError(code: .timeout, message: "the deadline passed"), stream: key.stream, to: key.peer,
             loop: loop)
@@ -692,6 +763,7 @@ actor ServerCore {
         for (key, stream) in streams where stream.kind != .request {
             guard close(key) != nil else { continue }
             stream.dispose()
+            count(stream, .error(.unavailable))
             sendError(
                 RemoteError(code: .unavailable, message: "the server is shutting down"), stream: key.stream,
                 to: key.peer, loop: loop)
@@ -742,7 +814,7 @@ actor ServerCore {
         }
         counters.clientsLost += 1
         guard streamsPerPeer[peer] != nil else { return }
-        for key in streams.keys.filter({ $0.peer == peer }) { close(key)?.dispose() }
+        for key in streams.keys.filter({ $0.peer == peer }) { closeCancelled(key) }
     }
 
     /// `overflow.peer` stopped reading and went over its queue bound: its queued answers were
@@ -754,6 +826,7 @@ actor ServerCore {
         for key in streams.keys.filter({ $0.peer == peer }) {
             guard let stream = close(key) else { continue }
             stream.dispose()
+            count(stream, .error(.overloaded))
             sendError(
                 RemoteError(
                     code: .overloaded,
@@ -804,7 +877,7 @@ actor ServerCore {
         }
         counters.clientsLost += lost.count
         for key in streams.keys where lost.contains(key.peer) {
-            close(key)?.dispose()
+            closeCancelled(key)
         }
     }
 
@@ -813,7 +886,7 @@ actor ServerCore {
         stopped = true
         draining = true
         if let ticker { loop.loop.cancelTimer(ticker) }
-        for key in streams.keys { close(key)?.dispose() }
+        for key in streams.keys { closeCancelled(key) }
         resumeDrainWaiters()
     }
 
@@ -834,11 +907,70 @@ actor ServerCore {
         send(.error(stream: stream, error), to: peer, loop: loop)
     }
 
-    /// The counters, with the elements sent from the graphs' threads.
+    /// The counters, with the elements sent from the graphs' threads (and, counting calls, each
+    /// method's calls and the open streams by model).
     var snapshot: RemoteCounters {
         var counters = self.counters
         counters.framesOut += elementsSent.count
+        guard countsCalls else { return counters }
+        for (name, index) in methodIndex { counters.methods[name] = calls[index] }
+        for model in InteractionModel.allCases { counters.openByModel[model] = 0 }
+        for stream in streams.values { counters.openByModel[stream.kind, default: 0] += 1 }
         return counters
+    }
+
+    // MARK: Counting calls
+
+    /// How a call ended, for its method's counts.
+    enum Outcome {
+        case ok
+        case cancelled
+        case error(ErrorCode)
+
+        init(_ result: Result<[UInt8], RemoteError>) {
+            switch result {
+            case .success: self = .ok
+            case .failure(let error): self = .error(error.code)
+            }
+        }
+    }
+
+    /// Counts a call of method `index` that ended while its batch was handled; it is timed when the
+    /// batch is done.
+    private func countAtOnce(_ index: Int, _ outcome: Outcome) {
+        guard countsCalls else { return }
+        tally(index, outcome)
+        answeredThisTurn.append(index)
+    }
+
+    /// Counts `stream`'s end, timed from its opening (a cancelled one is not timed).
+    private func count(_ stream: OpenStream, _ outcome: Outcome) {
+        guard countsCalls else { return }
+        tally(stream.method, outcome)
+        if case .cancelled = outcome { return }
+        calls[stream.method].duration.record(ContinuousClock.now - stream.opened)
+    }
+
+    private func tally(_ index: Int, _ outcome: Outcome) {
+        switch outcome {
+        case .ok: calls[index].ok += 1
+        case .cancelled: calls[index].cancelled += 1
+        case .error(let code): calls[index].errors[code.rawValue, default: 0] += 1
+        }
+    }
+
+    /// Times the calls the batch answered at once, from its read to now.
+    private func timeAnsweredThisTurn() {
+        let elapsed = ContinuousClock.now - turnStarted
+        for index in answeredThisTurn { calls[index].duration.record(elapsed) }
+        answeredThisTurn.removeAll(keepingCapacity: true)
+    }
+
+    /// Closes and disposes the stream at `key`, if open, counting it cancelled.
+    private func closeCancelled(_ key: StreamKey) {
+        guard let stream = close(key) else { return }
+        count(stream, .cancelled)
+        stream.dispose()
     }
 
     private static func message(to peer: [UInt8], _ frame: Frame, _ codec: FrameCodec) -> [Message] {

@@ -30,6 +30,9 @@ public struct StandardOptions: Sendable {
     /// `--loops`: how many shards (an event loop and a server each) the process runs (default: the
     /// number of cores).
     public let loops: Option<Int>
+    /// `--metrics-listen`: where the HTTP listener for `/metrics`, `/healthz` and `/readyz` binds
+    /// (default: none, off).
+    public let metricsListen: Option<ListenAddress?>
 
     /// The standard options with variables named `<prefix>_LOG_LEVEL` and so on.
     public init(environmentPrefix prefix: String) {
@@ -67,13 +70,19 @@ public struct StandardOptions: Sendable {
             help: "Shards: event loops, each with its own server and connections. Shard 0 listens on "
                 + "--endpoint, the others on endpoints derived from it (sys.endpoints lists them all).",
             defaultDescription: "the number of cores")
+        metricsListen = Option(
+            "metrics-listen", environment: "\(prefix)_METRICS_LISTEN", default: nil,
+            parser: .optional(.listenAddress),
+            help: "HOST:PORT of an HTTP listener with /metrics (Prometheus text format), /healthz and /readyz "
+                + "(docs/operations.md); port 0 picks a free one.",
+            defaultDescription: "off")
     }
 
     /// All of them, for a ``CommandLineInterface``'s option list.
     public var all: [any AnyOption] {
         [
             logLevel, logFormat, stateDirectory, drainTimeout, initialize, clientQueueMessages, clientQueueBytes,
-            loops,
+            loops, metricsListen,
         ]
     }
 

@@ -1,3 +1,4 @@
+public import Metrics
 public import RemoteStreams
 public import ZeroMQ
 
@@ -50,6 +51,11 @@ public protocol RunningService: Sendable {
     /// shards are summed, counter by counter; the shared part's are reported as they are.
     func stats() async -> [String: [String: Int]]
 
+    /// The part's metric families for `--metrics-listen` (docs/operations.md, "Metrics"), read once
+    /// per scrape: the families of the shards are merged, samples with the same labels summed (the
+    /// host adds the calls, transport, process and health families).
+    func metrics() async -> [MetricFamily]
+
     /// Work that runs while the service serves (health probes of upstreams, periodic clean-ups): a
     /// child task of the host from just after health turns `ready` until the drain begins, when it is
     /// cancelled and awaited. It must return once cancelled.
@@ -67,6 +73,7 @@ public protocol RunningService: Sendable {
 extension RunningService {
     public var listening: [String: LogValue] { [:] }
     public func stats() async -> [String: [String: Int]] { [:] }
+    public func metrics() async -> [MetricFamily] { [] }
     public func serve() async {}
     public func reload() {}
     public func stop() async {}
@@ -84,6 +91,9 @@ public struct ProcessResources: Sendable {
     public let logger: Logger
     /// The process's health, `starting` until the host sets it `ready`.
     public let health: HealthState
+    /// The process's metrics: a part with counters of its own beyond ``RunningService/metrics()``
+    /// (an exporter thread, say) registers a collector here.
+    public let metrics: MetricsRegistry
 }
 
 /// What the host lends one shard of a service to start on.
@@ -104,6 +114,8 @@ public struct HostResources: Sendable {
     /// The shard's health, for its upstream probes: the process's `sys.health` is `degraded` while
     /// any shard's is.
     public let health: HealthState
+    /// The process's metrics (see ``ProcessResources/metrics``).
+    public let metrics: MetricsRegistry
 
     /// The CURVE settings of a client of another service: that service's public key (its
     /// `curve.pub`, read from `serverKeyFile`) and this service's client key pair (`client.key`,

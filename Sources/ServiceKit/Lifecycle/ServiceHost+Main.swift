@@ -73,7 +73,8 @@ extension ServiceHost {
             maxStreamsTotal: configuration[options.maximumStreams],
             maxStreamsPerClient: configuration[options.maximumStreamsPerClient],
             peerQueue: standard.clientQueue(from: configuration),
-            drainTimeout: configuration[standard.drainTimeout], loops: configuration[standard.loops])
+            drainTimeout: configuration[standard.drainTimeout], loops: configuration[standard.loops],
+            metricsListen: configuration[standard.metricsListen])
         do {
             try await ServiceHost(service, settings: settings, state: state, logger: logger).run()
             exit(ServiceHostError.exitCode(for: nil))

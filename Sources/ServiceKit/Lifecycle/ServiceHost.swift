@@ -1,4 +1,5 @@
 import Dispatch
+import Metrics
 import RemoteStreams
 import Synchronization
 public import ZeroMQ
@@ -21,6 +22,12 @@ public import ZeroMQ
 /// passes the remaining work is cancelled (the servers stop, their streams are disposed) and `run()`
 /// throws ``ServiceHostError/drainTimedOut(signal:)``. Either way it then stops the servers, the
 /// service's parts, the loops and the context, releases the pid file and returns (or throws).
+///
+/// With ``Settings/metricsListen``, an ``HTTPResponder`` serves `/metrics`, `/healthz` and
+/// `/readyz` from just after the pid file is taken (so a probe sees `starting`) until everything
+/// else has stopped (docs/operations.md). The servers then count their calls by method; a scrape
+/// takes one snapshot of every shard's counters (a post to each loop), on a child task of `run()`,
+/// never on a request's path.
 ///
 /// Signals: the first SIGTERM/SIGINT drains (one that comes while starting drains as soon as the
 /// start is done); any later one exits the process at once with `128 + signal`. SIGHUP reloads the
@@ -56,6 +63,10 @@ public struct ServiceHost<Service: HostedService>: Sendable {
         public var drainTimeout: Duration
         /// How many shards (a loop and a server each) the process runs.
         public var loops: Int
+        /// Where the metrics and health listener binds (nil: none, and no call counting).
+        public var metricsListen: ListenAddress?
+        /// The bounds on the metrics listener's clients.
+        public var metricsLimits: HTTPResponder.Limits
 
         /// Settings with every value given.
         public init(
@@ -63,8 +74,11 @@ public struct ServiceHost<Service: HostedService>: Sendable {
             allowAnyClient: Bool = false,
             maxStreamsTotal: Int, maxStreamsPerClient: Int,
             peerQueue: SocketLoop.PeerQueueLimit = SocketLoop.PeerQueueLimit(), drainTimeout: Duration,
-            loops: Int = 1
+            loops: Int = 1, metricsListen: ListenAddress? = nil,
+            metricsLimits: HTTPResponder.Limits = HTTPResponder.Limits()
         ) {
+            self.metricsListen = metricsListen
+            self.metricsLimits = metricsLimits
             self.name = name
             self.version = version
             self.endpoint = endpoint
@@ -106,12 +120,67 @@ public struct ServiceHost<Service: HostedService>: Sendable {
     public func run() async throws {
         let lifecycle = LockedLifecycle()
         let reloads = DispatchQueue(label: "ServiceKit.reload")
+        let metrics = MetricsRegistry()
+        let (scrapes, scrapeRequests) = AsyncStream.makeStream(
+            of: Scrape.self, bufferingPolicy: .bufferingNewest(settings.metricsLimits.maximumConnections))
         signals.watch([SIGTERM, SIGINT, SIGHUP])
         defer { signals.finish() }
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await handleSignals(lifecycle, reloads: reloads) }
+            group.addTask { await Self.answer(scrapes, from: metrics) }
             defer { group.cancelAll() }
-            try await serve(lifecycle, reloads: reloads)
+            try await serve(lifecycle, reloads: reloads, metrics: metrics, scrapes: scrapeRequests)
+        }
+    }
+
+    /// A scrape of `/metrics` waiting for its families.
+    private typealias Scrape = @Sendable (HTTPResponse) -> Void
+
+    /// Answers the scrapes one at a time, each with one collection, until cancelled.
+    private static func answer(_ scrapes: AsyncStream<Scrape>, from metrics: MetricsRegistry) async {
+        for await respond in scrapes {
+            respond(MetricsEndpoints.metricsResponse(await metrics.collect()))
+        }
+    }
+
+    /// Binds the metrics listener, if configured, and registers the families of the host that need
+    /// no started process (health, build, process, the listener's own).
+    private func startMetrics(
+        health: HealthState, metrics: MetricsRegistry, scrapes: AsyncStream<Scrape>.Continuation
+    ) throws -> HTTPResponder? {
+        guard let address = settings.metricsListen else { return nil }
+        let responder = try HTTPResponder(
+            listen: address, limits: settings.metricsLimits, name: "\(settings.name)-metrics"
+        ) { head, respond in
+            switch MetricsEndpoints.answer(head, health: health.report) {
+            case .now(let response): respond(response)
+            case .metrics: scrapes.yield(respond)
+            }
+        }
+        let name = settings.name
+        let version = settings.version
+        metrics.register(now: { HostMetrics.health(health.report, service: name, version: version) })
+        metrics.register(now: { ProcessMetrics.families() })
+        metrics.register(now: { [responder] in HostMetrics.listener(responder.statistics) })
+        return responder
+    }
+
+    /// Registers the families of a started process: its servers' calls and transport, CURVE, and the
+    /// service's parts'.
+    private static func register(_ process: Process, in metrics: MetricsRegistry) {
+        let servers = process.servers
+        let authenticator = process.authenticator
+        let shared = process.shared
+        let running = process.running
+        metrics.register {
+            var shards: [RemoteCounters] = []
+            for server in servers { shards.append(await server.counters) }
+            return HostMetrics.transport(shards) + HostMetrics.curve(authenticator?.statistics)
+        }
+        metrics.register {
+            var families = await shared.metrics()
+            for part in running { families += await part.metrics() }
+            return families
         }
     }
 
@@ -137,18 +206,43 @@ public struct ServiceHost<Service: HostedService>: Sendable {
         }
     }
 
-    /// The process's life: start, serve, drain, stop.
-    private func serve(_ lifecycle: LockedLifecycle, reloads: DispatchQueue) async throws {
+    /// The process's life: start, serve, drain, stop; the metrics listener around it all.
+    private func serve(
+        _ lifecycle: LockedLifecycle, reloads: DispatchQueue, metrics: MetricsRegistry,
+        scrapes: AsyncStream<Scrape>.Continuation
+    ) async throws {
         let pidFile: PidFile
+        let health = HealthState(service: settings.name, version: settings.version, shards: settings.loops)
+        let responder: HTTPResponder?
         do {
             pidFile = try PidFile.acquire(in: state, service: settings.name)
+            do {
+                responder = try startMetrics(health: health, metrics: metrics, scrapes: scrapes)
+            } catch {
+                pidFile.release()
+                throw error
+            }
         } catch {
             logger.error("cannot start", ["error": .string("\(error)")])
             throw error
         }
         defer { pidFile.release() }
-        let health = HealthState(service: settings.name, version: settings.version, shards: settings.loops)
-        let process = try await start(health: health)
+        do {
+            try await serve(lifecycle, reloads: reloads, health: health, metrics: metrics, responder: responder)
+        } catch {
+            await responder?.stop()
+            throw error
+        }
+        await responder?.stop()
+    }
+
+    /// Start, serve, drain, stop.
+    private func serve(
+        _ lifecycle: LockedLifecycle, reloads: DispatchQueue, health: HealthState, metrics: MetricsRegistry,
+        responder: HTTPResponder?
+    ) async throws {
+        let process = try await start(health: health, metrics: metrics)
+        if responder != nil { Self.register(process, in: metrics) }
 
         let allowList = AllowListReloader.forServer(process.curve, state: state, logger: logger)
         lifecycle.withLock { lifecycle in
@@ -164,6 +258,7 @@ public struct ServiceHost<Service: HostedService>: Sendable {
             "curve": .string(settings.curve.rawValue),
             "loops": .integer(settings.loops),
         ]
+        if let responder { listening["metrics"] = .string(responder.address.description) }
         listening.merge(process.shared.listening) { _, service in service }
         listening.merge(process.running[0].listening) { _, service in service }
         logger.notice("listening", listening)
@@ -232,7 +327,7 @@ public struct ServiceHost<Service: HostedService>: Sendable {
     /// Makes the context, the shards' loops, the service's shared part, and each shard (its part of
     /// the service, then its server); on failure logs `cannot start`, closes what was opened and
     /// throws.
-    private func start(health: HealthState) async throws -> Process {
+    private func start(health: HealthState, metrics: MetricsRegistry) async throws -> Process {
         var process = Process(context: try Context())
         do {
             for shard in 0..<settings.loops {
@@ -241,7 +336,8 @@ public struct ServiceHost<Service: HostedService>: Sendable {
             }
             process.sharedPart = try await service.open(
                 on: ProcessResources(
-                    context: process.context, loops: process.loops, state: state, logger: logger, health: health))
+                    context: process.context, loops: process.loops, state: state, logger: logger, health: health,
+                    metrics: metrics))
             let curve =
                 settings.curve.isOn ? try state.serverCurve(allowAnyClient: settings.allowAnyClient) : nil
             process.curve = curve
@@ -257,7 +353,7 @@ public struct ServiceHost<Service: HostedService>: Sendable {
                 let resources = HostResources(
                     context: process.context, loop: loop, shard: shard, shards: settings.loops, state: state,
                     logger: settings.loops == 1 ? logger : logger.with(["shard": .integer(shard)]),
-                    health: health.shard(shard))
+                    health: health.shard(shard), metrics: metrics)
                 process.running.append(try await service.start(on: resources, shared: shared, handlers: &handlers))
                 handlers.addSystemMethods(health: health, server: reference, shard: shard) {
                     await Self.stats(shared: shared, shards: shards.running)
@@ -270,7 +366,7 @@ public struct ServiceHost<Service: HostedService>: Sendable {
                             endpoints: [settings.endpoint.forShard(shard).description],
                             maxStreamsPerClient: settings.maxStreamsPerClient,
                             maxStreamsTotal: settings.maxStreamsTotal, name: name, curve: curve,
-                            peerQueue: settings.peerQueue),
+                            peerQueue: settings.peerQueue, countsCalls: settings.metricsListen != nil),
                         handlers: handlers, authenticator: process.authenticator))
             }
             reference.bind(process.servers)
