@@ -156,7 +156,8 @@ let package = Package(
             swiftSettings: common),
         .executableTarget(
             name: "gateway",
-            dependencies: ["GatewayCore", "ServiceKit", "RemoteStreams", "ZeroMQ", "Contracts", "Reactive"],
+            dependencies: [
+                "Metrics", "GatewayCore", "ServiceKit", "RemoteStreams", "ZeroMQ", "Contracts", "Reactive"],
             swiftSettings: common),
         .target(
             name: "HeroCatalogCore",
@@ -172,6 +173,7 @@ let package = Package(
         .executableTarget(
             name: "hero-catalog-service",
             dependencies: [
+                "Metrics", 
                 "HeroCatalogCore", "ServiceKit", "RemoteStreams", "ZeroMQ", "Contracts", "Reactive",
             ],
             swiftSettings: common),
@@ -198,6 +200,7 @@ let package = Package(
         .executableTarget(
             name: "auth-service",
             dependencies: [
+                "Metrics", 
                 "AuthCore", "Argon2", "ServiceKit", "RemoteStreams", "ZeroMQ", "Contracts", "SQLite",
                 "Sodium",
                 "Reactive",
@@ -225,6 +228,7 @@ let package = Package(
         .executableTarget(
             name: "validation-service",
             dependencies: [
+                "Metrics", 
                 "ValidationCore", "ServiceKit", "RemoteStreams", "ZeroMQ", "Contracts", "Reactive",
             ],
             swiftSettings: common),

@@ -1,5 +1,6 @@
 import Argon2
 import AuthCore
+import Metrics
 import RemoteStreams
 import SQLite
 import ServiceKit
@@ -215,6 +216,27 @@ struct AuthDescription: HostedService {
             ]
         }
 
+        func metrics() async -> [MetricFamily] {
+            let hashing = pool.counters
+            var families = [
+                HostMetrics.gauge("auth_hash_queue_depth", "Password checks waiting for a hashing thread.", Double(hashing.queued)),
+                HostMetrics.gauge("auth_hash_in_flight", "Password hashes running on a hashing thread now.", Double(hashing.running)),
+                HostMetrics.gauge("auth_hash_workers", "Hashing threads.", Double(pool.workers)),
+                HostMetrics.counter(
+                    "auth_hash_jobs_total", "Hashing jobs, by result (completed, or rejected overloaded with the queue full).",
+                    by: "result", [("completed", hashing.completed), ("rejected", hashing.rejected)]),
+            ]
+            families += store.metrics
+            if let policyCheck {
+                families.append(
+                    HostMetrics.gauge(
+                        "auth_throttle_policy_mismatch",
+                        "1 while this replica's throttle policy differs from the one the shared database records.",
+                        policyCheck.mismatch ? 1 : 0))
+            }
+            return families
+        }
+
         /// While the database is unreachable, health is `degraded` (calls answer `unavailable`); it
         /// is `ready` again once the store has reconnected. A throttle policy differing from the
         /// recorded one leaves health alone: during a rolling update that changes the throttling
@@ -250,6 +272,8 @@ struct AuthDescription: HostedService {
         let service: AuthService
 
         func stats() async -> [String: [String: Int]] { ["auth": service.counters.statsGroup] }
+
+        func metrics() async -> [MetricFamily] { service.counters.metrics }
     }
 }
 
@@ -263,6 +287,43 @@ extension AuthService.Counters {
             "exists_answered": existsAnswered, "exists_rate_limited": existsRateLimited, "verified": verified,
             "unauthenticated": unauthenticated, "logouts": logouts, "bad_requests": badRequests,
             "overloaded": overloaded,
+        ]
+    }
+}
+
+extension AuthService.Counters {
+    /// The shard's families (docs/operations.md, "Metrics"): logins, registrations, tokens and the
+    /// throttle's decisions.
+    var metrics: [MetricFamily] {
+        [
+            HostMetrics.counter(
+                "auth_logins_total", "Logins, by result (ok, failed: wrong password or unknown user, throttled).",
+                by: "result", [("ok", logins), ("failed", failedLogins), ("throttled", throttledLogins)]),
+            HostMetrics.counter(
+                "auth_device_logins_total", "Logins that presented a valid device token for their account.",
+                deviceLogins),
+            HostMetrics.counter(
+                "auth_registrations_total", "Registrations, by result (registered, taken, repeated).",
+                by: "result",
+                [("registered", registered), ("taken", registrationsTaken), ("repeated", registrationsRepeated)]),
+            HostMetrics.counter(
+                "auth_throttle_decisions_total",
+                "Calls the throttle refused or locks it started, by kind (login_delayed: a client's delay or "
+                    + "lock on an account, account_budget_spent, client_locked: locks started, exists_rate_limited).",
+                by: "kind",
+                [
+                    ("login_delayed", throttledLogins - budgetSpent), ("account_budget_spent", budgetSpent),
+                    ("client_locked", locks), ("exists_rate_limited", existsRateLimited),
+                ]),
+            HostMetrics.counter(
+                "auth_exists_total", "auth.exists lookups answered.", existsAnswered),
+            HostMetrics.counter(
+                "auth_token_checks_total", "Session tokens checked, by result (valid, refused).", by: "result",
+                [("valid", verified), ("refused", unauthenticated)]),
+            HostMetrics.counter("auth_logouts_total", "Sessions revoked.", logouts),
+            HostMetrics.counter(
+                "auth_refusals_total", "Calls refused, by code (bad_request, overloaded: hashing pool or store full).",
+                by: "code", [("bad_request", badRequests), ("overloaded", overloaded)]),
         ]
     }
 }
@@ -305,6 +366,41 @@ enum Store: Sendable {
         switch self {
         case .sqlite(let store): await store.close()
         case .postgres(let store): await store.close()
+        }
+    }
+
+    /// The store's families: commits, writes, failures and commit latency (and with PostgreSQL, its
+    /// reachability).
+    var metrics: [MetricFamily] {
+        func common(commits: Int, writes: Int, failures: Int, duration: DurationHistogram) -> [MetricFamily] {
+            var latency = MetricFamily(
+                HostMetrics.prefix + "auth_store_commit_duration_seconds", .histogram,
+                help: "How long each committed transaction of the account store took.")
+            latency.add(duration)
+            return [
+                HostMetrics.counter("auth_store_commits_total", "Transactions the account store committed.", commits),
+                HostMetrics.counter("auth_store_writes_total", "Writes committed (several per transaction).", writes),
+                HostMetrics.counter("auth_store_failures_total", "Calls that failed on a storage error.", failures),
+                latency,
+            ]
+        }
+        switch self {
+        case .sqlite(let store):
+            let counters = store.counters
+            return common(
+                commits: counters.commits, writes: counters.writes, failures: counters.failures,
+                duration: counters.commitDuration)
+        case .postgres(let store):
+            let counters = store.counters
+            return common(
+                commits: counters.commits, writes: counters.writes, failures: counters.failures,
+                duration: counters.commitDuration) + [
+                    HostMetrics.counter(
+                        "auth_store_unavailable_total", "Calls answered unavailable: the database unreachable.",
+                        counters.unavailable),
+                    HostMetrics.counter("auth_store_disconnects_total", "Database connections lost.", counters.disconnects),
+                    HostMetrics.gauge("auth_store_reachable", "1 while the database is reachable.", store.isReachable ? 1 : 0),
+                ]
         }
     }
 

@@ -1,4 +1,5 @@
 import GatewayCore
+import Metrics
 import RemoteStreams
 import ServiceKit
 
@@ -101,6 +102,25 @@ struct GatewayDescription: HostedService {
             groups["validation_client"] = upstreams[1].client.counters.statsGroup
             groups["heroes_client"] = upstreams[2].client.counters.statsGroup
             return groups
+        }
+
+        func metrics() async -> [MetricFamily] {
+            let counters = service.counters
+            return [
+                HostMetrics.gauge(
+                    "gateway_channels_open", "Flow channels open now, by flow.", by: "flow",
+                    counters.channelsOpen.sorted { $0.key < $1.key }),
+                HostMetrics.counter(
+                    "gateway_channels_opened_total", "Flow channels opened, by flow.", by: "flow",
+                    counters.channelsOpened.sorted { $0.key < $1.key }),
+                HostMetrics.counter(
+                    "gateway_commands_total", "Commands answered (refusals included), by command.", by: "command",
+                    counters.commands.sorted { $0.key < $1.key }),
+                HostMetrics.counter("gateway_inputs_total", "Input events received on flow channels.", counters.inputs),
+                HostMetrics.counter("gateway_outputs_total", "Output events sent on flow channels.", counters.outputs),
+            ] + zip(["auth", "validation", "heroes"], upstreams).flatMap { name, upstream in
+                HostMetrics.upstream(name, upstream.client.counters)
+            }
         }
 
         func serve() async { await probe() }

@@ -1,5 +1,6 @@
 import Foundation
 import HeroCatalogCore
+import Metrics
 import RemoteStreams
 import ServiceKit
 import Synchronization
@@ -91,6 +92,7 @@ struct HeroDescription: HostedService {
         let logger: Logger
         let listening: [String: LogValue]
         let shards = ShardServices()
+        let reloadFailures = ReloadFailures()
 
         /// The counters of the `heroes` group that describe the one catalog rather than a shard's work.
         static let processCounters: Set<String> = ["heroes", "reloads"]
@@ -98,6 +100,17 @@ struct HeroDescription: HostedService {
         func stats() async -> [String: [String: Int]] {
             guard let first = shards.all.first else { return [:] }
             return ["heroes": first.counters.statsGroup.filter { Self.processCounters.contains($0.key) }]
+        }
+
+        func metrics() async -> [MetricFamily] {
+            guard let first = shards.all.first else { return [] }
+            let counters = first.counters
+            return [
+                HostMetrics.gauge("catalog_heroes", "Heroes in the catalog served now.", Double(counters.heroes)),
+                HostMetrics.counter(
+                    "catalog_reloads_total", "Catalog reloads (SIGHUP), by result (ok: swapped in, failed: kept the current).",
+                    by: "result", [("ok", counters.reloads), ("failed", reloadFailures.count)]),
+            ]
         }
 
         /// SIGHUP: rereads `--catalog` once and swaps it into every shard; a file that fails to load
@@ -118,9 +131,19 @@ struct HeroDescription: HostedService {
                         "ms": .integer(Int((ContinuousClock.now - start) / .milliseconds(1))),
                     ])
             } catch {
+                reloadFailures.increment()
                 logger.error("reload failed: keeping the current catalog", ["error": .string("\(error)")])
             }
         }
+    }
+
+    /// Reloads that failed (the current catalog kept).
+    final class ReloadFailures: Sendable {
+        private let value = Atomic<Int>(0)
+
+        func increment() { value.add(1, ordering: .relaxed) }
+
+        var count: Int { value.load(ordering: .relaxed) }
     }
 
     /// The shards' services, as they start.
@@ -147,6 +170,22 @@ struct HeroDescription: HostedService {
                 "token_cache": ["hits": statistics.hits, "misses": statistics.misses],
                 "auth_client": auth.counters.statsGroup,
             ]
+        }
+
+        func metrics() async -> [MetricFamily] {
+            let statistics = cache.statistics
+            let counters = service.counters
+            return [
+                HostMetrics.counter(
+                    "catalog_calls_total", "Catalog calls answered, by kind (search, get, not_found, watch).", by: "kind",
+                    [
+                        ("search", counters.searches), ("get", counters.gets), ("not_found", counters.notFound),
+                        ("watch", counters.watches),
+                    ]),
+                HostMetrics.counter(
+                    "catalog_token_cache_total", "Session token checks, by whether the cache answered (hit, miss).",
+                    by: "result", [("hit", statistics.hits), ("miss", statistics.misses)]),
+            ] + HostMetrics.upstream("auth", auth.counters)
         }
 
         func serve() async { await probe() }

@@ -1,4 +1,5 @@
 import Reactive
+import Metrics
 import RemoteStreams
 import ServiceKit
 import ValidationCore
@@ -67,6 +68,25 @@ struct ValidationDescription: HostedService {
                 "validation": service.counters.statsGroup, "username_checks": service.checks.statsGroup,
                 "auth_client": auth.counters.statsGroup,
             ]
+        }
+
+        func metrics() async -> [MetricFamily] {
+            let counters = service.counters
+            let checks = service.checks
+            return [
+                HostMetrics.counter("validation_requests_total", "Request/response validations answered.", counters.requests),
+                HostMetrics.gauge("validation_channels_open", "validate.fields channels open now.", Double(counters.channelsOpen)),
+                HostMetrics.counter(
+                    "validation_edits_total", "Field edits received on validate.fields channels.", counters.edits),
+                HostMetrics.counter(
+                    "validation_username_checks_total",
+                    "Live username checks against auth-service, by result (answered, cancelled, failed, throttled).",
+                    by: "result",
+                    [
+                        ("answered", checks.answered), ("cancelled", checks.cancelled), ("failed", checks.failed),
+                        ("throttled", checks.throttled),
+                    ]),
+            ] + HostMetrics.upstream("auth", auth.counters)
         }
 
         func serve() async { await probe() }

@@ -115,6 +115,27 @@ public enum HostMetrics {
         return [family]
     }
 
+    /// The families of a client of another service, `upstream` (auth, validation, heroes): its calls
+    /// open, the ERRORs it received by code, and its retries on another replica.
+    public static func upstream(_ upstream: String, _ counters: RemoteCounters) -> [MetricFamily] {
+        var errors = MetricFamily(
+            prefix + "upstream_errors_total", .counter,
+            help: "ERRORs received from an upstream service, by upstream and code.")
+        for (code, count) in counters.errorsByCode.sorted(by: { $0.key < $1.key }) {
+            errors.add(count, ["upstream": upstream, "code": code])
+        }
+        return [
+            gauge(
+                "upstream_open_calls", "Calls open now to an upstream service, by upstream.",
+                Double(counters.openStreams), ["upstream": upstream]),
+            errors,
+            counter(
+                "upstream_retries_total",
+                "Calls sent again to another replica of an upstream after overloaded or unavailable, by upstream.",
+                counters.retries, ["upstream": upstream]),
+        ]
+    }
+
     /// A counter family of `value`.
     public static func counter(_ name: String, _ help: String, _ value: Int, _ labels: Labels = [:]) -> MetricFamily {
         .counter(prefix + name, help: help, value: value, labels: labels)
