@@ -395,7 +395,7 @@ struct HostRig {
     init(
         root: String, drainTimeout: Duration = .seconds(10), curve: CurveSetting = .off,
         startGate: Bool = false,
-        failure: String? = nil, loops: Int = 1
+        failure: String? = nil, loops: Int = 1, metricsLimits: HTTPResponder.Limits? = nil
     ) throws {
         state = try StateDirectory(creating: root + "/state")
         endpoint = try #require(Endpoint("ipc://\(root)/test.sock"))
@@ -405,7 +405,9 @@ struct HostRig {
             service,
             settings: .init(
                 name: "test", version: "1.2.3", endpoint: endpoint, curve: curve, maxStreamsTotal: 100,
-                maxStreamsPerClient: 10, drainTimeout: drainTimeout, loops: loops),
+                maxStreamsPerClient: 10, drainTimeout: drainTimeout, loops: loops,
+                metricsListen: metricsLimits.map { _ in ListenAddress(host: "127.0.0.1", port: 0) },
+                metricsLimits: metricsLimits ?? HTTPResponder.Limits()),
             state: state, logger: Logger(service: "test", level: .debug, sink: log.sink),
             signals: signals, exit: { code in exits.append(code) })
     }
