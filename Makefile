@@ -17,7 +17,7 @@
 #   make bench-scale      as root: logins/s of 1, 2, 3 auth replicas on rig hosts sharing PostgreSQL; PostgreSQL vs SQLite
 #   make run              release build, the whole stack in the background, gateway-cli in front; stops on exit
 #   make up / down        start the stack (auth, validation, heroes, gateway) in the background / stop it
-#   make status / logs    each service's health and pid / the tail of each log (LOGS_FOLLOW=1 follows)
+#   make status / logs    each service's health, pid and metrics URL / the tail of each log (LOGS_FOLLOW=1 follows)
 #   make check-no-rebuild a second release build, from a terminal and from a pipe, compiles nothing
 #   make pg-up / pg-down  a throwaway PostgreSQL 15 cluster in PG_DIR (unix socket only) / stop and delete it
 #   make cluster-up / cluster-down / cluster-status
@@ -39,9 +39,10 @@ STRICT := --no-color-diagnostics -Xswiftc -warnings-as-errors
 # in docs/PROTOCOL.md, a heartbeat peer).
 # python3-yaml parses deploy/'s manifests in the deploy tests. libpq-dev is the PostgreSQL client
 # library of auth-service's shared store; postgresql-15 runs the throwaway clusters its tests and
-# bench-auth start (deploy/local/pg-cluster.sh).
+# bench-auth start (deploy/local/pg-cluster.sh). prometheus (with promtool) scrapes the servers in the
+# metrics tests and checks deploy/prometheus/.
 APT_PACKAGES := pkg-config libzmq3-dev libsodium-dev libsqlite3-dev python3-zmq python3-yaml libncurses-dev \
-  libpq-dev postgresql-15
+  libpq-dev postgresql-15 prometheus
 # Tests run in parallel; each has its own time limit. Override for a single test:
 #   make test TEST_FILTER=MapTests
 TEST_FILTER ?=
@@ -359,7 +360,9 @@ bench-gateway: deps
 	  --bin $$($(SWIFT) build -c release --show-bin-path) $(if $(BENCH_BASELINE),--baseline $(BENCH_BASELINE)) $(BENCH_GATEWAY_ARGS)
 
 # The local stack (deploy/local/stack.sh; deploy/README.md): every process's state directory and log
-# under STACK_DIR, CURVE between them with keys exchanged by `up`. BIN_DIR picks other executables
+# under STACK_DIR, CURVE between them with keys exchanged by `up`, and each server's /metrics, /healthz
+# and /readyz on 127.0.0.1:9560 (gateway), :9561 (validation), :9562 (auth), :9563 (heroes)
+# (STACK_<S>_METRICS moves one, `off` turns it off; docs/operations.md). BIN_DIR picks other executables
 # (then nothing is built), STACK_SERVICES a subset ("auth validation heroes gateway"); the script's
 # header lists the rest (STACK_<S>_ENDPOINT, STACK_<S>_ARGS, STACK_WAIT_SECONDS, STACK_STOP_SECONDS).
 STACK := deploy/local/stack.sh

@@ -28,6 +28,9 @@ struct LocalStack {
             "STACK_VALIDATION_ENDPOINT": "ipc://\(directory.path)/validation.sock",
             "STACK_HEROES_ENDPOINT": "ipc://\(directory.path)/heroes.sock",
             "STACK_AUTH_ARGS": "--hash-cost test", "STACK_WAIT_SECONDS": "20", "STACK_STOP_SECONDS": "10",
+            // Free ports rather than the fixed 9560-9563, which a stack of the user's may hold.
+            "STACK_GATEWAY_METRICS": "127.0.0.1:0", "STACK_AUTH_METRICS": "127.0.0.1:0",
+            "STACK_VALIDATION_METRICS": "127.0.0.1:0", "STACK_HEROES_METRICS": "127.0.0.1:0",
         ]
     }
 
@@ -95,6 +98,16 @@ struct LocalStackTests {
         #expect(lines.map { $0.first ?? "" } == ["auth", "validation", "heroes"])
         for (line, pid) in zip(lines, pids) {
             #expect(Array(line.dropFirst().prefix(3)) == ["ready", "pid", "\(pid)"], "\(line)")
+        }
+        // Each line ends with the service's metrics URL, which serves the Prometheus text format.
+        for (line, service) in zip(lines, ["auth", "validation", "heroes"]) {
+            let url = try #require(line.last, "\(line)")
+            #expect(line.dropLast().last == "metrics" && url.hasPrefix("http://127.0.0.1:") && url.hasSuffix("/metrics"))
+            let fetched = try await runCommand(
+                "/usr/bin/env",
+                ["python3", "-c", "import sys, urllib.request; print(urllib.request.urlopen(sys.argv[1]).read().decode())", url])
+            #expect(fetched.status == 0, "\(fetched.error)")
+            #expect(fetched.output.contains("reactive_login_build_info{service=\"\(service)\""), "\(fetched.output.prefix(300))")
         }
 
         // The Python client of docs/PROTOCOL.md, as written, logs in to this stack's auth-service over

@@ -17,6 +17,9 @@
 #   STACK_SERVICES      which services, any of "auth validation heroes gateway" (started in that order)
 #   STACK_<S>_ENDPOINT  where service S listens (S = AUTH, VALIDATION, HEROES, GATEWAY); defaults
 #                       tcp://127.0.0.1:5562, :5561, :5563, :5560
+#   STACK_<S>_METRICS   where service S serves /metrics, /healthz and /readyz (--metrics-listen); defaults
+#                       127.0.0.1:9562 (auth), :9561 (validation), :9563 (heroes), :9560 (gateway), each
+#                       its endpoint's port plus 4000; `off` turns it off, port 0 takes a free port
 #   STACK_<S>_ARGS      extra options for service S (split on spaces), e.g. STACK_AUTH_ARGS="--hash-cost test"
 #   STACK_WAIT_SECONDS  how long each service may take to become ready (default 30)
 #   STACK_STOP_SECONDS  how long `down` waits after SIGTERM before SIGKILL (default 15)
@@ -77,6 +80,24 @@ endpoint() {
     esac
 }
 
+metrics_address() {
+    case $1 in
+    auth) echo "${STACK_AUTH_METRICS:-127.0.0.1:9562}" ;;
+    validation) echo "${STACK_VALIDATION_METRICS:-127.0.0.1:9561}" ;;
+    heroes) echo "${STACK_HEROES_METRICS:-127.0.0.1:9563}" ;;
+    gateway) echo "${STACK_GATEWAY_METRICS:-127.0.0.1:9560}" ;;
+    esac
+}
+
+# Where running service $1's metrics listener is bound, from its last `listening` line (which has the
+# port the system picked for port 0); nothing when it has none.
+metrics_bound() {
+    local log
+    log=$(log_of "$1")
+    [ -e "$log" ] || return 0
+    grep ' msg=listening ' "$log" | tail -n 1 | grep -o ' metrics=[^ ]*' | cut -d= -f2
+}
+
 extra_args() {
     case $1 in
     auth) echo "${STACK_AUTH_ARGS:-}" ;;
@@ -113,7 +134,9 @@ service_args() {
             --heroes-endpoint "$(endpoint heroes)" --heroes-public-key "$state/heroes.pub")
         ;;
     esac
-    local extra
+    local metrics extra
+    metrics=$(metrics_address "$1")
+    [ "$metrics" = off ] || args+=(--metrics-listen "$metrics")
     extra=$(extra_args "$1")
     # shellcheck disable=SC2206 # split on purpose: STACK_<S>_ARGS is a list of options
     [ -n "$extra" ] && args+=($extra)
@@ -222,18 +245,21 @@ cmd_up() {
 cmd_down() { stop_processes --say-not-running "${selected[@]}"; }
 
 cmd_status() {
-    local name pid line word owner code=0
+    local name pid line word owner metrics code=0
     for name in "${selected[@]}"; do
         if [ -d "$(state_of "$name")" ]; then line=$(check "$name"); else line="no state directory"; fi
         word=$(health_word "$line")
+        metrics=""
         if pid=$(running_pid "$name"); then
             owner="pid $pid"
+            metrics=$(metrics_bound "$name")
+            [ -n "$metrics" ] && metrics="  metrics http://$metrics/metrics"
         elif [ "$word" = down ]; then
             owner="-"
         else
             owner="not started by the stack"
         fi
-        printf '%-11s %-9s %-26s %s\n' "$name" "$word" "$owner" "$(endpoint "$name")"
+        printf '%-11s %-9s %-26s %s%s\n' "$name" "$word" "$owner" "$(endpoint "$name")" "$metrics"
         case $word in ready | degraded) ;; *) code=3 ;; esac
     done
     return $code
@@ -281,7 +307,7 @@ logs) cmd_logs ;;
 run) cmd_run ;;
 keys) cmd_keys ;;
 *)
-    sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//' >&2
+    sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//' >&2
     exit 64
     ;;
 esac
