@@ -114,9 +114,12 @@ let package = Package(
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"], swiftSettings: common),
         // Metric families, histograms and the Prometheus text format: pure, no I/O.
         .target(name: "Metrics", swiftSettings: common),
+        // Spans, W3C trace context, sampling and the OTLP JSON exporter's thread: no outside packages.
+        .target(name: "Tracing", swiftSettings: common),
+        .testTarget(name: "TracingTests", dependencies: ["Tracing"], swiftSettings: common),
         .testTarget(name: "MetricsTests", dependencies: ["Metrics"], swiftSettings: common),
         .target(
-            name: "RemoteStreams", dependencies: ["Metrics", "Reactive", "RemoteProtocol", "ZeroMQ"],
+            name: "RemoteStreams", dependencies: ["Metrics", "Reactive", "RemoteProtocol", "Tracing", "ZeroMQ"],
             swiftSettings: common),
         .testTarget(
             name: "RemoteStreamsTests",
@@ -208,7 +211,9 @@ let package = Package(
             swiftSettings: common),
         .target(
             name: "ServiceKit",
-            dependencies: ["Metrics", "ZeroMQ", "Reactive", "RemoteProtocol", "RemoteStreams", "Contracts"],
+            dependencies: [
+                "Metrics", "ZeroMQ", "Reactive", "RemoteProtocol", "RemoteStreams", "Contracts", "Tracing",
+            ],
             swiftSettings: common),
         .testTarget(
             name: "ServiceKitTests",
