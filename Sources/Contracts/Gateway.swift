@@ -358,7 +358,9 @@ public struct RegisterCommand: Codable, Sendable, Hashable {
     public var locale: MessageLocale?
 
     /// A registration.
-    public init(username: String, password: String, repeatPassword: String? = nil, locale: MessageLocale? = nil) {
+    public init(
+        username: String, password: String, repeatPassword: String? = nil, locale: MessageLocale? = nil
+    ) {
         self.username = username
         self.password = password
         self.repeatPassword = repeatPassword
@@ -447,7 +449,10 @@ public struct HeroesCommand: Codable, Sendable, Hashable {
     public var locale: MessageLocale?
 
     /// A search.
-    public init(token: String, query: String? = nil, offset: Int? = nil, limit: Int? = nil, locale: MessageLocale? = nil) {
+    public init(
+        token: String, query: String? = nil, offset: Int? = nil, limit: Int? = nil,
+        locale: MessageLocale? = nil
+    ) {
         self.token = token
         self.query = query
         self.offset = offset

@@ -165,7 +165,8 @@ struct GatewayServiceFlowTests {
             run.lines == [
                 "101 heroes: 0 heroes", "101 total: 0", "101 error: ", "101 searching: false",
                 "201 searching: true", "208 heroes: 2 heroes for \"\" page 0 (2 in all)", "208 total: 2",
-                "208 searching: false", "301 searching: true", "308 heroes: 0 heroes for \"\" page 1 (2 in all)",
+                "208 searching: false", "301 searching: true",
+                "308 heroes: 0 heroes for \"\" page 1 (2 in all)",
                 "308 searching: false",
             ])
         #expect(
@@ -182,7 +183,8 @@ struct GatewayServiceFlowTests {
         let run = FlowRun.run(
             Methods.Flow.heroes, FlowParameters(token: "stale"),
             inputs: [.next(200, .text(.searchText, "a"))])
-        #expect(run.lines.suffix(2) == ["202 error: session.expired 未登录或会话已失效，请重新登录", "202 searching: false"])
+        #expect(
+            run.lines.suffix(2) == ["202 error: session.expired 未登录或会话已失效，请重新登录", "202 searching: false"])
     }
 
     @Test func aCatalogOutageShowsTheErrorBeforeSearchingEnds() {

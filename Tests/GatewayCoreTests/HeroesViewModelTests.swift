@@ -80,7 +80,8 @@ struct HeroesViewModelTests {
             searchText: scheduler.createHotObservable([
                 .next(210, "hou"), .next(600, "ho"), .next(620, "h"), .next(640, ""),
             ]).asObservable(),
-            page: scheduler.createHotObservable([.next(700, 1), .next(1000, 0), .next(1100, 0)]).asObservable()
+            page: scheduler.createHotObservable([.next(700, 1), .next(1000, 0), .next(1100, 0)])
+                .asObservable()
         )
         let heroes = scheduler.createObserver(HeroesPage?.self)
         let total = scheduler.createObserver(Int.self)
@@ -104,7 +105,8 @@ struct HeroesViewModelTests {
                 .next(201, nil), .next(222, Self.page("hou", 0)), .next(912, Self.page("", 1)),
                 .next(1012, Self.page("", 0)), .next(1112, Self.page("", 0)),
             ])
-        #expect(!heroes.events.contains { $0.value.element??.query == "ho" || $0.value.element??.query == "h" })
+        #expect(
+            !heroes.events.contains { $0.value.element??.query == "ho" || $0.value.element??.query == "h" })
         #expect(total.events == [.next(201, 0), .next(222, 2), .next(912, 5)])
         // The slow searches of "ho" were disposed before they answered (the cancels).
         #expect(catalog.disposedEarly.all == ["ho@0", "ho@2"])
@@ -133,7 +135,8 @@ final class DelayedCatalog: HeroCatalogClient, Sendable {
             request.query.isEmpty || $0.name["en"]!.lowercased().contains(request.query)
         }
         let response = HeroSearchResponse(
-            total: matches.count, items: Array(matches.dropFirst(request.offset ?? 0).prefix(request.limit ?? 50)))
+            total: matches.count,
+            items: Array(matches.dropFirst(request.offset ?? 0).prefix(request.limit ?? 50)))
         let answered = HeroQueryLog()
         let log = disposedEarly
         return Observable.just(response)

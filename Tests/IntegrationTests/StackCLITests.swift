@@ -30,7 +30,8 @@ private struct CLITexts: Sendable {
             locale: .zhHant, phoneShort: "號碼長度不足", wrongPassword: "密碼錯誤", loginFailed: "登入失敗 密碼錯誤",
             registerOK: "註冊成功", exists: "帳戶已存在", passwordMin: "密碼至少需6個字元",
             unknownUser: "使用者名稱不存在", networkError: "網路或資料解析錯誤！", overflow: "數值溢位",
-            sessionExpired: "未登入或工作階段已失效，請重新登入", checking: "正在檢查使用者名稱…", available: "使用者名稱可用", passwordOK: "密碼可用",
+            sessionExpired: "未登入或工作階段已失效，請重新登入", checking: "正在檢查使用者名稱…", available: "使用者名稱可用",
+            passwordOK: "密碼可用",
             manHeroes: ["飛躍大海的神猴哈奴曼", "失落百年的漁夫浦島太郎", "烏里的弩手威廉·退爾", "黃金之王曼薩·穆薩", "引路奔向自由的哈麗特·塔布曼"],
             loginOK: { "登入成功，使用者名稱:\($0)，識別碼:<token>" }, total: { "共\($0)個" }),
         CLITexts(
@@ -38,7 +39,8 @@ private struct CLITexts: Sendable {
             loginFailed: "Login failed: Wrong password", registerOK: "Registration succeeded",
             exists: "Account already exists", passwordMin: "Password must be at least 6 characters",
             unknownUser: "Username does not exist", networkError: "Network or data parsing error!",
-            overflow: "Number too large", sessionExpired: "Not signed in, or the session has ended; sign in again",
+            overflow: "Number too large",
+            sessionExpired: "Not signed in, or the session has ended; sign in again",
             checking: "Checking username…", available: "Username available",
             passwordOK: "Password acceptable",
             manHeroes: [

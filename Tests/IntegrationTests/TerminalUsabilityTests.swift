@@ -103,7 +103,8 @@ struct TerminalUsabilityTests {
     /// selection mark, and the index of the selected one.
     static func heroRows(_ screen: String) -> (rows: [String], selected: Int?) {
         let all = lines(screen)
-        guard let status = all.firstIndex(where: { $0.hasSuffix(" in all") || $0.contains(" in all  ") }) else {
+        guard let status = all.firstIndex(where: { $0.hasSuffix(" in all") || $0.contains(" in all  ") })
+        else {
             return ([], nil)
         }
         var rows: [String] = []
@@ -122,7 +123,9 @@ struct TerminalUsabilityTests {
         rows.count == heroes.count
             && zip(rows, heroes).allSatisfy { row, hero in
                 row.hasPrefix(hero.name + " ") || row == hero.name
-                    || (row.split(separator: "…", maxSplits: 1).first.map { $0.count >= 8 && hero.name.hasPrefix($0) }
+                    || (row.split(separator: "…", maxSplits: 1).first.map {
+                        $0.count >= 8 && hero.name.hasPrefix($0)
+                    }
                         ?? false)
             }
     }

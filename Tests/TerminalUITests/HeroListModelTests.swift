@@ -1,4 +1,5 @@
 import Contracts
+import TestSupport
 import Testing
 
 @testable import TerminalUI
@@ -10,7 +11,8 @@ import Testing
 /// screen is the current text's match in catalog order, with the right count and no `…` left.
 @Suite("Hero list against a reference model", .timeLimit(.minutes(1)))
 struct HeroListModelTests {
-    @Test("random edits, moves, delays, reordering, duplicates and reconnections converge", arguments: 0..<300)
+    @Test(
+        "random edits, moves, delays, reordering, duplicates and reconnections converge", arguments: 0..<300)
     func converges(seed: Int) throws {
         var simulation = HeroListSimulation(seed: UInt64(seed))
         try simulation.run()
@@ -44,19 +46,6 @@ struct HeroListModelTests {
     }
 }
 
-/// SplitMix64: a small seeded generator, so a failing seed replays exactly.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 struct SimulationFailure: Error, CustomStringConvertible {
     let description: String
 }
@@ -65,7 +54,7 @@ struct SimulationFailure: Error, CustomStringConvertible {
 struct HeroListSimulation {
     /// 137 names over a few letters, so short searches match many pages and long ones a few rows.
     static let catalog: [String] = {
-        var generator = SeededGenerator(state: 42)
+        var generator = SeededGenerator(seed: 42)
         let letters = Array("hoau")
         return (0..<137).map { index in
             let length = Int.random(in: 2...6, using: &generator)
@@ -119,7 +108,7 @@ struct HeroListSimulation {
     var lastInputTime = 0
 
     init(seed: UInt64, chaos: Bool = true) {
-        generator = SeededGenerator(state: seed)
+        generator = SeededGenerator(seed: seed)
         self.chaos = chaos
         for input in screen.openingInputs { send(input) }
     }
@@ -227,7 +216,9 @@ struct HeroListSimulation {
     /// Runs the events due by `time`, in time order.
     mutating func advance(to time: Int) throws {
         var budget = 100_000
-        while let next = events.indices.min(by: { (events[$0].time, events[$0].order) < (events[$1].time, events[$1].order) }),
+        while let next = events.indices.min(by: {
+            (events[$0].time, events[$0].order) < (events[$1].time, events[$1].order)
+        }),
             events[next].time <= time
         {
             budget -= 1
@@ -275,7 +266,8 @@ struct HeroListSimulation {
         guard screen.total == matches.count, screen.rowCount == matches.count else {
             throw SimulationFailure(
                 description:
-                    "\"\(screen.searchText)\": count \(String(describing: screen.total)), expected \(matches.count)")
+                    "\"\(screen.searchText)\": count \(String(describing: screen.total)), expected \(matches.count)"
+            )
         }
         let frame = screen.render(context(80, Self.height, .en))
         let listRows = Array(frame.text.dropFirst(4).prefix(Self.height - HeroesScreen.fixedRows))
@@ -286,7 +278,9 @@ struct HeroListSimulation {
             guard listRows[index].hasPrefix(marker + expected + " ") || listRows[index] == marker + expected
             else {
                 throw SimulationFailure(
-                    description: "\"\(screen.searchText)\" row \(first + index): \(listRows[index]) is not \(expected)")
+                    description:
+                        "\"\(screen.searchText)\" row \(first + index): \(listRows[index]) is not \(expected)"
+                )
             }
         }
         guard !listRows.contains(where: { $0.contains("…") }) else {

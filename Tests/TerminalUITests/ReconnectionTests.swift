@@ -17,7 +17,8 @@ struct ReconnectionTests {
             _ = navigator.handle(key, height: 24)
         }
         _ = navigator.apply(
-            FlowOutput(output: "username", state: .failed, message: "Username already taken"), generation: opened)
+            FlowOutput(output: "username", state: .failed, message: "Username already taken"),
+            generation: opened)
         _ = navigator.apply(FlowOutput(output: "registerEnabled", value: true), generation: opened)
         navigator.channelFailed(generation: opened, reason: "unavailable: the connection was lost")
         #expect(navigator.unreachable)
