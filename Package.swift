@@ -130,7 +130,9 @@ let package = Package(
             dependencies: ["Reactive", "ReactiveTestKit"],
             swiftSettings: common
         ),
-        .testTarget(name: "RemoteProtocolTests", dependencies: ["RemoteProtocol"], swiftSettings: common),
+        .testTarget(
+            name: "RemoteProtocolTests", dependencies: ["RemoteProtocol", "TestSupport"],
+            swiftSettings: common),
         .systemLibrary(name: "CSodium", providers: [.apt(["libsodium-dev"])]),
         .target(name: "Sodium", dependencies: ["CSodium"], swiftSettings: common),
         .testTarget(name: "SodiumTests", dependencies: ["Sodium"], swiftSettings: common),
@@ -292,7 +294,7 @@ let package = Package(
             dependencies: ["CNcursesw", "Contracts", "GatewayMessages", "Reactive", "ServiceKit", "ZeroMQ"],
             swiftSettings: common),
         .testTarget(
-            name: "TerminalUITests", dependencies: ["TerminalUI", "Contracts", "Reactive"],
+            name: "TerminalUITests", dependencies: ["TerminalUI", "Contracts", "Reactive", "TestSupport"],
             swiftSettings: common),
         .testTarget(
             name: "IntegrationTests",

@@ -248,12 +248,21 @@ public struct FlowOutput: Codable, Sendable, Hashable, CustomStringConvertible {
     public var heroes: [FlowHero]?
     /// A count or a sum.
     public var number: Int?
+    /// The search text a page of heroes answers.
+    public var query: String?
+    /// The page number a page of heroes answers (from 0).
+    public var page: Int?
+    /// How many heroes match `query` in all, with a page of heroes.
+    public var total: Int?
+    /// Heroes per page, with a page of heroes: page `page` starts at match `page × pageSize`.
+    public var pageSize: Int?
 
     /// An output event named `output` on the wire; set the members its kind uses.
     public init(
         output: String, value: Bool? = nil, state: ValidationResult.State? = nil, code: MessageCode? = nil,
         message: String? = nil, kind: String? = nil, name: String? = nil, token: String? = nil,
-        deviceToken: String? = nil, heroes: [FlowHero]? = nil, number: Int? = nil
+        deviceToken: String? = nil, heroes: [FlowHero]? = nil, number: Int? = nil, query: String? = nil,
+        page: Int? = nil, total: Int? = nil, pageSize: Int? = nil
     ) {
         self.output = output
         self.value = value
@@ -266,18 +275,23 @@ public struct FlowOutput: Codable, Sendable, Hashable, CustomStringConvertible {
         self.deviceToken = deviceToken
         self.heroes = heroes
         self.number = number
+        self.query = query
+        self.page = page
+        self.total = total
+        self.pageSize = pageSize
     }
 
     /// The output `output`; set the members its kind uses.
     public init(
         _ output: Name, value: Bool? = nil, state: ValidationResult.State? = nil, code: MessageCode? = nil,
         message: String? = nil, kind: AlertKind? = nil, name: String? = nil, token: String? = nil,
-        deviceToken: String? = nil, heroes: [FlowHero]? = nil, number: Int? = nil
+        deviceToken: String? = nil, heroes: [FlowHero]? = nil, number: Int? = nil, query: String? = nil,
+        page: Int? = nil, total: Int? = nil, pageSize: Int? = nil
     ) {
         self.init(
             output: output.rawValue, value: value, state: state, code: code, message: message,
             kind: kind?.rawValue, name: name, token: token, deviceToken: deviceToken, heroes: heroes,
-            number: number)
+            number: number, query: query, page: page, total: total, pageSize: pageSize)
     }
 
     /// Which output changed, nil for a name this build does not know.
@@ -288,7 +302,7 @@ public struct FlowOutput: Codable, Sendable, Hashable, CustomStringConvertible {
 
     enum CodingKeys: String, CodingKey {
         case output, value, state, code, message, kind, name, token, deviceToken = "device_token", heroes
-        case number
+        case number, query, page, total, pageSize = "page_size"
     }
 
     /// E.g. `tip: 号码长度不足` or `loginEnabled: true`.
@@ -302,6 +316,8 @@ public struct FlowOutput: Codable, Sendable, Hashable, CustomStringConvertible {
         if let name { parts.append(name) }
         if let number { parts.append(String(number)) }
         if let heroes { parts.append("\(heroes.count) heroes") }
+        if let query, let page { parts.append("for \"\(query)\" page \(page)") }
+        if let total { parts.append("(\(total) in all)") }
         return "\(output): \(parts.joined(separator: " "))"
     }
 }
@@ -342,7 +358,9 @@ public struct RegisterCommand: Codable, Sendable, Hashable {
     public var locale: MessageLocale?
 
     /// A registration.
-    public init(username: String, password: String, repeatPassword: String? = nil, locale: MessageLocale? = nil) {
+    public init(
+        username: String, password: String, repeatPassword: String? = nil, locale: MessageLocale? = nil
+    ) {
         self.username = username
         self.password = password
         self.repeatPassword = repeatPassword
@@ -431,7 +449,10 @@ public struct HeroesCommand: Codable, Sendable, Hashable {
     public var locale: MessageLocale?
 
     /// A search.
-    public init(token: String, query: String? = nil, offset: Int? = nil, limit: Int? = nil, locale: MessageLocale? = nil) {
+    public init(
+        token: String, query: String? = nil, offset: Int? = nil, limit: Int? = nil,
+        locale: MessageLocale? = nil
+    ) {
         self.token = token
         self.query = query
         self.offset = offset

@@ -265,17 +265,16 @@ public struct SigninScript: FlowScript {
 /// `gateway-cli heroes`: the hero list (`flow.heroes`, with a session token).
 ///
 /// Sends `page` (when asked: the user's page `n` from 1 is the flow's `n - 1`) and `searchText`,
-/// then waits for `searching` to go true and back to false. The flow sends only outputs that
-/// changed, so a page equal to the one before (an empty result after the empty initial page)
-/// brings no `heroes` output: the latest values are the answer. Succeeds with the heroes' names as
-/// lines and `ui.total` as the message; an `error` output (`network.error`) received by the time
-/// `searching` goes false is unreachable (so the flow must send `error` before `searching`).
+/// then waits for the `heroes` answer that says it answers this text and page (any other is
+/// dropped) and for `searching` to go false after it. Succeeds with the heroes' names as lines and
+/// `ui.total` (the answer's `total`) as the message; an `error` output (`network.error`) received by
+/// then is unreachable, `session.expired` refused (so the flow sends `error` before `searching`).
 public struct HeroesScript: FlowScript {
     enum Phase: Sendable, Hashable {
-        /// Waiting for the search to start.
+        /// Waiting for the answer to this text and page.
         case waiting
-        /// `searching` went true.
-        case searching
+        /// The answer came; waiting for the search to end.
+        case answered(FlowOutput)
         /// Finished or failed.
         case done
     }
@@ -296,6 +295,9 @@ public struct HeroesScript: FlowScript {
         parameters = FlowParameters(locale: locale, token: token)
     }
 
+    /// The flow's page number this script asks for.
+    private var flowPage: Int { (page ?? 1) - 1 }
+
     public mutating func start() -> [ScriptAction] {
         (page.map { [.send(.text(.page, String($0 - 1)))] } ?? []) + [.send(.text(.searchText, query))]
     }
@@ -306,9 +308,11 @@ public struct HeroesScript: FlowScript {
         case .done:
             return []
         case .waiting:
-            if output.outputName == .searching, output.value == true { phase = .searching }
+            if output.outputName == .heroes, output.query == query, output.page == flowPage {
+                phase = .answered(output)
+            }
             return []
-        case .searching:
+        case .answered(let answer):
             guard output.outputName == .searching, output.value == false else { return [] }
             phase = .done
             if let error = latest[.error], let message = error.message, !message.isEmpty {
@@ -316,8 +320,8 @@ public struct HeroesScript: FlowScript {
                 let kind: ScriptFailure.Kind = error.code == .sessionExpired ? .refused : .unreachable
                 return [.fail(ScriptFailure(kind, message))]
             }
-            let heroes = latest[.heroes]?.heroes ?? []
-            let total = latest[.total]?.number ?? heroes.count
+            let heroes = answer.heroes ?? []
+            let total = answer.total ?? heroes.count
             let message = MessageCatalogue.standard.render("ui.total", ["n": String(total)], in: locale)
             return [.finish(ScriptResult(.succeeded, message: message, lines: heroes.map(\.name)))]
         }

@@ -55,9 +55,13 @@ public struct FlowRenderer: Sendable {
         FlowOutput(.session, name: name, token: token, deviceToken: deviceToken)
     }
 
-    /// A page of heroes, names and introductions in the locale.
-    public func heroes(_ heroes: [Hero]) -> FlowOutput {
-        FlowOutput(.heroes, heroes: heroes.map(hero))
+    /// A search's answer: its heroes (names and introductions in the locale) with the `query`,
+    /// `page`, `total` and `page_size` it answers; `heroes` `[]` alone before the first search.
+    public func heroes(_ page: HeroesPage?) -> FlowOutput {
+        guard let page else { return FlowOutput(.heroes, heroes: []) }
+        return FlowOutput(
+            .heroes, heroes: page.heroes.map(hero), query: page.query, page: page.page, total: page.total,
+            pageSize: page.pageSize)
     }
 
     /// One hero in the locale.

@@ -638,7 +638,8 @@ struct FlowSpec: Sendable {
         ).output
         let render = context.renderer
         return [
-            rendered(output.heroes) { render.heroes($0) },
+            // Every answer is sent, a repeated one too: it answers a page asked for again.
+            output.heroes.asObservable().map { render.heroes($0) },
             rendered(output.total) { render.count(.total, $0) },
             // `error` before `searching`: a client that stops reading when `searching` goes false
             // (gateway-cli's heroes script) has seen the search's outcome by then.

@@ -6,7 +6,9 @@ import RemoteProtocol
 /// The heroes screen (DESIGN §2.4): a search box over `heroes.search` for a signed-in session.
 ///
 /// The search text is throttled (latest wins), de-duplicated, and each query cancels the one
-/// before it. A failed search shows an empty list and a message code; the outputs never fail.
+/// before it, so the answer of a superseded search never reaches the outputs. Every answer says
+/// which text and page it answers (``HeroesPage``), so a client never files a page under the wrong
+/// text. A failed search answers an empty page and a message code; the outputs never fail.
 public struct HeroesViewModel: Sendable {
     /// What the screen feeds in.
     public struct Input: Sendable {
@@ -25,9 +27,9 @@ public struct HeroesViewModel: Sendable {
 
     /// What the screen binds to.
     public struct Output: Sendable {
-        /// The heroes of the current page.
-        public var heroes: Driver<[Hero]>
-        /// How many heroes match in all.
+        /// Each search's answer, saying which text and page it answers; `nil` until the first.
+        public var heroes: Driver<HeroesPage?>
+        /// How many heroes match in all (the latest answer's).
         public var total: Driver<Int>
         /// A search is in flight.
         public var searching: Driver<Bool>
@@ -37,8 +39,8 @@ public struct HeroesViewModel: Sendable {
 
     enum Step: Sendable {
         case started
-        case page(HeroSearchResponse)
-        case failed(MessageCode)
+        case page(HeroesPage)
+        case failed(HeroesPage, MessageCode)
     }
 
     /// How many heroes a page holds unless the caller says otherwise.
@@ -62,7 +64,9 @@ public struct HeroesViewModel: Sendable {
         let queries = input.searchText
             .throttle(throttle, latest: true, scheduler: scheduler)
             .distinctUntilChanged()
-        let pageNumbers = input.page.startWith(0).distinctUntilChanged()
+        // Pages are not de-duplicated: a page asked for again is searched again, so a client that
+        // lost an answer (or dropped one it could not place) always gets one.
+        let pageNumbers = input.page.startWith(0)
         let steps = Observable.combineLatest(queries, pageNumbers) { ($0, $1) }
             .flatMapLatest { query, page -> Observable<Step> in
                 let (offset, overflow) = page.multipliedReportingOverflow(by: pageSize)
@@ -71,18 +75,25 @@ public struct HeroesViewModel: Sendable {
                         query: query, offset: overflow ? Int.max : offset, limit: pageSize, token: token)
                 )
                 .asObservable()
-                .map { Step.page($0) }
-                .catch { error in .just(.failed(Self.failureCode(error))) }
+                .map { response in
+                    Step.page(
+                        HeroesPage(
+                            query: query, page: page, pageSize: pageSize, total: response.total,
+                            heroes: response.items))
+                }
+                .catch { error in
+                    let empty = HeroesPage(query: query, page: page, pageSize: pageSize, total: 0, heroes: [])
+                    return .just(.failed(empty, Self.failureCode(error)))
+                }
                 .startWith(.started)
             }
             .share(replay: 1)
-        let pages: Observable<HeroSearchResponse> = steps.compactMap { step in
+        let pages: Observable<HeroesPage?> = steps.compactMap { step -> HeroesPage?? in
             switch step {
             case .started: return nil
-            case .page(let page): return page
-            case .failed: return HeroSearchResponse(total: 0, items: [])
+            case .page(let page), .failed(let page, _): return .some(page)
             }
-        }.startWith(HeroSearchResponse(total: 0, items: []))
+        }.startWith(nil)
         let searching = steps.map { step -> Bool in
             if case .started = step { return true }
             return false
@@ -91,14 +102,37 @@ public struct HeroesViewModel: Sendable {
             switch step {
             case .started: return nil
             case .page: return .some(nil)
-            case .failed(let code): return .some(code)
+            case .failed(_, let code): return .some(code)
             }
         }.startWith(nil)
         output = Output(
-            heroes: pages.map { $0.items }.asDriver(onErrorJustReturn: []),
-            total: pages.map { $0.total }.distinctUntilChanged().asDriver(onErrorJustReturn: 0),
+            heroes: pages.asDriver(onErrorJustReturn: nil),
+            total: pages.map { $0?.total ?? 0 }.distinctUntilChanged().asDriver(onErrorJustReturn: 0),
             searching: searching.asDriver(onErrorJustReturn: false),
             error: error.asDriver(onErrorJustReturn: .networkError)
         )
+    }
+}
+
+/// One search's answer: the text and page it answers and what the catalog found for them.
+public struct HeroesPage: Sendable, Hashable {
+    /// The search text (after the throttle and de-duplication) this page answers.
+    public var query: String
+    /// The page number, from 0.
+    public var page: Int
+    /// Heroes per page: the page starts at match `page × pageSize`.
+    public var pageSize: Int
+    /// How many heroes match `query` in all (0 for a failed search).
+    public var total: Int
+    /// The page's heroes, in catalog order.
+    public var heroes: [Hero]
+
+    /// A page.
+    public init(query: String, page: Int, pageSize: Int, total: Int, heroes: [Hero]) {
+        self.query = query
+        self.page = page
+        self.pageSize = pageSize
+        self.total = total
+        self.heroes = heroes
     }
 }

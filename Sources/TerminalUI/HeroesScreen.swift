@@ -3,28 +3,44 @@ public import Contracts
 /// The hero list: a search box whose text goes to the gateway after every edit, and every hero that
 /// matches, fetched a page at a time as the selection reaches it.
 ///
-/// The screen opens with the empty search (every hero). The gateway answers one page per search
-/// (`page` input, page `n` holding matches from `n × pageSize`); the screen keeps the pages it has
-/// seen for the current text and asks for the page under the selection whenever the selection
-/// moves onto a page other than the one last asked for. A `heroes` output is the answer to the last
-/// `page` and `searchText` sent (the gateway cancels each search when a newer one starts), so the
-/// page under the selection always ends up showing what the gateway last sent.
+/// The screen opens with the empty search (every hero). The gateway answers one page at a time
+/// (`page` input, page `n` holding matches from `n × page_size`), and every answer says which text
+/// and page it answers (`query`, `page`, with the text's `total`). The screen files an answer under
+/// its own text and page, so rows of a superseded search never show for a newer text, and shows
+/// only the current text's pages: the list converges on the current text's matches in catalog
+/// order, whatever order the answers come in.
+///
+/// Besides the current text's pages the screen keeps the pages of the last few texts answered
+/// (``HeroesScreen/keptTexts``), never shown for another text: typing back to a text the gateway
+/// last searched (which it does not search again, having de-duplicated it) shows that text's answer
+/// at once. It asks for the page under the selection whenever it has not arrived, and for the pages
+/// of the rows showing once the last page asked for has been answered; a page asked for again is
+/// searched again, so a page that never filled (its answer lost) is filled by moving onto it.
 public struct HeroesScreen: ScreenModel {
+    /// The pages answered for one search text.
+    public struct Results: Sendable, Hashable {
+        /// How many heroes match the text in all.
+        public var total: Int
+        /// Heroes per page.
+        public var pageSize: Int
+        /// The pages answered, by page number.
+        public var pages: [Int: [FlowHero]]
+    }
+
     public let kind: ScreenKind
     /// The search text typed so far.
     public private(set) var searchText = ""
-    /// The pages seen for the current text, by page number.
-    public private(set) var pages: [Int: [FlowHero]] = [:]
+    /// The pages answered, by search text: the current text's, and those of the last
+    /// ``keptTexts`` texts answered.
+    public private(set) var results: [String: Results] = [:]
+    /// The texts of `results` other than the current one, the most recently answered last.
+    private var answeredTexts: [String] = []
     /// The page last asked for (the gateway starts at 0).
     public private(set) var requestedPage = 0
-    /// Whether the answer to the last text or page sent has not arrived yet.
+    /// Whether the answer to the current text's page `requestedPage` is still to come.
     public private(set) var awaiting = true
     /// The list rows of the last key's screen height.
     private var viewRows = HeroesScreen.listRows(height: 24)
-    /// Heroes per page: the gateway's default, or fewer when its first page says so.
-    public private(set) var pageSize = Methods.Flow.heroesPageSize
-    /// How many heroes match in all (nil before the first answer).
-    public private(set) var total: Int?
     /// Whether a search is in flight.
     public private(set) var searching = false
     /// The last search's error message, empty when none.
@@ -33,6 +49,9 @@ public struct HeroesScreen: ScreenModel {
     public private(set) var selection = 0
     /// The first row shown.
     public private(set) var top = 0
+
+    /// How many texts besides the current one keep their pages.
+    public static let keptTexts = 8
 
     /// The rows around the list: the title bar, a blank row, search, status, and the footer.
     static let fixedRows = 5
@@ -43,8 +62,9 @@ public struct HeroesScreen: ScreenModel {
     /// The empty search, so the list opens with every hero.
     public var openingInputs: [FlowInput] { [.text(.searchText, "")] }
 
-    /// Keeps the text, the selection and the rows already shown; the new channel starts at page 0,
-    /// so the search goes again from there (further pages follow as the answer arrives).
+    /// Keeps the text, the selection and the pages already answered (they are the texts' own); the
+    /// new channel starts at page 0, so the search goes again from there (further pages follow as
+    /// the answer arrives). Whatever the old channel had in flight is lost with it.
     public mutating func resume() -> [FlowInput] {
         requestedPage = 0
         awaiting = true
@@ -56,47 +76,72 @@ public struct HeroesScreen: ScreenModel {
     /// The number of list rows a screen of `height` rows shows.
     static func listRows(height: Int) -> Int { max(1, height - fixedRows) }
 
-    /// How many rows the list has: every match once the total is known, else the first page.
-    public var rowCount: Int {
-        if let total { return max(0, total) }
-        return pages[0]?.count ?? 0
-    }
+    /// The current text's pages, nil before its first answer.
+    public var current: Results? { results[searchText] }
 
-    /// The hero on `row`, nil while its page has not arrived.
+    /// How many heroes match the current text (nil before its first answer).
+    public var total: Int? { current?.total }
+
+    /// Heroes per page of the current text's answers (the gateway's default before one).
+    public var pageSize: Int { current?.pageSize ?? Methods.Flow.heroesPageSize }
+
+    /// How many rows the list has: every match of the current text once it is answered.
+    public var rowCount: Int { max(0, current?.total ?? 0) }
+
+    /// The hero on `row` for the current text, nil while its page has not arrived.
     public func hero(at row: Int) -> FlowHero? {
-        guard row >= 0, pageSize > 0, let page = pages[row / pageSize] else { return nil }
-        let index = row % pageSize
+        guard row >= 0, let current, current.pageSize > 0, let page = current.pages[row / current.pageSize]
+        else { return nil }
+        let index = row % current.pageSize
         return index < page.count ? page[index] : nil
     }
 
     public mutating func apply(_ output: FlowOutput) -> [ScreenAction] {
         switch output.outputName {
         case .heroes?:
-            pages[requestedPage] = output.heroes ?? []
-            awaiting = false
-            inferPageSize()
-            return nextPage()
-        case .total?:
-            total = output.number
-            inferPageSize()
-            clampSelection()
-            return nextPage()
+            return answer(output)
         case .searching?:
             searching = output.value ?? false
         case .error?:
             error = output.message ?? output.code?.rawValue ?? ""
         default:
-            break  // An output this screen does not show: ignored.
+            break  // `total` (the answers carry their own) and outputs this screen does not show.
         }
         return []
     }
 
-    /// A first page shorter than the total is the gateway's page size (when it is not the default).
-    mutating func inferPageSize() {
-        guard let first = pages[0], let total, !first.isEmpty, first.count < total,
-            first.count < pageSize, pages.count == 1
-        else { return }
-        pageSize = first.count
+    /// Files a search's answer under its text and page. An answer that does not say what it
+    /// answers (the empty page before the first search) is not filed.
+    mutating func answer(_ output: FlowOutput) -> [ScreenAction] {
+        guard let query = output.query, let page = output.page, page >= 0 else { return [] }
+        let heroes = output.heroes ?? []
+        let total = max(0, output.total ?? heroes.count)
+        let pageSize = max(1, output.pageSize ?? Methods.Flow.heroesPageSize)
+        if var kept = results[query], kept.total == total, kept.pageSize == pageSize {
+            kept.pages[page] = heroes
+            results[query] = kept
+        } else {
+            // The text's first answer, or the catalog changed under it: its other pages are stale.
+            results[query] = Results(total: total, pageSize: pageSize, pages: [page: heroes])
+        }
+        guard query == searchText else {
+            keep(query)
+            return []
+        }
+        if page == requestedPage { awaiting = false }
+        clampSelection()
+        return nextPage()
+    }
+
+    /// Marks `text` the most recently answered of the kept texts, forgetting the oldest beyond
+    /// ``keptTexts`` (never the current text's).
+    mutating func keep(_ text: String) {
+        answeredTexts.removeAll { $0 == text }
+        answeredTexts.append(text)
+        while answeredTexts.count > Self.keptTexts {
+            let oldest = answeredTexts.removeFirst()
+            if oldest != searchText { results[oldest] = nil }
+        }
     }
 
     public mutating func handle(_ key: Key, height: Int) -> [ScreenAction] {
@@ -113,17 +158,20 @@ public struct HeroesScreen: ScreenModel {
         case .end: select(rowCount - 1, rows: rows)
         case .backspace:
             guard !searchText.isEmpty else { return [.bell] }
+            let previous = searchText
             searchText.removeLast()
-            return searchChanged()
+            return searchChanged(from: previous)
         case .character(let character):
             guard searchText.count < FormScreen.maximumFieldLength else { return [.bell] }
+            let previous = searchText
             searchText.append(character)
-            return searchChanged()
+            return searchChanged(from: previous)
         case .paste(let text):
             let room = FormScreen.maximumFieldLength - searchText.count
             guard room > 0, !text.isEmpty else { return [.bell] }
+            let previous = searchText
             searchText += text.prefix(room)
-            return searchChanged()
+            return searchChanged(from: previous)
         case .tab, .backTab, .enter, .resize:
             break
         case .unknown:
@@ -132,33 +180,32 @@ public struct HeroesScreen: ScreenModel {
         return nextPage()
     }
 
-    /// A new text: back to the top of a fresh list, page 0 asked for with the text. The first page
-    /// of the old text shows until the new answer replaces it.
-    mutating func searchChanged() -> [ScreenAction] {
+    /// A new text: back to the top of its list, page 0 asked for with the text. Nothing of another
+    /// text shows: the list is the new text's pages if it has some, else empty until they come.
+    mutating func searchChanged(from previous: String) -> [ScreenAction] {
         var actions: [ScreenAction] = [.send(.text(.searchText, searchText))]
-        let first = pages[0]
-        pages = [:]
-        if let first { pages[0] = first }
+        if results[previous] != nil { keep(previous) }
+        answeredTexts.removeAll { $0 == searchText }
         selection = 0
         top = 0
-        awaiting = true
         if requestedPage != 0 {
             requestedPage = 0
             actions.insert(.send(.text(.page, "0")), at: 0)
         }
-        return actions
+        awaiting = current?.pages[0] == nil
+        return actions + nextPage()
     }
 
     /// The next page to ask for: the first that has not arrived of the page under the selection
     /// and the pages of the rows showing. The selection's page goes at once (a newer page cancels
     /// the search before it at the gateway); the others wait until the last answer is in.
     mutating func nextPage() -> [ScreenAction] {
-        guard pageSize > 0, rowCount > 0 else { return [] }
-        let selected = selection / pageSize
+        guard let current, current.pageSize > 0, rowCount > 0 else { return [] }
+        let selected = selection / current.pageSize
         let first = max(0, min(top, selection))
         let last = max(first, min(rowCount, first + viewRows) - 1)
-        let wanted = [selected] + Array(first / pageSize...last / pageSize)
-        guard let missing = wanted.first(where: { pages[$0] == nil }) else { return [] }
+        let wanted = [selected] + Array(first / current.pageSize...last / current.pageSize)
+        guard let missing = wanted.first(where: { current.pages[$0] == nil }) else { return [] }
         if awaiting && (missing == requestedPage || missing != selected) { return [] }
         requestedPage = missing
         awaiting = true
@@ -184,8 +231,9 @@ public struct HeroesScreen: ScreenModel {
         let width = context.width
         var body: [StyledLine] = [StyledLine()]
 
+        // The search box is marked by the cursor, the selected row by "> ": one mark each.
         var search = LineBuilder(width: width)
-        search.add("> ", TextStyle(bold: true))
+        search.add("  ")
         let label = labels("ui.search")
         search.add(label + "  ")
         let boxColumn = 2 + TextWidth.of(label) + 2
@@ -218,8 +266,9 @@ public struct HeroesScreen: ScreenModel {
         // The name column is as wide as the widest name seen, up to half of what the row has after
         // the marker and the gap; the intro takes the rest. Whatever does not fit ends in "…".
         let room = max(0, width - 4)
+        let shown = current?.pages ?? [:]
         let widest =
-            pages.values.lazy.flatMap { $0 }.map { TextWidth.of($0.name.replacingControlCharacters()) }
+            shown.values.lazy.flatMap { $0 }.map { TextWidth.of($0.name.replacingControlCharacters()) }
             .max() ?? 0
         let nameWidth = max(min(4, room), min(widest, room / 2))
         let introWidth = max(0, room - nameWidth)

@@ -29,7 +29,7 @@ struct PostgresLoginThrottleTests {
             let sql = PostgresLoginThrottle(store: store, policy: Self.policy, now: { clock.microseconds })
             var spec = ThrottleState(policy: Self.policy)
             let start = ContinuousClock.now
-            var random = SplitMix64(seed: seed)
+            var random = SeededGenerator(seed: seed)
             let accounts = ["alice", "bob"]
             let origins: [LoginOrigin] = [
                 .client("x"), .client("y"), .client("z"), .client("w"), .client("v"), .device("phone"),
@@ -289,15 +289,3 @@ final class Admissions: Sendable {
     }
 }
 
-/// A small seeded generator, so that a failing sequence can be run again.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

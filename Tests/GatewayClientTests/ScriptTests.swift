@@ -266,12 +266,42 @@ struct ScriptTests {
         #expect(flow.inputs == [.text(.page, "1"), .text(.searchText, "")])
     }
 
-    /// No match: the page equals the initial one, so no `heroes` output comes; the search's end
-    /// is the answer.
+    /// No match: an empty page that says it answers "zzz", even though it equals the page before.
     @Test func heroesWithNoMatch() {
         let (events, _) = runScript(HeroesScript(token: "good-token", query: "zzz", locale: .en))
-        #expect(!outputs(events).dropFirst(4).contains { $0.outputName == .heroes })
+        let answers = outputs(events).filter { $0.outputName == .heroes && $0.query == "zzz" }
+        #expect(answers.map(\.heroes) == [[]])
+        #expect(answers.first?.page == 0)
+        #expect(answers.first?.total == 0)
         #expect(result(events) == ScriptResult(.succeeded, message: "0 in all"))
+    }
+
+    /// An answer to another text or page (a search before this one, still in flight) is dropped:
+    /// the script reports the answer to its own text and page.
+    @Test func heroesDropsAnswersToAnotherTextOrPage() {
+        let respond: OpenFlow = { _, _, inputs in
+            Observable.create { observer in
+                inputs.subscribe(onNext: { input in
+                    guard input.inputName == .searchText else { return }
+                    let hero = FlowHero(id: 1, name: "Ann", intro: "")
+                    let other = FlowHero(id: 2, name: "Bob", intro: "")
+                    observer.onNext(FlowOutput(.searching, value: true))
+                    observer.onNext(FlowOutput(.heroes, heroes: [other], query: "b", page: 1, total: 60))
+                    observer.onNext(FlowOutput(.searching, value: false))
+                    observer.onNext(FlowOutput(.searching, value: true))
+                    observer.onNext(FlowOutput(.heroes, heroes: [other], query: "a", page: 0, total: 60))
+                    observer.onNext(FlowOutput(.searching, value: false))
+                    observer.onNext(FlowOutput(.searching, value: true))
+                    observer.onNext(FlowOutput(.heroes, heroes: [hero], query: "a", page: 1, total: 51))
+                    observer.onNext(FlowOutput(.total, number: 51))
+                    observer.onNext(FlowOutput(.error, message: ""))
+                    observer.onNext(FlowOutput(.searching, value: false))
+                })
+            }
+        }
+        let (events, _) = runScript(
+            HeroesScript(token: "t", query: "a", page: 2, locale: .en), respond: respond)
+        #expect(result(events) == ScriptResult(.succeeded, message: "51 in all", lines: ["Ann"]))
     }
 
     @Test func heroesWithABadTokenIsRefused() {
@@ -284,6 +314,7 @@ struct ScriptTests {
             Observable.create { observer in
                 inputs.subscribe(onNext: { _ in
                     observer.onNext(FlowOutput(.searching, value: true))
+                    observer.onNext(FlowOutput(.heroes, heroes: [], query: "", page: 0, total: 0))
                     observer.onNext(FlowOutput(.error, code: .networkError, message: "down"))
                     observer.onNext(FlowOutput(.searching, value: false))
                 })
@@ -299,6 +330,7 @@ struct ScriptTests {
             Observable.create { observer in
                 inputs.subscribe(onNext: { _ in
                     observer.onNext(FlowOutput(.searching, value: true))
+                    observer.onNext(FlowOutput(.heroes, heroes: [], query: "", page: 0, total: 0))
                     observer.onNext(FlowOutput(.error, code: .sessionExpired, message: "expired"))
                     observer.onNext(FlowOutput(.searching, value: false))
                 })

@@ -164,8 +164,10 @@ struct GatewayServiceFlowTests {
         #expect(
             run.lines == [
                 "101 heroes: 0 heroes", "101 total: 0", "101 error: ", "101 searching: false",
-                "201 searching: true", "208 heroes: 2 heroes", "208 total: 2", "208 searching: false",
-                "301 searching: true", "308 heroes: 0 heroes", "308 searching: false",
+                "201 searching: true", "208 heroes: 2 heroes for \"\" page 0 (2 in all)", "208 total: 2",
+                "208 searching: false", "301 searching: true",
+                "308 heroes: 0 heroes for \"\" page 1 (2 in all)",
+                "308 searching: false",
             ])
         #expect(
             run.at(208).first
@@ -174,14 +176,15 @@ struct GatewayServiceFlowTests {
                     heroes: [
                         FlowHero(id: 1, name: "Yasuo", intro: "The Unforgiven"),
                         FlowHero(id: 2, name: "阿狸", intro: "九尾妖狐"),
-                    ]))
+                    ], query: "", page: 0, total: 2, pageSize: 50))
     }
 
     @Test func heroesWithARefusedTokenSayTheSessionExpired() {
         let run = FlowRun.run(
             Methods.Flow.heroes, FlowParameters(token: "stale"),
             inputs: [.next(200, .text(.searchText, "a"))])
-        #expect(run.lines.suffix(2) == ["202 error: session.expired 未登录或会话已失效，请重新登录", "202 searching: false"])
+        #expect(
+            run.lines.suffix(2) == ["202 error: session.expired 未登录或会话已失效，请重新登录", "202 searching: false"])
     }
 
     @Test func aCatalogOutageShowsTheErrorBeforeSearchingEnds() {
@@ -190,8 +193,8 @@ struct GatewayServiceFlowTests {
             inputs: [.next(200, .text(.searchText, "a"))])
         #expect(
             run.lines.suffix(3) == [
-                "201 searching: true", "202 error: network.error Network or data parsing error!",
-                "202 searching: false",
+                "202 heroes: 0 heroes for \"a\" page 0 (0 in all)",
+                "202 error: network.error Network or data parsing error!", "202 searching: false",
             ])
     }
 

@@ -1,4 +1,5 @@
 import Contracts
+import TestSupport
 import Testing
 
 @testable import HeroCatalogCore

@@ -206,7 +206,9 @@ struct GatewayIntegrationTests {
             await heroes.expect(["heroes: 0 heroes", "total: 0", "error: ", "searching: false"])
             heroes.send(.text(.searchText, ""))
             await heroes.expect([
-                "searching: true", "heroes: \(min(50, page.total)) heroes", "total: \(page.total)",
+                "searching: true",
+                "heroes: \(min(50, page.total)) heroes for \"\" page 0 (\(page.total) in all)",
+                "total: \(page.total)",
                 "searching: false",
             ])
             heroes.close()

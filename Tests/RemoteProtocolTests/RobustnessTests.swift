@@ -1,4 +1,5 @@
 import RemoteProtocol
+import TestSupport
 import Testing
 
 /// Truncated, mutated and random input: always a frame or an error, never a trap, and every decoded

@@ -119,13 +119,13 @@ struct HeroesAndMenuTests {
     func render() {
         var screen = HeroesScreen(token: "t")
         apply(
-            &screen, FlowOutput(.heroes, heroes: Self.heroes),
-            FlowOutput(.total, number: 151),
+            &screen, answer(Self.heroes, total: 151),
             flag(.searching, true))
         var frame = screen.render(context())
         expectFits(frame, 80, 24)
         #expect(frame.text[0].hasPrefix(" 响应式登录 > 英雄列表 "))
-        #expect(frame.text[2] == "> 搜索  [                                ]  | 请稍候…")
+        // One focus mark: the cursor is in the search box, "> " marks the selected row only.
+        #expect(frame.text[2] == "  搜索  [                                ]  | 请稍候…")
         #expect(frame.text[3] == "  共151个")
         #expect(frame.text[4] == "> 英雄1   intro 1 second line")
         #expect(frame.text[22] == "  英雄19  intro 19 second line")
@@ -134,14 +134,15 @@ struct HeroesAndMenuTests {
             &screen, flag(.searching, false),
             FlowOutput(.error, code: "network.error", message: "网络或数据解析错误！"))
         frame = screen.render(context())
-        #expect(frame.text[2] == "> 搜索  [                                ]")
+        #expect(frame.text[2] == "  搜索  [                                ]")
         #expect(frame.text[3] == "  共151个  [x] 网络或数据解析错误！")
+        #expect(frame.text.filter { $0.hasPrefix(">") }.count == 1)
     }
 
     @Test("Up/Down/PgUp/PgDn scroll with the selection always showing")
     func scrolling() {
         var screen = HeroesScreen(token: "t")
-        apply(&screen, FlowOutput(.heroes, heroes: Self.heroes))
+        apply(&screen, answer(Self.heroes))
         press(&screen, .pageDown)
         #expect(screen.selection == 19)
         #expect(screen.render(context()).text[22].hasPrefix("> 英雄20 "))
@@ -161,7 +162,7 @@ struct HeroesAndMenuTests {
         // A new search text resets the selection.
         press(&screen, .down)
         _ = type(&screen, "a")
-        apply(&screen, FlowOutput(.heroes, heroes: Array(Self.heroes.prefix(2))))
+        apply(&screen, answer(Array(Self.heroes.prefix(2)), query: "a"))
         #expect(screen.selection == 0)
         press(&screen, .pageDown)
         #expect(screen.selection == 1)
@@ -172,10 +173,10 @@ struct HeroesAndMenuTests {
         var screen = HeroesScreen(token: "t")
         #expect(type(&screen, "蝙蝠") == [.send(.text(.searchText, "蝙")), .send(.text(.searchText, "蝙蝠"))])
         #expect(press(&screen, .backspace) == [.send(.text(.searchText, "蝙"))])
-        #expect(screen.render(context()).text[2] == "> 搜索  [蝙                              ]")
+        #expect(screen.render(context()).text[2] == "  搜索  [蝙                              ]")
         #expect(screen.render(context()).cursor == Frame.Cursor(row: 2, column: 11))
         #expect(press(&screen, .escape) == [.back])
-        apply(&screen, FlowOutput(.heroes, heroes: []))
+        apply(&screen, answer([], query: "蝙"))
         #expect(press(&screen, .down).isEmpty)
     }
 

@@ -24,10 +24,11 @@ struct NavigationAndLayoutTests {
         #expect(navigator.stack == [.menu, .signin, .heroes(token: "t0k")])
         // An output still in flight from the sign-in channel is dropped.
         #expect(
-            navigator.apply(FlowOutput(.heroes, heroes: []), generation: signinGeneration).isEmpty)
+            navigator.apply(answer([], total: 9), generation: signinGeneration).isEmpty)
         #expect(
             navigator.apply(
-                FlowOutput(.total, number: 7), generation: navigator.generation
+                answer((1...7).map { FlowHero(id: $0, name: "h\($0)", intro: "") }),
+                generation: navigator.generation
             ).isEmpty)
         #expect(navigator.render(context()).text[3] == "  共7个")
         #expect(navigator.handle(.escape, height: 24) == [.switchChannel])
@@ -89,13 +90,12 @@ struct NavigationAndLayoutTests {
         var heroes = HeroesScreen(token: "t")
         apply(
             &heroes,
-            FlowOutput(
-                .heroes,
-                heroes: (1...60).map {
+            answer(
+                (1...50).map {
                     FlowHero(
                         id: $0, name: String(repeating: "蝙蝠侠", count: $0 % 5 + 1),
                         intro: String(repeating: "长介绍", count: 30))
-                }), FlowOutput(.total, number: 60))
+                }, total: 60))
         var numbers = FormScreen.numbers()
         apply(&numbers, FlowOutput(.sum, number: Int.max))
         return [MenuScreen(), login, register, FormScreen.signin(), heroes, numbers]

@@ -35,6 +35,15 @@ func result(_ output: FlowOutput.Name, _ state: ValidationResult.State, _ messag
     FlowOutput(output, state: state, message: message)
 }
 
+/// The gateway's answer to page `page` of `query`: `heroes`, with `total` matches in all (their
+/// count unless given) in pages of `pageSize`.
+func answer(
+    _ heroes: [FlowHero], query: String = "", page: Int = 0, total: Int? = nil, pageSize: Int = 50
+) -> FlowOutput {
+    FlowOutput(
+        .heroes, heroes: heroes, query: query, page: page, total: total ?? heroes.count, pageSize: pageSize)
+}
+
 /// A flag output.
 func flag(_ output: FlowOutput.Name, _ value: Bool) -> FlowOutput { FlowOutput(output, value: value) }
 

@@ -12,12 +12,12 @@ import Testing
 /// bracketed paste and the UI's wake pipe: each as a user meets it.
 @Suite("Paging, columns, typing ahead, paste, wrapping and waking", .timeLimit(.minutes(1)))
 struct UsabilityTests {
-    static func page(_ number: Int, of total: Int = 151, size: Int = 50) -> FlowOutput {
+    static func page(_ number: Int, of total: Int = 151, size: Int = 50, query: String = "") -> FlowOutput {
         let first = number * size
         let heroes = (first..<min(total, first + size)).map {
             FlowHero(id: $0 + 1, name: "hero\($0 + 1)", intro: "intro \($0 + 1)")
         }
-        return FlowOutput(.heroes, heroes: heroes)
+        return answer(heroes, query: query, page: number, total: total, pageSize: size)
     }
 
     @Test("the hero list opens with the empty search, so every hero shows at once")
@@ -30,7 +30,7 @@ struct UsabilityTests {
     @Test("End reaches the 151st of 151: the pages under the selection and on screen are fetched")
     func pagingReachesEveryResult() {
         var screen = HeroesScreen(token: "t")
-        apply(&screen, Self.page(0), FlowOutput(.total, number: 151))
+        apply(&screen, Self.page(0))
         #expect(screen.rowCount == 151)
         // End: the last page is asked for, then (once it is in) the page above it on screen.
         #expect(press(&screen, .end) == [.send(.text(.page, "3"))])
@@ -51,16 +51,18 @@ struct UsabilityTests {
         #expect(apply(&screen, Self.page(1)).isEmpty)
         #expect(screen.render(context()).text[4].hasPrefix("> hero94 "))
         #expect((0..<151).allSatisfy { screen.hero(at: $0)?.id == $0 + 1 })
-        // A new text starts over at page 0, asked for with it.
+        // A new text starts over at page 0, asked for with it; nothing of the old text shows.
         #expect(type(&screen, "h") == [.send(.text(.page, "0")), .send(.text(.searchText, "h"))])
         #expect(screen.selection == 0)
-        #expect(screen.pages.keys.sorted() == [0])
+        #expect(screen.current == nil)
+        #expect(screen.rowCount == 0)
+        #expect(screen.render(context()).text[4] == "")
     }
 
-    @Test("a gateway with smaller pages: its first page's size is the page size")
+    @Test("a gateway with smaller pages: the answers' page size is the page size")
     func smallerPages() {
         var screen = HeroesScreen(token: "t")
-        apply(&screen, Self.page(0, of: 30, size: 10), FlowOutput(.total, number: 30))
+        apply(&screen, Self.page(0, of: 30, size: 10))
         #expect(screen.pageSize == 10)
         #expect(press(&screen, .end) == [.send(.text(.page, "2"))])
     }
@@ -71,13 +73,11 @@ struct UsabilityTests {
         let long = "Aurelion Sol, the Star Forger of the Celestial Dragons"
         apply(
             &screen,
-            FlowOutput(
-                .heroes,
-                heroes: [
-                    FlowHero(id: 1, name: "Kha'Zix the Voidreaver", intro: "short"),
-                    FlowHero(id: 2, name: long, intro: String(repeating: "intro ", count: 30)),
-                    FlowHero(id: 3, name: "蝙蝠侠蝙蝠侠蝙蝠侠蝙蝠侠蝙蝠侠蝙蝠侠蝙蝠侠蝙蝠侠蝙蝠侠蝙蝠侠", intro: "长介绍"),
-                ]))
+            answer([
+                FlowHero(id: 1, name: "Kha'Zix the Voidreaver", intro: "short"),
+                FlowHero(id: 2, name: long, intro: String(repeating: "intro ", count: 30)),
+                FlowHero(id: 3, name: "蝙蝠侠蝙蝠侠蝙蝠侠蝙蝠侠蝙蝠侠蝙蝠侠蝙蝠侠蝙蝠侠蝙蝠侠蝙蝠侠", intro: "长介绍"),
+            ]))
         var frame = screen.render(context(120, 24, .en))
         expectFits(frame, 120, 24)
         // 120 columns: names get up to 58 columns, so the 22-column name shows whole.

@@ -274,14 +274,24 @@ private struct FlowState {
     // MARK: heroes
 
     mutating func search() -> [FlowOutput] {
-        let query = (texts[.searchText] ?? "").lowercased()
+        let text = texts[.searchText] ?? ""
+        let query = text.lowercased()
+        let number = texts[.page].flatMap { Int($0) } ?? 0
+        let size = Methods.Flow.heroesPageSize
         let matches = FakeGateway.heroes.enumerated().filter {
             query.isEmpty || $0.element.lowercased().contains(query)
         }
-        let page = matches.map { FlowHero(id: $0.offset + 1, name: $0.element, intro: "") }
+        let page = matches.dropFirst(number * size).prefix(size).map {
+            FlowHero(id: $0.offset + 1, name: $0.element, intro: "")
+        }
+        // Every answer is sent, saying the text and page it answers, as the real gateway does.
         return changed(FlowOutput(.searching, value: true))
-            + changed(FlowOutput(.heroes, heroes: page))
-            + changed(FlowOutput(.total, number: page.count))
+            + [
+                FlowOutput(
+                    .heroes, heroes: Array(page), query: text, page: number, total: matches.count,
+                    pageSize: size)
+            ]
+            + changed(FlowOutput(.total, number: matches.count))
             + changed(FlowOutput(.searching, value: false))
     }
 }

@@ -40,9 +40,10 @@ struct GatewayStack {
     /// `allowedEndClients` (public keys) become the gateway's `allowed_clients` (for `--clients
     /// allow-list`). With `heroesEndpoint`, the gateway calls hero-catalog-service there instead of
     /// the one started (a stand-in with the same keys, in the state directory `state-heroes`).
+    /// `everyServer` is added to each of the four's arguments.
     static func start(
         in directory: TemporaryDirectory, gatewayArguments: [String] = [], allowedEndClients: [[UInt8]] = [],
-        timings: [String] = quickTimings, heroesEndpoint: String? = nil
+        timings: [String] = quickTimings, heroesEndpoint: String? = nil, everyServer: [String] = []
     ) async throws -> GatewayStack {
         let authState = try StateDirectory(creating: ServiceProcess.stateDirectory(in: directory))
         let validationState = try StateDirectory(creating: directory.file("state-validation"))
@@ -79,17 +80,17 @@ struct GatewayStack {
         var started: [ServiceProcess] = []
         do {
             let auth = try await ServiceProcess.start(
-                ["--curve", "on"], in: directory,
+                ["--curve", "on"] + everyServer, in: directory,
                 curve: RemoteClient.Curve(serverKey: authKeys.server.publicKey, keys: authKeys.client))
             started.append(auth)
-            let validation = try await startValidation(in: directory, auth: auth.endpoint)
+            let validation = try await startValidation(in: directory, auth: auth.endpoint, arguments: everyServer)
             started.append(validation)
             let heroes = try await ServiceProcess.start(
                 [
                     "--curve", "on", "--auth-endpoint", auth.endpoint, "--auth-curve", "on",
                     "--auth-public-key",
                     authState.file("curve.pub"),
-                ], in: directory,
+                ] + everyServer, in: directory,
                 curve: RemoteClient.Curve(serverKey: heroesKeys.server.publicKey, keys: heroesKeys.client),
                 name: "heroes", executable: "hero-catalog-service")
             started.append(heroes)
@@ -97,7 +98,7 @@ struct GatewayStack {
                 [
                     "--curve", "on", "--auth-endpoint", auth.endpoint, "--validation-endpoint",
                     validation.endpoint, "--heroes-endpoint", heroesEndpoint ?? heroes.endpoint,
-                ] + timings + gatewayArguments
+                ] + timings + gatewayArguments + everyServer
             let gateway = try await ServiceProcess.start(
                 allGatewayArguments, in: directory,
                 curve: RemoteClient.Curve(serverKey: gatewayKeys.server.publicKey, keys: gatewayKeys.client),
@@ -122,14 +123,14 @@ struct GatewayStack {
     }
 
     /// Starts validation-service (again) in its state directory, on `endpoint` if given.
-    static func startValidation(in directory: TemporaryDirectory, auth: String, endpoint: String? = nil)
-        async throws -> ServiceProcess
-    {
+    static func startValidation(
+        in directory: TemporaryDirectory, auth: String, endpoint: String? = nil, arguments: [String] = []
+    ) async throws -> ServiceProcess {
         let state = try StateDirectory(creating: directory.file("state-validation"))
         return try await ServiceProcess.start(
             validationArguments + [
                 "--auth-endpoint", auth, "--auth-public-key", directory.file("state/curve.pub"),
-            ],
+            ] + arguments,
             in: directory, endpoint: endpoint,
             curve: RemoteClient.Curve(
                 serverKey: try CurveKeyFiles.serverKeys(in: state).publicKey,

@@ -324,6 +324,15 @@ final class ServiceProcess: Sendable {
     /// What the service logged so far.
     var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
 
+    /// The port of the service's metrics listener (`--metrics-listen`), from its `listening` line.
+    func metricsPort() throws -> Int {
+        guard let line = log.split(separator: "\n").last(where: { $0.contains(" msg=listening ") }),
+            let field = line.split(separator: " ").first(where: { $0.hasPrefix("metrics=") }),
+            let port = Int(field.split(separator: ":").last ?? "")
+        else { throw SupportError("\(executable) logged no metrics address:\n\(log)") }
+        return port
+    }
+
     /// Stops the client, then the process (SIGTERM, then SIGKILL after a deadline): returns how
     /// the process ended.
     @discardableResult
