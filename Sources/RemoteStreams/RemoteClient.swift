@@ -2,6 +2,7 @@ import Foundation
 public import Reactive
 public import RemoteProtocol
 public import Synchronization
+import Tracing
 public import ZeroMQ
 
 /// A client of a ``RemoteServer`` (or of several replicas of one): calls come back as `Single`s
@@ -178,18 +179,22 @@ public final class RemoteClient: Sendable {
         /// opened while the client had one replica. Boxed, so that a pending call without one (every
         /// call of a one-replica client) stays as small as it was in the pending table.
         private var retryBox: RetryBox?
+        /// The call's trace: its client span and the context its answers are delivered in; nil when
+        /// the call was made outside any trace.
+        let trace: CallTrace?
 
         /// `retry` is boxed by the caller, so that a call without one never handles an optional
         /// ``Retry``.
         init(
             receiver: any CallReceiver, isRequest: Bool, replica: Int, input: SingleAssignmentDisposable?,
-            retry: RetryBox?
+            retry: RetryBox?, trace: CallTrace?
         ) {
             self.receiver = receiver
             self.isRequest = isRequest
             self.replica = replica
             self.input = input
             retryBox = retry
+            self.trace = trace
         }
 
         /// Whether it has ``retry`` state (without copying it out).
@@ -240,6 +245,9 @@ public final class RemoteClient: Sendable {
         /// Takes no new calls; its sockets are detached once its open calls have ended.
         var isRetired = false
         var isDetached = false
+        /// The server's shard it reaches: 0 for a configured endpoint (a server's documented
+        /// endpoint is its shard 0), the index in `sys.endpoints` for a discovered one.
+        var shard = 0
     }
 
     private struct State: Sendable {
@@ -279,10 +287,11 @@ public final class RemoteClient: Sendable {
         /// copied there, and its copy and release cost more than the rest of the bookkeeping.
         mutating func insert(
             _ stream: UInt64, receiver: any CallReceiver, isRequest: Bool, replica: Int,
-            input: SingleAssignmentDisposable?, retry: RetryBox?
+            input: SingleAssignmentDisposable?, retry: RetryBox?, trace: CallTrace?
         ) {
             pending[stream] = Pending(
-                receiver: receiver, isRequest: isRequest, replica: replica, input: input, retry: retry)
+                receiver: receiver, isRequest: isRequest, replica: replica, input: input, retry: retry,
+                trace: trace)
             inFlight[replica] &+= 1
         }
 
@@ -700,12 +709,22 @@ public final class RemoteClient: Sendable {
         on pinned: Int? = nil
     ) -> UInt64? {
         let deadline = deadline ?? configuration.deadline
-        let body: [UInt8]
+        var body: [UInt8]
         switch parameters {
         case .success(let encoded): body = encoded
         case .failure(let error):
             receiver.receive(.error(error))
             return nil
+        }
+        // Inside a trace: a client span, whose context the opening frame carries (or, for work the
+        // sampler did not take, the unsampled context, so that the server follows the decision).
+        let trace = CallTrace.start(method: method, model: type, service: serviceName)
+        if let trace {
+            if let span = trace.span {
+                body = TraceBody.inject(span.context, into: body)
+            } else if let parent = trace.parentContext {
+                body = TraceBody.inject(parent, into: body)
+            }
         }
         let inputSubscription = input == nil ? nil : SingleAssignmentDisposable()
         let now = ContinuousClock.now
@@ -739,7 +758,8 @@ public final class RemoteClient: Sendable {
                         attempts: 0)) : nil
             state.insert(
                 stream, receiver: receiver, isRequest: type == .request, replica: replica,
-                input: inputSubscription, retry: retry)
+                input: inputSubscription, retry: retry, trace: trace)
+            trace?.shard = state.replicas[replica].shard
             if state.deadlines.count > 2 * max(1_024, state.pending.count) {
                 let pending = state.pending
                 state.deadlines.removeAll { pending[$0] == nil }
@@ -759,6 +779,8 @@ public final class RemoteClient: Sendable {
         let replica: Int
         switch opened {
         case .failure(let error):
+            trace?.finish(outcome: error.code.rawValue, answer: nil)
+            trace?.release()
             receiver.receive(.error(error))
             return nil
         case .success(let (frame, id, index, sockets)):
@@ -770,7 +792,11 @@ public final class RemoteClient: Sendable {
             inputSubscription.setDisposable(
                 input.subscribe(
                     onNext: { [weak self] element in
-                        self?.send(Frame.opened(.next, stream: stream, body: element), to: replica)
+                        // An input sent inside a trace carries the sender's context: the server
+                        // handles it as a message of that trace (docs/PROTOCOL.md, "Trace context").
+                        self?.send(
+                            Frame.opened(.next, stream: stream, body: CallTrace.injectCurrent(into: element)),
+                            to: replica)
                     },
                     onError: { [weak self] error in
                         self?.send(.error(stream: stream, .wrapping(error)), to: replica)
@@ -803,6 +829,8 @@ public final class RemoteClient: Sendable {
         guard let call = state.withLock({ $0.remove(stream) }) else { return }
         call.input?.dispose()
         send(Frame.opened(.cancel, stream: stream, body: nil), to: call.replica)
+        call.trace?.finish(outcome: "cancelled", answer: nil)
+        call.trace?.release()
     }
 
     /// On the loop's thread: fails the calls past their deadline with `timeout` (the replica is
@@ -880,7 +908,10 @@ public final class RemoteClient: Sendable {
     private func end(_ stream: UInt64, _ call: Pending, _ error: RemoteError) {
         call.input?.dispose()
         send(Frame.opened(.cancel, stream: stream, body: nil), to: call.replica)
-        call.receiver.receive(.error(error))
+        guard let trace = call.trace else { return call.receiver.receive(.error(error)) }
+        trace.finish(outcome: error.code.rawValue, answer: nil)
+        trace.deliver { call.receiver.receive(.error(error)) }
+        trace.release()
     }
 
     /// Handles a batch from the loop, on the loop's thread: decodes it, settles the bookkeeping under
@@ -963,19 +994,47 @@ public final class RemoteClient: Sendable {
         // The server that answered is done with the call: nothing to cancel there.
         for call in retried { call.sockets.send(codec.messages(call.frame), to: Self.dealer) }
         for (frame, call) in deliveries {
-            switch frame.type {
-            case .next:
-                if call.isRequest { call.input?.dispose() }
-                call.receiver.receive(.next(frame.body ?? []))
-            case .complete:
-                call.input?.dispose()
-                call.receiver.receive(.completed)
-            default:
-                call.input?.dispose()
-                call.receiver.receive(
-                    .error(frame.remoteError ?? RemoteError(code: .internal, message: "unreadable error")))
+            guard let trace = call.trace else {
+                Self.deliver(frame, to: call)
+                continue
             }
+            // The answers of a traced call are delivered in its caller's context, so that what the
+            // caller does next (another call) is part of the same trace. The span ends before its
+            // end is delivered (an answer built from it sees the hop), and releases its parent after
+            // (calls made meanwhile hold the parent first).
+            let ends = frame.type != .next || call.isRequest
+            if ends {
+                let error = frame.type == .error ? frame.remoteError?.code.rawValue ?? "internal" : nil
+                trace.finish(outcome: error ?? "ok", answer: frame.type == .next ? frame.body : nil)
+            }
+            trace.deliver { Self.deliver(frame, to: call) }
+            if ends { trace.release() }
         }
+    }
+
+    private static func deliver(_ frame: Frame, to call: Pending) {
+        switch frame.type {
+        case .next:
+            if call.isRequest { call.input?.dispose() }
+            call.receiver.receive(.next(frame.body ?? []))
+        case .complete:
+            call.input?.dispose()
+            call.receiver.receive(.completed)
+        default:
+            call.input?.dispose()
+            call.receiver.receive(
+                .error(frame.remoteError ?? RemoteError(code: .internal, message: "unreadable error")))
+        }
+    }
+
+    /// The service this client calls, as its spans and hops name it: the client's name without a
+    /// `-service` or `-client` suffix (`auth-service` is `auth`).
+    var serviceName: String {
+        var name = configuration.name
+        for suffix in ["-service", "-client"] where name.hasSuffix(suffix) {
+            name.removeLast(suffix.count)
+        }
+        return name
     }
 
     /// Tracks whether a replica's connection is up, from its DEALER's monitor. When a connection
@@ -1091,19 +1150,19 @@ public final class RemoteClient: Sendable {
         }
         for (shard, endpoint) in answer.endpoints.enumerated() where shard != answer.shard {
             let endpoint = Self.dialableEndpoint(endpoint, dialled: dialled)
-            addReplicas(of: endpoint, upTo: copies)
+            addReplicas(of: endpoint, upTo: copies, shard: shard)
         }
     }
 
     /// Connects to `endpoint` until the client has `copies` replicas of it.
-    private func addReplicas(of endpoint: String, upTo copies: Int) {
+    private func addReplicas(of endpoint: String, upTo copies: Int, shard: Int) {
         for _ in 0..<copies {
             let replica = state.withLock { state -> Int? in
                 state.replicas.count { $0.endpoint == endpoint } >= copies ? nil : state.replicas.count
             }
             guard let replica else { return }
             // Only this thread adds replicas, so the index stays free until appended.
-            let added: Replica
+            var added: Replica
             do {
                 added = Self.attach(
                     try Self.connect(endpoint, context: context, configuration: configuration),
@@ -1112,6 +1171,7 @@ public final class RemoteClient: Sendable {
             } catch {
                 return  // not an endpoint this client can dial: the shards it reached still serve
             }
+            added.shard = shard
             state.withLock { $0.append(added) }
         }
     }

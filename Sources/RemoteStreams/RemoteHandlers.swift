@@ -26,9 +26,12 @@ public struct RemoteHandlers: Sendable {
         @usableFromInline
         typealias RequestStart =
             @Sendable (
-                _ parameters: [UInt8], _ context: CallContext,
-                _ reply: @escaping @Sendable (Result<[UInt8], RemoteError>) -> Void
+                _ parameters: [UInt8], _ context: CallContext, _ reply: @escaping Reply
             ) throws(RemoteError) -> any Disposable
+
+        /// How a request's handler answers, once.
+        @usableFromInline
+        typealias Reply = @Sendable (Result<[UInt8], RemoteError>) -> Void
 
         @usableFromInline
         enum Start: Sendable {

@@ -2,6 +2,7 @@ public import Metrics
 import Reactive
 public import RemoteProtocol
 import Synchronization
+public import Tracing
 public import ZeroMQ
 
 /// A ROUTER that serves ``RemoteHandlers`` over the remote-streams protocol (docs/PROTOCOL.md).
@@ -52,14 +53,28 @@ public final class RemoteServer: Sendable {
         /// Whether the server counts its calls by method and outcome and times them
         /// (``RemoteCounters/methods``), for a metrics endpoint; off, the request path does none of it.
         public var countsCalls: Bool
+        /// The shard this server is in its process (its spans' `shard` attribute).
+        public var shard: Int
+        /// Whether each channel input element without a `traceparent` of its own starts a trace
+        /// (sampled at the tracer's ratio), instead of running in its channel's: the gateway's flows,
+        /// where every keystroke and tap is a trace.
+        public var tracesInputs: Bool
+        /// The body of a `NEXT` sent on a channel when the span of an input that carried a sampled
+        /// `traceparent` ends, made from its trace id and hops; nil (or a nil body): none is sent.
+        public var inputTraceReport: (@Sendable (_ traceID: String, _ hops: [Hop]) -> [UInt8]?)?
 
         /// A configuration with the defaults of docs/PROTOCOL.md.
         public init(
             endpoints: [String], limits: ProtocolLimits = ProtocolLimits(), maxStreamsPerClient: Int = 256,
             maxStreamsTotal: Int = 8_192, clientTimeout: Duration = .seconds(15),
             name: String = "remote-server", curve: Curve? = nil, maxMessagesPerTurn: Int = 16,
-            peerQueue: SocketLoop.PeerQueueLimit = SocketLoop.PeerQueueLimit(), countsCalls: Bool = false
+            peerQueue: SocketLoop.PeerQueueLimit = SocketLoop.PeerQueueLimit(), countsCalls: Bool = false,
+            shard: Int = 0, tracesInputs: Bool = false,
+            inputTraceReport: (@Sendable (_ traceID: String, _ hops: [Hop]) -> [UInt8]?)? = nil
         ) {
+            self.shard = shard
+            self.tracesInputs = tracesInputs
+            self.inputTraceReport = inputTraceReport
             self.peerQueue = peerQueue
             self.countsCalls = countsCalls
             self.curve = curve
@@ -396,12 +411,18 @@ actor ServerCore {
         /// Set when the client sent its own `COMPLETE` or `ERROR` on a channel (read and written
         /// only on the actor): more input after it is a protocol error.
         let inputEnded = Atomic<Bool>(false)
+        /// The call's trace, when it is in one.
+        let trace: ServerTrace?
 
-        init(input: PublishSubject<[UInt8]>?, kind: RemoteHandlers.Kind, method: Int, opened: ContinuousClock.Instant) {
+        init(
+            input: PublishSubject<[UInt8]>?, kind: RemoteHandlers.Kind, method: Int, opened: ContinuousClock.Instant,
+            trace: ServerTrace? = nil
+        ) {
             self.input = input
             self.kind = kind
             self.method = method
             self.opened = opened
+            self.trace = trace
         }
 
         func dispose() {
@@ -446,6 +467,8 @@ actor ServerCore {
     private let elementsSent = SharedCounter()
     /// Each registered method's index in ``calls``.
     private let methodIndex: [String: Int]
+    /// The registered methods' names, by index.
+    private let methodNames: [String]
     /// The methods' call counts (with ``RemoteServer/Configuration/countsCalls``), by index.
     private var calls: [MethodCalls]
     private let countsCalls: Bool
@@ -462,6 +485,7 @@ actor ServerCore {
         self.codec = FrameCodec(limits: configuration.limits)
         let names = handlers.methods.keys.sorted()
         methodIndex = Dictionary(uniqueKeysWithValues: names.enumerated().map { ($1, $0) })
+        methodNames = names
         calls = names.map { MethodCalls(model: handlers.methods[$0]?.kind ?? .request) }
         countsCalls = configuration.countsCalls
     }
@@ -537,7 +561,9 @@ actor ServerCore {
             }
             switch frame.type {
             case .next:
-                input.onNext(frame.body ?? [])
+                let body = frame.body ?? []
+                guard Tracing.tracer != nil else { return input.onNext(body) }
+                receiveInput(body, on: stream, key: key, loop: loop)
             case .complete:
                 stream.inputEnded.store(true, ordering: .relaxed)
                 input.onCompleted()
@@ -558,6 +584,29 @@ actor ServerCore {
 
     private func drop() {
         counters.droppedFrames += 1
+    }
+
+    /// A channel's input element, with tracing on: handled in its own span (or its channel's), which
+    /// ends once the calls it made are done.
+    private func receiveInput(_ body: [UInt8], on stream: OpenStream, key: StreamKey, loop: SocketLoop.Group) {
+        guard let input = stream.input else { return }
+        let codec = self.codec
+        let report = configuration.inputTraceReport.map { make in
+            { @Sendable (traceID: String, hops: [Hop]) in
+                guard let answer = make(traceID, hops) else { return }
+                loop.send(Self.message(to: key.peer, Self.nextFrame(stream: key.stream, body: answer), codec), to: Self.router)
+            }
+        }
+        let (context, span, own) = ServerTrace.input(
+            body, method: methodName(stream.method), channel: stream.trace, shard: configuration.shard,
+            tracesInputs: configuration.tracesInputs, report: report)
+        Tracing.with(context, span: span) { input.onNext(body) }
+        if own { span?.endWhenReleased() }
+    }
+
+    /// The name of the method at `index` of ``calls``.
+    private func methodName(_ index: Int) -> String {
+        methodNames.indices.contains(index) ? methodNames[index] : "unknown"
     }
 
     /// The method registered as `name`. The last one found is remembered: calls mostly come in
@@ -618,20 +667,30 @@ actor ServerCore {
         let body = frame.body ?? []
         let output: Observable<[UInt8]>
         let input = frame.type == .open ? PublishSubject<[UInt8]>() : nil
+        let trace = ServerTrace.open(
+            method: frame.method, model: method.kind, body: body, shard: configuration.shard,
+            tracesInputs: configuration.tracesInputs)
         switch method.start {
         case .request(let start):
             return openRequest(
                 start, method: index, body: body, context: context, key: key,
-                deadline: frame.deadlineMilliseconds, loop: loop, scheduler: scheduler)
+                deadline: frame.deadlineMilliseconds, loop: loop, scheduler: scheduler, trace: trace)
         case .elements(let start):
             do {
-                output = try start(body, context, input?.asObservable() ?? .never())
+                if let trace {
+                    output = try trace.run { () throws(RemoteError) in
+                        try start(body, context, input?.asObservable() ?? .never())
+                    }
+                } else {
+                    output = try start(body, context, input?.asObservable() ?? .never())
+                }
             } catch {
+                trace?.end(error.code.rawValue)
                 countAtOnce(index, .error(error.code))
                 return refuse(error.code, error.message)
             }
         }
-        let stream = OpenStream(input: input, kind: method.kind, method: index, opened: turnStarted)
+        let stream = OpenStream(input: input, kind: method.kind, method: index, opened: turnStarted, trace: trace)
         register(stream, key: key, deadline: frame.deadlineMilliseconds)
         let id = key.stream
         let codec = self.codec
@@ -642,6 +701,7 @@ actor ServerCore {
             output.subscribe(
                 onNext: { body in
                     elementsSent.increment()
+                    if let trace { trace.responseBytes.add(body.count, ordering: .relaxed) }
                     loop.send(
                         Self.message(to: peer, Self.nextFrame(stream: id, body: body), codec), to: Self.router
                     )
@@ -661,25 +721,34 @@ actor ServerCore {
     /// or hop back to the actor is needed. A later answer comes back to the actor.
     private func openRequest(
         _ start: RemoteHandlers.Method.RequestStart, method: Int, body: [UInt8], context: CallContext,
-        key: StreamKey, deadline: UInt32, loop: SocketLoop.Group, scheduler: ActorScheduler<ServerCore>
+        key: StreamKey, deadline: UInt32, loop: SocketLoop.Group, scheduler: ActorScheduler<ServerCore>,
+        trace: ServerTrace?
     ) {
         let reply = EarlyReply()
         let subscription: any Disposable
+        let reach: RemoteHandlers.Method.Reply = { result in
+            guard let stream = reply.keepIfStarting(result) else { return }
+            scheduler.schedule(isolated: { core in core.answer(key, stream, with: result, loop: loop) })
+        }
         do {
-            subscription = try start(body, context) { result in
-                guard let stream = reply.keepIfStarting(result) else { return }
-                scheduler.schedule(isolated: { core in core.answer(key, stream, with: result, loop: loop) })
+            if let trace {
+                subscription = try trace.run { () throws(RemoteError) in try start(body, context, reach) }
+            } else {
+                subscription = try start(body, context, reach)
             }
         } catch {
+            trace?.end(error.code.rawValue)
             countAtOnce(method, .error(error.code))
             return sendError(error, stream: key.stream, to: key.peer, loop: loop)
         }
         let opened = turnStarted
-        switch reply.endStarting(orKeep: { OpenStream(input: nil, kind: .request, method: method, opened: opened) }) {
+        switch reply.endStarting(orKeep: {
+            OpenStream(input: nil, kind: .request, method: method, opened: opened, trace: trace)
+        }) {
         case .answered(let result):
             counters.requestsAnsweredAtOnce += 1
             countAtOnce(method, Outcome(result))
-            sendAnswer(result, key: key, loop: loop)
+            sendAnswer(Self.traced(result, trace), key: key, loop: loop)
         case .pending(let stream):
             stream.subscription.setDisposable(subscription)
             register(stream, key: key, deadline: deadline)
@@ -707,8 +776,24 @@ actor ServerCore {
         guard streams[key] === stream, close(key) != nil else { return }
         // The graph has answered: release it now, not when the stream's deadline entry goes.
         stream.subscription.dispose()
+        let answer = Self.traced(result, stream.trace)
         count(stream, Outcome(result))
-        sendAnswer(result, key: key, loop: loop)
+        sendAnswer(answer, key: key, loop: loop)
+    }
+
+    /// A request's result with its span ended: the answer carries the span's hops when the caller
+    /// asked for them.
+    private static func traced(
+        _ result: Result<[UInt8], RemoteError>, _ trace: ServerTrace?
+    ) -> Result<[UInt8], RemoteError> {
+        guard let trace else { return result }
+        switch result {
+        case .success(let body):
+            return .success(trace.answer(body, hops: trace.end("ok", responseBytes: body.count)))
+        case .failure(let error):
+            trace.end(error.code.rawValue)
+            return result
+        }
     }
 
     /// A request's answer: one `NEXT`, which ends the stream (no `COMPLETE` follows: one message
@@ -933,6 +1018,15 @@ actor ServerCore {
             case .failure(let error): self = .error(error.code)
             }
         }
+
+        /// `ok`, `cancelled` or the error code.
+        var name: String {
+            switch self {
+            case .ok: "ok"
+            case .cancelled: "cancelled"
+            case .error(let code): code.rawValue
+            }
+        }
     }
 
     /// Counts a call of method `index` that ended while its batch was handled; it is timed when the
@@ -943,8 +1037,10 @@ actor ServerCore {
         answeredThisTurn.append(index)
     }
 
-    /// Counts `stream`'s end, timed from its opening (a cancelled one is not timed).
+    /// Counts `stream`'s end, timed from its opening (a cancelled one is not timed), and ends its
+    /// span.
     private func count(_ stream: OpenStream, _ outcome: Outcome) {
+        if let trace = stream.trace { trace.end(outcome.name) }
         guard countsCalls else { return }
         tally(stream.method, outcome)
         if case .cancelled = outcome { return }

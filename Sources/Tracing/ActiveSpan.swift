@@ -1,4 +1,44 @@
+import Synchronization
+
+/// One call a span made to another process, as the caller saw it: what a client that asked for a
+/// trace gets back (docs/gateway/protocol.md, "Traces").
+public struct Hop: Sendable, Hashable {
+    /// The service called (`auth`, `validation`, ...), or the process itself for its own work.
+    public var service: String
+    /// The shard (replica) of that service the call went to, when known.
+    public var shard: Int?
+    /// The method called, or the name of the work.
+    public var method: String
+    /// Nanoseconds from the start of the traced input to the start of the hop.
+    public var startOffsetNanos: UInt64
+    /// How long the hop took, in nanoseconds.
+    public var durationNanos: UInt64
+    /// `ok`, `cancelled` or the error code it ended with.
+    public var outcome: String
+    /// How deep the hop is: 0 for a call made by the process that reports it, 1 for a call made by
+    /// the service that call reached, and so on.
+    public var depth: Int
+
+    public init(
+        service: String, shard: Int?, method: String, startOffsetNanos: UInt64, durationNanos: UInt64,
+        outcome: String, depth: Int = 0
+    ) {
+        self.service = service
+        self.shard = shard
+        self.method = method
+        self.startOffsetNanos = startOffsetNanos
+        self.durationNanos = durationNanos
+        self.outcome = outcome
+        self.depth = depth
+    }
+}
+
 /// A span that has started and not yet ended: what its end needs to record it.
+///
+/// A span may be *held* by work it started and that outlives the code that started it (a call to
+/// another service): ``hold()`` and ``release()`` count that work, and a span ended with
+/// ``endWhenReleased(status:_:)`` ends when the last of it is done. A span ends once; later ends are
+/// ignored.
 public final class ActiveSpan: Sendable {
     public let context: TraceContext
     public let parentSpanID: UInt64
@@ -7,11 +47,22 @@ public final class ActiveSpan: Sendable {
     public let startNanos: UInt64
     public let attributes: [(key: String, value: AttributeValue)]
     let tracer: Tracer
+    private let state = Mutex(State())
+    /// Called once with the finished span and the hops recorded under it.
+    private let onEnd: (@Sendable (Span, [Hop]) -> Void)?
+
+    private struct State {
+        var holds = 0
+        var endRequested: (status: SpanStatus, more: [(key: String, value: AttributeValue)])?
+        var ended = false
+        var hops: [Hop] = []
+    }
 
     /// Starts a span now.
     public init(
         tracer: Tracer, context: TraceContext, parentSpanID: UInt64, name: String, kind: SpanKind,
-        attributes: [(key: String, value: AttributeValue)], startNanos: UInt64 = WallClock.nanos()
+        attributes: [(key: String, value: AttributeValue)], startNanos: UInt64 = WallClock.nanos(),
+        onEnd: (@Sendable (Span, [Hop]) -> Void)? = nil
     ) {
         self.tracer = tracer
         self.context = context
@@ -20,6 +71,7 @@ public final class ActiveSpan: Sendable {
         self.kind = kind
         self.startNanos = startNanos
         self.attributes = attributes
+        self.onEnd = onEnd
     }
 
     /// Starts a child span of `parent`, if `parent` is sampled; else nil.
@@ -33,16 +85,75 @@ public final class ActiveSpan: Sendable {
             attributes: attributes())
     }
 
-    /// Ends the span now with `status` and `more` attributes, and hands it to the exporter.
+    /// A child span of the span the current thread works in (``Tracing/current``), if that one is
+    /// sampled.
+    public static func childOfCurrent(
+        _ name: String, kind: SpanKind = .internal,
+        attributes: @autoclosure () -> [(key: String, value: AttributeValue)] = []
+    ) -> ActiveSpan? {
+        child(of: Tracing.current, tracer: Tracing.tracer, name: name, kind: kind, attributes: attributes())
+    }
+
+    /// Ends the span now with `status` and `more` attributes, and hands it to the exporter. Returns
+    /// the hops recorded under it; nil if it had ended already.
+    @discardableResult
     public func end(
         status: SpanStatus = .unset, _ more: [(key: String, value: AttributeValue)] = [],
         endNanos: UInt64 = WallClock.nanos()
-    ) {
-        tracer.record(
-            Span(
-                context: context, parentSpanID: parentSpanID, name: name, kind: kind, startNanos: startNanos,
-                endNanos: endNanos, attributes: attributes + more, status: status))
+    ) -> [Hop]? {
+        let hops = state.withLock { state -> [Hop]? in
+            guard !state.ended else { return nil }
+            state.ended = true
+            return state.hops
+        }
+        guard let hops else { return nil }
+        let span = Span(
+            context: context, parentSpanID: parentSpanID, name: name, kind: kind, startNanos: startNanos,
+            endNanos: endNanos, attributes: attributes + more, status: status)
+        tracer.record(span)
+        onEnd?(span, hops)
+        return hops
     }
+
+    /// Counts one piece of work that must finish before the span ends.
+    public func hold() {
+        state.withLock { $0.holds += 1 }
+    }
+
+    /// The work counted by ``hold()`` is done; the span ends now if its end was asked for and
+    /// nothing else holds it.
+    public func release() {
+        let end = state.withLock { state -> (SpanStatus, [(key: String, value: AttributeValue)])? in
+            state.holds = max(0, state.holds - 1)
+            guard state.holds == 0, let request = state.endRequested else { return nil }
+            return (request.status, request.more)
+        }
+        if let (status, more) = end { self.end(status: status, more) }
+    }
+
+    /// Ends the span once nothing holds it (now, if nothing does).
+    public func endWhenReleased(status: SpanStatus = .unset, _ more: [(key: String, value: AttributeValue)] = []) {
+        let now = state.withLock { state -> Bool in
+            guard !state.ended, state.endRequested == nil else { return false }
+            state.endRequested = (status, more)
+            return state.holds == 0
+        }
+        if now { end(status: status, more) }
+    }
+
+    /// Records a hop made under this span (a client call, or a downstream service's own).
+    public func record(_ hop: Hop) {
+        state.withLock { state in
+            guard !state.ended, state.hops.count < Self.maximumHops else { return }
+            state.hops.append(hop)
+        }
+    }
+
+    /// The most hops one span keeps.
+    public static let maximumHops = 64
+
+    /// Whether the span has ended.
+    public var hasEnded: Bool { state.withLock { $0.ended } }
 }
 
 extension TraceContext {

@@ -12,6 +12,10 @@ public enum SpanKind: Int, Sendable {
     case server = 2
     /// The calling side of a call.
     case client = 3
+    /// The sending side of a message (a channel's input element).
+    case producer = 4
+    /// The handling of a message: a channel's input element, in the sender's trace.
+    case consumer = 5
 }
 
 /// How a span ended (OTLP's `Status`): `unset` is the OTLP default for a span that succeeded.

@@ -75,8 +75,6 @@ public final class SpanExporter: Sendable {
         var queue: [Span] = []
         var counts = ExporterCounts()
         var stopping = false
-        /// Set while the thread writes a batch (``flush()`` waits for it).
-        var writing = false
     }
 
     public let configuration: Configuration
@@ -133,12 +131,12 @@ public final class SpanExporter: Sendable {
         while true {
             // A signal comes when the queue turns non-empty, and on stop.
             wake.wait()
-            // Let a batch gather, unless one is full already or the exporter stops. (No signal comes
-            // while the queue is non-empty, except the stop's.)
+            // Let a batch gather, unless one is full already or the exporter stops.
             let deadline = DispatchTime.now() + .nanoseconds(Int(configuration.batchDelay.nanoseconds))
+            // A signal that comes meanwhile is the stop's, or a stale one from a queue that emptied
+            // and refilled while the last batch was written: either way the condition is checked again.
             while !state.withLock({ $0.stopping || $0.queue.count >= configuration.maxBatch }) {
                 if wake.wait(timeout: deadline) == .timedOut { break }
-                wake.signal()  // the stop's signal: keep it for the check above and the loop's wait
             }
             var stopping = false
             while true {

@@ -48,6 +48,13 @@ public enum TraceBody {
         return TraceContext(traceparent: parent, traceState: members["tracestate"])
     }
 
+    /// The string value of the top-level member `name` of the JSON object `body` (escapes kept as
+    /// they are); nil when it has none.
+    public static func string(named name: String, in body: [UInt8]) -> String? {
+        var scanner = Scanner(bytes: body)
+        return scanner.topLevelStrings(named: [name])?[name]
+    }
+
     static func isSpace(_ byte: UInt8) -> Bool {
         byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
     }

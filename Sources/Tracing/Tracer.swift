@@ -67,6 +67,12 @@ public final class Tracer: Sendable {
         return .newTrace(sampled: true)
     }
 
+    /// Whether calls made for work the sampler did not take pass an unsampled `traceparent` on, so
+    /// that the services they reach follow the decision instead of making their own: on when
+    /// tracing is in use (a ratio above 0, or somewhere to export to), off otherwise, so that a
+    /// process that does not trace sends nothing it did not send before.
+    public var propagatesUnsampled: Bool { sampler.ratio > 0 || exporter != nil }
+
     /// Records a finished span, if it is sampled (never waits).
     public func record(_ span: Span) {
         guard span.context.isSampled, let exporter else { return }
@@ -97,19 +103,39 @@ public enum Tracing {
         get { ThreadScope.box()?.context }
         set {
             guard newValue != nil || ThreadScope.hasBox else { return }
-            ThreadScope.box(creating: true)?.context = newValue
+            let box = ThreadScope.box(creating: true)
+            box?.context = newValue
+            box?.span = nil
         }
     }
 
-    /// Runs `body` with `context` as the current trace context, then restores the one before.
+    /// The span of this process the current thread works in, if it is in one (calls made now are
+    /// held by it and record their hops in it).
+    public static var currentSpan: ActiveSpan? { ThreadScope.box()?.span }
+
+    /// Runs `body` with `context` (and `span`, the span of this process it belongs to) as the
+    /// current trace context, then restores the one before.
     @inline(__always)
-    public static func with<Result>(_ context: TraceContext?, _ body: () throws -> Result) rethrows -> Result {
+    public static func with<Result>(
+        _ context: TraceContext?, span: ActiveSpan? = nil, _ body: () throws -> Result
+    ) rethrows -> Result {
         guard context != nil || ThreadScope.hasBox else { return try body() }
         let box = ThreadScope.box(creating: true)
         let saved = box?.context
+        let savedSpan = box?.span
         box?.context = context
-        defer { box?.context = saved }
+        box?.span = span
+        defer {
+            box?.context = saved
+            box?.span = savedSpan
+        }
         return try body()
+    }
+
+    /// Runs `body` in `span` (its context and the span itself).
+    @inline(__always)
+    public static func with<Result>(_ span: ActiveSpan, _ body: () throws -> Result) rethrows -> Result {
+        try with(span.context, span: span, body)
     }
 }
 
@@ -118,6 +144,7 @@ public enum Tracing {
 enum ThreadScope {
     final class Box {
         var context: TraceContext?
+        var span: ActiveSpan?
     }
 
     private static let key: pthread_key_t = {
