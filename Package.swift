@@ -123,7 +123,7 @@ let package = Package(
             swiftSettings: common),
         .testTarget(
             name: "RemoteStreamsTests",
-            dependencies: ["RemoteStreams", "Reactive", "RemoteProtocol", "ZeroMQ", "TestSupport"],
+            dependencies: ["RemoteStreams", "Reactive", "RemoteProtocol", "Tracing", "ZeroMQ", "TestSupport"],
             swiftSettings: common),
         .testTarget(
             name: "ReactiveTests",

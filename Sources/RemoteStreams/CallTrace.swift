@@ -15,7 +15,8 @@ final class CallTrace: Sendable {
     private let released = Atomic<Bool>(false)
 
     private init(
-        span: ActiveSpan?, parentContext: TraceContext?, parentSpan: ActiveSpan?, service: String, method: String
+        span: ActiveSpan?, parentContext: TraceContext?, parentSpan: ActiveSpan?, service: String,
+        method: String
     ) {
         self.span = span
         self.parentContext = parentContext
@@ -37,7 +38,8 @@ final class CallTrace: Sendable {
         let parentSpan = Tracing.currentSpan
         guard current.isSampled else {
             guard tracer.propagatesUnsampled else { return nil }
-            return CallTrace(span: nil, parentContext: current, parentSpan: nil, service: service, method: method)
+            return CallTrace(
+                span: nil, parentContext: current, parentSpan: nil, service: service, method: method)
         }
         let modelName: String
         switch model {
@@ -46,7 +48,8 @@ final class CallTrace: Sendable {
         default: modelName = InteractionModel.request.rawValue
         }
         let span = ActiveSpan(
-            tracer: tracer, context: current.child(), parentSpanID: current.spanID, name: method, kind: .client,
+            tracer: tracer, context: current.child(), parentSpanID: current.spanID, name: method,
+            kind: .client,
             attributes: [
                 ("rpc.system", .string("reactive-login")), ("rpc.service", .string(service)),
                 ("rpc.method", .string(method)), ("rpc.model", .string(modelName)),

@@ -961,7 +961,8 @@ public final class RemoteClient: Sendable {
                 switch frame.type {
                 case .next:
                     // A request's answer ends it: no COMPLETE follows a request's NEXT.
-                    call = state.pending.values[index].isRequest
+                    call =
+                        state.pending.values[index].isRequest
                         ? state.remove(at: index) : state.pending.values[index]
                 case .complete, .error:
                     let error = frame.remoteError

@@ -124,7 +124,9 @@ public final class RemoteServer: Sendable {
     public convenience init(context: Context, configuration: Configuration, handlers: RemoteHandlers) throws {
         let loop = try SocketLoop(name: configuration.name)
         do {
-            try self.init(context: context, loop: loop, ownsLoop: true, configuration: configuration, handlers: handlers)
+            try self.init(
+                context: context, loop: loop, ownsLoop: true, configuration: configuration, handlers: handlers
+            )
         } catch {
             loop.stop()
             throw error
@@ -415,7 +417,8 @@ actor ServerCore {
         let trace: ServerTrace?
 
         init(
-            input: PublishSubject<[UInt8]>?, kind: RemoteHandlers.Kind, method: Int, opened: ContinuousClock.Instant,
+            input: PublishSubject<[UInt8]>?, kind: RemoteHandlers.Kind, method: Int,
+            opened: ContinuousClock.Instant,
             trace: ServerTrace? = nil
         ) {
             self.input = input
@@ -495,7 +498,9 @@ actor ServerCore {
     /// Handles one batch from the socket loop (on the actor, one hop per batch).
     /// Runs inside the scheduler's drain, so work the graphs schedule on the actor meanwhile runs
     /// inline instead of hopping again.
-    func receive(_ batch: [SocketLoop.Received], loop: SocketLoop.Group, scheduler: ActorScheduler<ServerCore>) {
+    func receive(
+        _ batch: [SocketLoop.Received], loop: SocketLoop.Group, scheduler: ActorScheduler<ServerCore>
+    ) {
         let now = ContinuousClock.now
         turnStarted = now
         defer { if !answeredThisTurn.isEmpty { timeAnsweredThisTurn() } }
@@ -504,7 +509,8 @@ actor ServerCore {
         var lastPeer: [UInt8]?
         for message in batch {
             guard message.socket == Self.router else {
-                if case .disconnected(let descriptor)? = MonitorEvent(parts: message.parts.map(\.bytes))?.kind {
+                if case .disconnected(let descriptor)? = MonitorEvent(parts: message.parts.map(\.bytes))?.kind
+                {
                     connectionClosed(descriptor)
                 }
                 continue
@@ -533,12 +539,15 @@ actor ServerCore {
                 }
                 continue
             }
-            if message.senderBlocked, frame.type == .request || frame.type == .subscribe || frame.type == .open {
+            if message.senderBlocked,
+                frame.type == .request || frame.type == .subscribe || frame.type == .open
+            {
                 // Its earlier answers wait unread: refuse new work at once rather than do it for
                 // nobody (a login would cost a password hash).
                 counters.refusedWhileBlocked += 1
                 sendError(
-                    RemoteError(code: .overloaded, message: "earlier answers are waiting unread: read them first"),
+                    RemoteError(
+                        code: .overloaded, message: "earlier answers are waiting unread: read them first"),
                     stream: frame.stream, to: peer, loop: loop)
                 continue
             }
@@ -588,13 +597,16 @@ actor ServerCore {
 
     /// A channel's input element, with tracing on: handled in its own span (or its channel's), which
     /// ends once the calls it made are done.
-    private func receiveInput(_ body: [UInt8], on stream: OpenStream, key: StreamKey, loop: SocketLoop.Group) {
+    private func receiveInput(_ body: [UInt8], on stream: OpenStream, key: StreamKey, loop: SocketLoop.Group)
+    {
         guard let input = stream.input else { return }
         let codec = self.codec
         let report = configuration.inputTraceReport.map { make in
             { @Sendable (traceID: String, hops: [Hop]) in
                 guard let answer = make(traceID, hops) else { return }
-                loop.send(Self.message(to: key.peer, Self.nextFrame(stream: key.stream, body: answer), codec), to: Self.router)
+                loop.send(
+                    Self.message(to: key.peer, Self.nextFrame(stream: key.stream, body: answer), codec),
+                    to: Self.router)
             }
         }
         let (context, span, own) = ServerTrace.input(
@@ -620,7 +632,9 @@ actor ServerCore {
 
     /// Input on a channel after the client's own `COMPLETE` or `ERROR`: the channel ends with
     /// `ERROR bad_request` and its graph is disposed.
-    private func refuseInput(_ key: StreamKey, _ stream: OpenStream, _ type: FrameType, loop: SocketLoop.Group) {
+    private func refuseInput(
+        _ key: StreamKey, _ stream: OpenStream, _ type: FrameType, loop: SocketLoop.Group
+    ) {
         guard close(key) != nil else { return }
         stream.dispose()
         count(stream, .error(.badRequest))
@@ -632,8 +646,9 @@ actor ServerCore {
 
     // MARK: Streams
 
-    private func open(_ frame: Frame, key: StreamKey, loop: SocketLoop.Group, scheduler: ActorScheduler<ServerCore>)
-    {
+    private func open(
+        _ frame: Frame, key: StreamKey, loop: SocketLoop.Group, scheduler: ActorScheduler<ServerCore>
+    ) {
         let peer = key.peer
         func refuse(_ code: ErrorCode, _ message: String) {
             sendError(RemoteError(code: code, message: message), stream: key.stream, to: peer, loop: loop)
@@ -690,7 +705,8 @@ actor ServerCore {
                 return refuse(error.code, error.message)
             }
         }
-        let stream = OpenStream(input: input, kind: method.kind, method: index, opened: turnStarted, trace: trace)
+        let stream = OpenStream(
+            input: input, kind: method.kind, method: index, opened: turnStarted, trace: trace)
         register(stream, key: key, deadline: frame.deadlineMilliseconds)
         let id = key.stream
         let codec = self.codec
@@ -771,7 +787,8 @@ actor ServerCore {
     /// A request answered later: send the answer and forget the stream, unless a cancel or the
     /// deadline closed it first.
     private func answer(
-        _ key: StreamKey, _ stream: OpenStream, with result: Result<[UInt8], RemoteError>, loop: SocketLoop.Group
+        _ key: StreamKey, _ stream: OpenStream, with result: Result<[UInt8], RemoteError>,
+        loop: SocketLoop.Group
     ) {
         guard streams[key] === stream, close(key) != nil else { return }
         // The graph has answered: release it now, not when the stream's deadline entry goes.
@@ -809,7 +826,9 @@ actor ServerCore {
 
     /// The stream sent its terminal event (`error`, or completion when nil): send it and forget the
     /// stream, unless a cancel or the deadline closed it first.
-    private func finish(_ key: StreamKey, _ stream: OpenStream, with error: RemoteError?, loop: SocketLoop.Group) {
+    private func finish(
+        _ key: StreamKey, _ stream: OpenStream, with error: RemoteError?, loop: SocketLoop.Group
+    ) {
         guard streams[key] === stream, close(key) != nil else { return }
         count(stream, error.map { .error($0.code) } ?? .ok)
         if let error {
@@ -925,7 +944,8 @@ actor ServerCore {
     /// streams of clients silent for longer than the client timeout. One periodic timer for all streams costs far less than a timer per
     /// request.
     func startTicking(
-        loop: SocketLoop.Group, scheduler: ActorScheduler<ServerCore>, every tick: Duration = .milliseconds(10)
+        loop: SocketLoop.Group, scheduler: ActorScheduler<ServerCore>,
+        every tick: Duration = .milliseconds(10)
     ) {
         ticker = loop.loop.schedule(every: tick) {
             scheduler.perform { core in core.tick(loop: loop) }
@@ -956,7 +976,9 @@ actor ServerCore {
         guard !lost.isEmpty else { return }
         for peer in lost {
             lastHeard[peer] = nil
-            if let descriptor = descriptorOfPeer.removeValue(forKey: peer), peerOfDescriptor[descriptor] == peer {
+            if let descriptor = descriptorOfPeer.removeValue(forKey: peer),
+                peerOfDescriptor[descriptor] == peer
+            {
                 peerOfDescriptor[descriptor] = nil
             }
         }

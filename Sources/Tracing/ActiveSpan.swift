@@ -86,12 +86,32 @@ public final class ActiveSpan: Sendable {
     }
 
     /// A child span of the span the current thread works in (``Tracing/current``), if that one is
-    /// sampled.
+    /// sampled. When it ends, it is recorded as a hop of this process's span it was started in
+    /// (``Tracing/currentSpan``), for a caller that asked for the trace.
     public static func childOfCurrent(
         _ name: String, kind: SpanKind = .internal,
         attributes: @autoclosure () -> [(key: String, value: AttributeValue)] = []
     ) -> ActiveSpan? {
-        child(of: Tracing.current, tracer: Tracing.tracer, name: name, kind: kind, attributes: attributes())
+        guard let parent = Tracing.current, parent.isSampled, let tracer = Tracing.tracer else { return nil }
+        var onEnd: (@Sendable (Span, [Hop]) -> Void)? = nil
+        if let enclosing = Tracing.currentSpan {
+            let service = tracer.service
+            onEnd = { span, _ in enclosing.record(Self.hop(of: span, in: enclosing, service: service)) }
+        }
+        return ActiveSpan(
+            tracer: tracer, context: parent.child(), parentSpanID: parent.spanID, name: name, kind: kind,
+            attributes: attributes(), onEnd: onEnd)
+    }
+
+    /// `span`, a piece of work of this process under `enclosing`, as a hop.
+    static func hop(of span: Span, in enclosing: ActiveSpan, service: String) -> Hop {
+        let start = span.startNanos >= enclosing.startNanos ? span.startNanos - enclosing.startNanos : 0
+        let duration = span.endNanos >= span.startNanos ? span.endNanos - span.startNanos : 0
+        var outcome = "ok"
+        if case .error(let message) = span.status { outcome = message }
+        return Hop(
+            service: service, shard: nil, method: span.name, startOffsetNanos: start, durationNanos: duration,
+            outcome: outcome)
     }
 
     /// Ends the span now with `status` and `more` attributes, and hands it to the exporter. Returns
@@ -132,7 +152,9 @@ public final class ActiveSpan: Sendable {
     }
 
     /// Ends the span once nothing holds it (now, if nothing does).
-    public func endWhenReleased(status: SpanStatus = .unset, _ more: [(key: String, value: AttributeValue)] = []) {
+    public func endWhenReleased(
+        status: SpanStatus = .unset, _ more: [(key: String, value: AttributeValue)] = []
+    ) {
         let now = state.withLock { state -> Bool in
             guard !state.ended, state.endRequested == nil else { return false }
             state.endRequested = (status, more)

@@ -19,7 +19,9 @@ public enum OTLPHTTP {
         var port: UInt16 = 4318
         if let colon = authority.lastIndex(of: ":") {
             host = authority[..<colon]
-            guard let parsed = UInt16(authority[authority.index(after: colon)...]), parsed > 0 else { return nil }
+            guard let parsed = UInt16(authority[authority.index(after: colon)...]), parsed > 0 else {
+                return nil
+            }
             port = parsed
         } else {
             host = authority
@@ -45,7 +47,9 @@ public enum OTLPHTTP {
             tv_sec: Int(seconds), tv_usec: Int(timeout.components.attoseconds / 1_000_000_000_000))
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
         setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
-        guard connect(descriptor, address.pointee.ai_addr, address.pointee.ai_addrlen) == 0 else { return false }
+        guard connect(descriptor, address.pointee.ai_addr, address.pointee.ai_addrlen) == 0 else {
+            return false
+        }
         let head =
             "POST \(path) HTTP/1.1\r\nHost: \(host):\(port)\r\nContent-Type: application/json\r\n"
             + "Content-Length: \(body.count)\r\nConnection: close\r\n\r\n"

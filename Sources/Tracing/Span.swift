@@ -62,7 +62,8 @@ public struct Span: Sendable, Hashable {
 
     public static func == (left: Span, right: Span) -> Bool {
         left.context == right.context && left.parentSpanID == right.parentSpanID && left.name == right.name
-            && left.kind == right.kind && left.startNanos == right.startNanos && left.endNanos == right.endNanos
+            && left.kind == right.kind && left.startNanos == right.startNanos
+            && left.endNanos == right.endNanos
             && left.status == right.status && left.attributes.map(\.key) == right.attributes.map(\.key)
             && left.attributes.map(\.value) == right.attributes.map(\.value)
     }

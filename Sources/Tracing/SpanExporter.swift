@@ -179,7 +179,9 @@ public final class SpanExporter: Sendable {
         let bytes = Array(text.utf8)
         var written = 0
         while written < bytes.count {
-            let result = bytes[written...].withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
+            let result = bytes[written...].withUnsafeBytes {
+                Glibc.write(descriptor, $0.baseAddress, $0.count)
+            }
             if result < 0 {
                 if errno == EINTR { continue }
                 return false

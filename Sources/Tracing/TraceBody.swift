@@ -134,7 +134,9 @@ public enum TraceBody {
                 }
                 return false
             default:
-                while index < bytes.count, !",}]".utf8.contains(bytes[index]), !TraceBody.isSpace(bytes[index]) {
+                while index < bytes.count, !",}]".utf8.contains(bytes[index]),
+                    !TraceBody.isSpace(bytes[index])
+                {
                     index += 1
                 }
                 return true

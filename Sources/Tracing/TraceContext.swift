@@ -15,7 +15,8 @@ public struct TraceContext: Sendable, Hashable {
     /// The `tracestate` that came with it, passed on as it is (at most 512 bytes kept).
     public var traceState: String?
 
-    public init(traceHigh: UInt64, traceLow: UInt64, spanID: UInt64, flags: UInt8, traceState: String? = nil) {
+    public init(traceHigh: UInt64, traceLow: UInt64, spanID: UInt64, flags: UInt8, traceState: String? = nil)
+    {
         self.traceHigh = traceHigh
         self.traceLow = traceLow
         self.spanID = spanID

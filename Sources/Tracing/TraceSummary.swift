@@ -22,7 +22,8 @@ public enum TraceSummary {
             if let shard = hop.shard { out += ",\"shard\":\(shard)" }
             out += ",\"method\":"
             OTLPJSON.appendString(&out, hop.method)
-            out += ",\"start_us\":\(hop.startOffsetNanos / 1_000),\"duration_us\":\(hop.durationNanos / 1_000)"
+            out +=
+                ",\"start_us\":\(hop.startOffsetNanos / 1_000),\"duration_us\":\(hop.durationNanos / 1_000)"
             out += ",\"outcome\":"
             OTLPJSON.appendString(&out, hop.outcome)
             out += ",\"depth\":\(hop.depth)}"
@@ -66,7 +67,8 @@ public enum TraceSummary {
             return Hop(
                 service: service, shard: (item["shard"] as? NSNumber)?.intValue, method: method,
                 startOffsetNanos: start &* 1_000, durationNanos: duration &* 1_000,
-                outcome: item["outcome"] as? String ?? "ok", depth: (item["depth"] as? NSNumber)?.intValue ?? 0)
+                outcome: item["outcome"] as? String ?? "ok",
+                depth: (item["depth"] as? NSNumber)?.intValue ?? 0)
         }
     }
 }

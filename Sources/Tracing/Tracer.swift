@@ -44,10 +44,15 @@ public final class Tracer: Sendable {
     private let draws = Atomic<UInt64>(0)
     private let seed: UInt64
 
-    public init(service: String, sampler: Sampler, exporter: SpanExporter?) {
+    private let passesUnsampledOn: Bool?
+
+    /// A tracer; `propagatesUnsampled` overrides ``propagatesUnsampled``'s default.
+    public init(service: String, sampler: Sampler, exporter: SpanExporter?, propagatesUnsampled: Bool? = nil)
+    {
         self.service = service
         self.sampler = sampler
         self.exporter = exporter
+        passesUnsampledOn = propagatesUnsampled
         var generator = SystemRandomNumberGenerator()
         seed = generator.next()
     }
@@ -71,7 +76,7 @@ public final class Tracer: Sendable {
     /// that the services they reach follow the decision instead of making their own: on when
     /// tracing is in use (a ratio above 0, or somewhere to export to), off otherwise, so that a
     /// process that does not trace sends nothing it did not send before.
-    public var propagatesUnsampled: Bool { sampler.ratio > 0 || exporter != nil }
+    public var propagatesUnsampled: Bool { passesUnsampledOn ?? (sampler.ratio > 0 || exporter != nil) }
 
     /// Records a finished span, if it is sampled (never waits).
     public func record(_ span: Span) {
