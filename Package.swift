@@ -162,7 +162,9 @@ let package = Package(
         .executableTarget(
             name: "gateway",
             dependencies: [
-                "Metrics", "GatewayCore", "ServiceKit", "RemoteStreams", "ZeroMQ", "Contracts", "Reactive"],
+                "Metrics", "GatewayCore", "ServiceKit", "RemoteStreams", "ZeroMQ", "Contracts", "Reactive",
+                "Tracing",
+            ],
             swiftSettings: common),
         .target(
             name: "HeroCatalogCore",
@@ -191,7 +193,7 @@ let package = Package(
             name: "AuthCore",
             dependencies: [
                 "Argon2", "Sodium", "SQLite", "Postgres", "Reactive", "Contracts", "Metrics", "RemoteProtocol",
-                "RemoteStreams", "ZeroMQ",
+                "RemoteStreams", "Tracing", "ZeroMQ",
             ],
             swiftSettings: common),
         .testTarget(

@@ -119,7 +119,11 @@ public actor AuthGraphs {
     {
         switch attempt.phase {
         case .admitting:
-            if case .success(.allowed) = answer { attempt.phase = .inFlight } else { attempt.phase = .settled }
+            if case .success(.allowed) = answer {
+                attempt.phase = .inFlight
+            } else {
+                attempt.phase = .settled
+            }
             return answer
         case .leftWhileAdmitting:
             attempt.phase = .settled
@@ -154,7 +158,8 @@ public actor AuthGraphs {
                         .catch { _ in .just(false) })
             }
             return .recording(
-                shared.recordFailure(account: attempt.account, from: attempt.origin).catch { _ in .just(false) })
+                shared.recordFailure(account: attempt.account, from: attempt.origin).catch { _ in .just(false)
+                })
         }
         if succeeded {
             throttle.recordSuccess(account: attempt.account, from: attempt.origin)
@@ -392,11 +397,15 @@ public final class AuthService: Sendable {
                     message: "request_id is longer than \(Self.maximumRequestIDBytes) bytes"))
         }
         let password = Array(AuthRules.normalizePassword(request.password).utf8)
+        let trace = TraceParent.current
         return hashing.hashing(password: password, cost: configuration.cost)
+            .traced("argon2id hash", under: trace)
             .flatMap { [self] hash in
                 store.createAccount(
                     username: username, passwordHash: hash, createdAt: clock.wallSeconds(),
-                    registrationKey: requestID)
+                    registrationKey: requestID
+                )
+                .traced("store commit", under: trace)
             }
             .flatMap { [self] outcome in
                 onGraphs { graphs in
@@ -432,6 +441,7 @@ public final class AuthService: Sendable {
         // account's shared budget; any other token (garbled, forged, another account's) is as none.
         let device = configuration.deviceTokens.verify(request.deviceToken, account: username)
         let origin = device.map { LoginOrigin.device($0.id) } ?? .client(client)
+        let trace = TraceParent.current
         // A password over the limit cannot be right: verify an empty one against the dummy hash so
         // that it costs the same, without hashing megabytes.
         let plausible = configuration.rules.isPlausibleLogin(password: request.password)
@@ -453,7 +463,8 @@ public final class AuthService: Sendable {
                         scheduler.schedule(isolated: { graphs in
                             guard
                                 let answer = self.conclude(
-                                    attempt, event, graphs: graphs, client: client, device: device)
+                                    attempt, event, graphs: graphs, client: client, device: device,
+                                    trace: trace)
                             else { return }
                             work.disposable = answer.subscribe(done)
                         })
@@ -503,14 +514,17 @@ public final class AuthService: Sendable {
     > {
         let hashing = self.hashing
         let cost = configuration.cost
+        let trace = TraceParent.current
         let account: Single<StoredAccount?> = username.map { store.account(named: $0) } ?? .just(nil)
-        return account.flatMap { account in
+        return account.traced("store lookup", under: trace).flatMap { account in
             guard let account, plausible else {
                 return hashing.verifyingDummy(password: password, cost: cost).map { _ in nil }
+                    .traced("argon2id verify", under: trace)
             }
             return hashing.verifying(password: password, against: account.passwordHash).map {
                 $0 ? account : nil
             }
+            .traced("argon2id verify", under: trace)
         }
     }
 
@@ -519,7 +533,7 @@ public final class AuthService: Sendable {
     /// the attempt was abandoned first (its caller went away).
     private func conclude(
         _ attempt: LoginAttempt, _ event: SingleEvent<StoredAccount?>, graphs: isolated AuthGraphs,
-        client: String, device: DeviceTokens.Device?
+        client: String, device: DeviceTokens.Device?, trace: TraceParent
     ) -> Single<LoginResponse>? {
         guard attempt.phase == .inFlight else { return nil }
         let username = attempt.account
@@ -559,6 +573,7 @@ public final class AuthService: Sendable {
             // The success is recorded first: a session that fails to commit still gave the tokens back.
             return recorded.flatMap { [store] _ in
                 store.addSession(digest: token.digest, accountID: account.id, expiresAt: expiresAt)
+                    .traced("store commit", under: trace)
             }
             .flatMap { [self] _ in
                 onGraphs { graphs in
@@ -580,7 +595,9 @@ public final class AuthService: Sendable {
         }
         // On the graphs' own loop (a request's handler of the shard that holds them) the rate limit
         // is read in place; from another shard, or off the loop, on the actor.
-        if home == nil, let admitted = scheduler.runNow(admit) { return answerExists(username, wait: admitted) }
+        if home == nil, let admitted = scheduler.runNow(admit) {
+            return answerExists(username, wait: admitted)
+        }
         return onGraphs(admit).flatMap { [self] wait in answerExists(username, wait: wait) }
     }
 

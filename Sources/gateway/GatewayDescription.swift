@@ -2,6 +2,7 @@ import GatewayCore
 import Metrics
 import RemoteStreams
 import ServiceKit
+import Tracing
 
 /// The gateway's own part of the process, one per shard (the shards share nothing): the clients to
 /// the three services and the flows, all on the shard's loop, and the probes of the services'
@@ -21,6 +22,17 @@ struct GatewayDescription: HostedService {
     static let validationChannelDeadline = Duration.seconds(24 * 3_600)
 
     let configuration: Configuration
+
+    /// Every keystroke and tap on a flow channel is a trace of its own (docs/operations.md, Traces).
+    var tracesChannelInputs: Bool { true }
+
+    /// A flow input that asked for its trace gets one more output when it is done: its trace id and
+    /// hops (docs/gateway/protocol.md, "Traces").
+    @Sendable func inputTraceReport(traceID: String, hops: [Hop]) -> [UInt8]? {
+        Array(
+            ("{\"output\":\"trace\",\"trace\":" + TraceSummary.object(traceID: traceID, hops: hops) + "}")
+                .utf8)
+    }
 
     func start(on host: HostResources, shared: NothingShared, handlers: inout RemoteHandlers) async throws
         -> Running
@@ -114,13 +126,17 @@ struct GatewayDescription: HostedService {
                     "gateway_channels_opened_total", "Flow channels opened, by flow.", by: "flow",
                     counters.channelsOpened.sorted { $0.key < $1.key }),
                 HostMetrics.counter(
-                    "gateway_commands_total", "Commands answered (refusals included), by command.", by: "command",
+                    "gateway_commands_total", "Commands answered (refusals included), by command.",
+                    by: "command",
                     counters.commands.sorted { $0.key < $1.key }),
-                HostMetrics.counter("gateway_inputs_total", "Input events received on flow channels.", counters.inputs),
-                HostMetrics.counter("gateway_outputs_total", "Output events sent on flow channels.", counters.outputs),
-            ] + zip(["auth", "validation", "heroes"], upstreams).flatMap { name, upstream in
-                HostMetrics.upstream(name, upstream.client.counters)
-            }
+                HostMetrics.counter(
+                    "gateway_inputs_total", "Input events received on flow channels.", counters.inputs),
+                HostMetrics.counter(
+                    "gateway_outputs_total", "Output events sent on flow channels.", counters.outputs),
+            ]
+                + zip(["auth", "validation", "heroes"], upstreams).flatMap { name, upstream in
+                    HostMetrics.upstream(name, upstream.client.counters)
+                }
         }
 
         func serve() async { await probe() }

@@ -1,4 +1,5 @@
 import Foundation
+public import Tracing
 public import ZeroMQ
 
 /// The options every service takes, with environment variables under one prefix
@@ -33,6 +34,13 @@ public struct StandardOptions: Sendable {
     /// `--metrics-listen`: where the HTTP listener for `/metrics`, `/healthz` and `/readyz` binds
     /// (default: none, off).
     public let metricsListen: Option<ListenAddress?>
+    /// `--trace-sample`: the share of calls and inputs arriving without a trace that start one
+    /// (default 0: only calls that come with a sampled `traceparent` are traced).
+    public let traceSample: Option<Double>
+    /// `--otlp-endpoint`: the OTLP/HTTP collector spans are POSTed to (default: none).
+    public let otlpEndpoint: Option<String?>
+    /// `--trace-file`: a file spans are appended to, one OTLP JSON batch per line (default: none).
+    public let traceFile: Option<String?>
 
     /// The standard options with variables named `<prefix>_LOG_LEVEL` and so on.
     public init(environmentPrefix prefix: String) {
@@ -73,17 +81,44 @@ public struct StandardOptions: Sendable {
         metricsListen = Option(
             "metrics-listen", environment: "\(prefix)_METRICS_LISTEN", default: nil,
             parser: .optional(.listenAddress),
-            help: "HOST:PORT of an HTTP listener with /metrics (Prometheus text format), /healthz and /readyz "
+            help:
+                "HOST:PORT of an HTTP listener with /metrics (Prometheus text format), /healthz and /readyz "
                 + "(docs/operations.md); port 0 picks a free one.",
             defaultDescription: "off")
+        traceSample = Option(
+            "trace-sample", environment: "\(prefix)_TRACE_SAMPLE", default: 0, parser: .ratio,
+            help: "Share of calls and inputs that arrive without a trace and start one (0 to 1); a call "
+                + "that carries a traceparent follows its sampled flag (docs/operations.md, Traces).")
+        otlpEndpoint = Option(
+            "otlp-endpoint", environment: "\(prefix)_OTLP_ENDPOINT", default: nil,
+            parser: .optional(
+                ValueParser(
+                    expected: "an http://HOST:PORT[/PATH] URL", placeholder: "<url>",
+                    parse: { OTLPHTTP.parse($0) == nil ? nil : $0 }, format: { $0 })),
+            help: "http://HOST:PORT of an OpenTelemetry collector: spans are POSTed there as OTLP/HTTP JSON "
+                + "(/v1/traces) in batches, from a thread of their own.", defaultDescription: "none")
+        traceFile = Option(
+            "trace-file", environment: "\(prefix)_TRACE_FILE", default: nil, parser: .optional(.string),
+            help: "File spans are appended to, one OTLP JSON ExportTraceServiceRequest per line.",
+            defaultDescription: "none")
     }
 
     /// All of them, for a ``CommandLineInterface``'s option list.
     public var all: [any AnyOption] {
         [
-            logLevel, logFormat, stateDirectory, drainTimeout, initialize, clientQueueMessages, clientQueueBytes,
-            loops, metricsListen,
+            logLevel, logFormat, stateDirectory, drainTimeout, initialize, clientQueueMessages,
+            clientQueueBytes,
+            loops, metricsListen, traceSample, otlpEndpoint, traceFile,
         ]
+    }
+
+    /// The process's tracer for `service`: the configured sampler and, with an OTLP endpoint or a
+    /// trace file, an exporter on a thread of its own.
+    public func tracer(service: String, from configuration: Configuration) -> Tracer {
+        let targets = ExportTargets(otlpEndpoint: configuration[otlpEndpoint], file: configuration[traceFile])
+        let exporter = targets.isEmpty ? nil : SpanExporter(.init(service: service, targets: targets))
+        return Tracer(
+            service: service, sampler: Sampler(ratio: configuration[traceSample]), exporter: exporter)
     }
 
     /// The bound on what one client that does not read may have waiting in the server.

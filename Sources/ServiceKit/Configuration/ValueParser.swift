@@ -48,6 +48,16 @@ extension ValueParser where Value == String {
     }
 }
 
+extension ValueParser where Value == Double {
+    /// A decimal fraction from 0 to 1 (`0`, `0.01`, `1`).
+    public static var ratio: ValueParser<Double> {
+        ValueParser(
+            expected: "a number from 0 to 1", placeholder: "<ratio>",
+            parse: { text in Double(text).flatMap { (0...1).contains($0) ? $0 : nil } },
+            format: { String($0) })
+    }
+}
+
 extension ValueParser where Value == Int {
     /// A decimal integer within `range`.
     public static func integer(in range: ClosedRange<Int>) -> ValueParser<Int> {

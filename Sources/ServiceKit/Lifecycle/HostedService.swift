@@ -1,5 +1,6 @@
 public import Metrics
 public import RemoteStreams
+public import Tracing
 public import ZeroMQ
 
 /// A service's own part of its process, as ``ServiceHost`` runs it: everything else (the state
@@ -26,7 +27,25 @@ public protocol HostedService: Sendable {
     /// Builds the service on `shard`'s loop and registers its handlers. A thrown error ends the
     /// start (`cannot start`): the host closes what it opened (the shards already started and the
     /// shared part included); anything the service opened before failing is the service's to close.
-    func start(on shard: HostResources, shared: Shared, handlers: inout RemoteHandlers) async throws -> Running
+    func start(on shard: HostResources, shared: Shared, handlers: inout RemoteHandlers) async throws
+        -> Running
+
+    /// Whether each channel input element that comes without a `traceparent` starts a trace of its
+    /// own at the sample ratio (the gateway: every keystroke and tap), rather than running in its
+    /// channel's.
+    var tracesChannelInputs: Bool { get }
+
+    /// The body of the `NEXT` a channel sends when an input that asked for its trace (a sampled
+    /// `traceparent`) is done, from the input's trace id and hops; nil sends none.
+    @Sendable func inputTraceReport(traceID: String, hops: [Hop]) -> [UInt8]?
+}
+
+extension HostedService {
+    /// Channel inputs run in their channel's trace.
+    public var tracesChannelInputs: Bool { false }
+
+    /// No report.
+    @Sendable public func inputTraceReport(traceID: String, hops: [Hop]) -> [UInt8]? { nil }
 }
 
 extension HostedService where Shared == NothingShared {

@@ -74,7 +74,8 @@ extension ServiceHost {
             maxStreamsPerClient: configuration[options.maximumStreamsPerClient],
             peerQueue: standard.clientQueue(from: configuration),
             drainTimeout: configuration[standard.drainTimeout], loops: configuration[standard.loops],
-            metricsListen: configuration[standard.metricsListen])
+            metricsListen: configuration[standard.metricsListen],
+            tracer: standard.tracer(service: name, from: configuration))
         do {
             try await ServiceHost(service, settings: settings, state: state, logger: logger).run()
             exit(ServiceHostError.exitCode(for: nil))

@@ -1,7 +1,9 @@
 import Dispatch
+import Foundation
 import Metrics
 import RemoteStreams
 import Synchronization
+public import Tracing
 public import ZeroMQ
 
 #if canImport(Glibc)
@@ -67,6 +69,9 @@ public struct ServiceHost<Service: HostedService>: Sendable {
         public var metricsListen: ListenAddress?
         /// The bounds on the metrics listener's clients.
         public var metricsLimits: HTTPResponder.Limits
+        /// The process's tracer (``Tracing/install(_:)`` while the host runs; its exporter is
+        /// stopped, after writing what it holds, when the host stops); nil: no tracing.
+        public var tracer: Tracer?
 
         /// Settings with every value given.
         public init(
@@ -75,8 +80,9 @@ public struct ServiceHost<Service: HostedService>: Sendable {
             maxStreamsTotal: Int, maxStreamsPerClient: Int,
             peerQueue: SocketLoop.PeerQueueLimit = SocketLoop.PeerQueueLimit(), drainTimeout: Duration,
             loops: Int = 1, metricsListen: ListenAddress? = nil,
-            metricsLimits: HTTPResponder.Limits = HTTPResponder.Limits()
+            metricsLimits: HTTPResponder.Limits = HTTPResponder.Limits(), tracer: Tracer? = nil
         ) {
+            self.tracer = tracer
             self.metricsListen = metricsListen
             self.metricsLimits = metricsLimits
             self.name = name
@@ -118,6 +124,29 @@ public struct ServiceHost<Service: HostedService>: Sendable {
     /// passes (throws ``ServiceHostError/drainTimedOut(signal:)``), the start fails (throws its error,
     /// logged as `cannot start`) or the task is cancelled (throws `CancellationError`).
     public func run() async throws {
+        if let tracer = settings.tracer { Tracing.install(tracer) }
+        do {
+            try await runInstalled()
+        } catch {
+            await stopExporter()
+            throw error
+        }
+        await stopExporter()
+    }
+
+    /// Lets the exporter write what it holds and end its thread; waited for on a thread of its own,
+    /// never a task's.
+    private func stopExporter() async {
+        guard let exporter = settings.tracer?.exporter else { return }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            Thread {
+                exporter.stop()
+                continuation.resume()
+            }.start()
+        }
+    }
+
+    private func runInstalled() async throws {
         let lifecycle = LockedLifecycle()
         let reloads = DispatchQueue(label: "ServiceKit.reload")
         let metrics = MetricsRegistry()
@@ -162,6 +191,9 @@ public struct ServiceHost<Service: HostedService>: Sendable {
         metrics.register(now: { HostMetrics.health(health.report, service: name, version: version) })
         metrics.register(now: { ProcessMetrics.families() })
         metrics.register(now: { [responder] in HostMetrics.listener(responder.statistics) })
+        if let exporter = settings.tracer?.exporter {
+            metrics.register(now: { HostMetrics.traces(exporter.counts, queued: exporter.queueLength) })
+        }
         return responder
     }
 
@@ -228,7 +260,8 @@ public struct ServiceHost<Service: HostedService>: Sendable {
         }
         defer { pidFile.release() }
         do {
-            try await serve(lifecycle, reloads: reloads, health: health, metrics: metrics, responder: responder)
+            try await serve(
+                lifecycle, reloads: reloads, health: health, metrics: metrics, responder: responder)
         } catch {
             await responder?.stop()
             throw error
@@ -336,7 +369,8 @@ public struct ServiceHost<Service: HostedService>: Sendable {
             }
             process.sharedPart = try await service.open(
                 on: ProcessResources(
-                    context: process.context, loops: process.loops, state: state, logger: logger, health: health,
+                    context: process.context, loops: process.loops, state: state, logger: logger,
+                    health: health,
                     metrics: metrics))
             let curve =
                 settings.curve.isOn ? try state.serverCurve(allowAnyClient: settings.allowAnyClient) : nil
@@ -354,11 +388,13 @@ public struct ServiceHost<Service: HostedService>: Sendable {
                     context: process.context, loop: loop, shard: shard, shards: settings.loops, state: state,
                     logger: settings.loops == 1 ? logger : logger.with(["shard": .integer(shard)]),
                     health: health.shard(shard), metrics: metrics)
-                process.running.append(try await service.start(on: resources, shared: shared, handlers: &handlers))
+                process.running.append(
+                    try await service.start(on: resources, shared: shared, handlers: &handlers))
                 handlers.addSystemMethods(health: health, server: reference, shard: shard) {
                     await Self.stats(shared: shared, shards: shards.running)
                 }
-                let name = settings.loops == 1 ? "\(settings.name)-server" : "\(settings.name)-server-\(shard)"
+                let name =
+                    settings.loops == 1 ? "\(settings.name)-server" : "\(settings.name)-server-\(shard)"
                 process.servers.append(
                     try RemoteServer(
                         context: process.context, loop: loop,
@@ -366,7 +402,9 @@ public struct ServiceHost<Service: HostedService>: Sendable {
                             endpoints: [settings.endpoint.forShard(shard).description],
                             maxStreamsPerClient: settings.maxStreamsPerClient,
                             maxStreamsTotal: settings.maxStreamsTotal, name: name, curve: curve,
-                            peerQueue: settings.peerQueue, countsCalls: settings.metricsListen != nil),
+                            peerQueue: settings.peerQueue, countsCalls: settings.metricsListen != nil,
+                            shard: shard, tracesInputs: service.tracesChannelInputs,
+                            inputTraceReport: service.tracesChannelInputs ? service.inputTraceReport : nil),
                         handlers: handlers, authenticator: process.authenticator))
             }
             reference.bind(process.servers)
@@ -390,7 +428,9 @@ public struct ServiceHost<Service: HostedService>: Sendable {
     }
 
     /// `sys.stats`' groups: the shards' summed, and the shared part's.
-    private static func stats(shared: Service.Shared, shards: [Service.Running]) async -> [String: [String: Int]] {
+    private static func stats(shared: Service.Shared, shards: [Service.Running]) async -> [String: [String:
+        Int]]
+    {
         var groups = await shared.stats()
         for running in shards {
             groups = StatsGroups.sum(groups, await running.stats())

@@ -1,5 +1,6 @@
 public import Foundation
 import Synchronization
+import Tracing
 
 #if canImport(Glibc)
     import Glibc
@@ -138,6 +139,11 @@ public struct Logger: Sendable {
             ("service", .string(service)),
             ("msg", .string(message)),
         ]
+        // A line logged while the thread handles a traced call joins its trace.
+        if let context = Tracing.current, context.isSampled {
+            fields.append(("trace_id", .string(context.traceIDHex)))
+            fields.append(("span_id", .string(context.spanIDHex)))
+        }
         for key in merged.keys.sorted() {
             guard let value = merged[key] else { continue }
             let name = Self.reservedKeys.contains(key) ? "meta_\(key)" : key
@@ -146,6 +152,6 @@ public struct Logger: Sendable {
         return LogLine.render(fields, format: format)
     }
 
-    private static let reservedKeys: Set = ["ts", "level", "service", "msg"]
+    private static let reservedKeys: Set = ["ts", "level", "service", "msg", "trace_id", "span_id"]
     private static let timestampStyle = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
 }

@@ -2,6 +2,7 @@ public import Contracts
 public import Metrics
 import RemoteProtocol
 public import RemoteStreams
+public import Tracing
 public import ZeroMQ
 
 /// The metric families every server exports through ``ServiceHost`` (docs/operations.md,
@@ -21,7 +22,8 @@ public enum HostMetrics {
             help: "From reading a call's opening frame to its answer or terminal frame, by method "
                 + "(a stream's or channel's whole life).")
         var open = MetricFamily(
-            prefix + "open_streams", .gauge, help: "Calls open now, by interaction model (request, stream, channel).")
+            prefix + "open_streams", .gauge,
+            help: "Calls open now, by interaction model (request, stream, channel).")
         for counters in shards {
             for (method, calls) in counters.methods.sorted(by: { $0.key < $1.key }) {
                 for (code, count) in calls.outcomes.sorted(by: { $0.key < $1.key }) {
@@ -52,7 +54,8 @@ public enum HostMetrics {
             counter("frames_received_total", "Messages received from clients.", \.framesIn),
             counter("frames_sent_total", "Messages queued for clients.", \.framesOut),
             counter(
-                "frames_dropped_total", "Frames for unknown streams, and messages too short to route, dropped.",
+                "frames_dropped_total",
+                "Frames for unknown streams, and messages too short to route, dropped.",
                 \.droppedFrames),
             errors,
             counter(
@@ -65,12 +68,36 @@ public enum HostMetrics {
             gauge(
                 "blocked_clients", "Clients not reading now: answers wait for them, or they were cut off.",
                 \.blockedClients),
-            gauge("queued_for_blocked_clients", "Answers waiting now for clients that do not read.", \.queuedForBlockedClients),
-            counter("messages_dropped_total", "Messages that could not be sent: to clients over their bound or gone.", \.messagesDropped),
+            gauge(
+                "queued_for_blocked_clients", "Answers waiting now for clients that do not read.",
+                \.queuedForBlockedClients),
+            counter(
+                "messages_dropped_total",
+                "Messages that could not be sent: to clients over their bound or gone.", \.messagesDropped),
             counter(
                 "refused_while_blocked_total",
                 "Calls refused overloaded unread because their client's earlier answers were waiting.",
                 \.refusedWhileBlocked),
+        ]
+    }
+
+    /// The span exporter's counts (docs/operations.md, "Traces").
+    public static func traces(_ counts: ExporterCounts, queued: Int) -> [MetricFamily] {
+        [
+            .counter(
+                prefix + "trace_spans_exported_total", help: "Spans written to every trace target.",
+                value: Int(counts.exported)),
+            .counter(
+                prefix + "trace_spans_dropped_total",
+                help: "Spans dropped because the exporter's queue was full (a collector slow or down).",
+                value: Int(counts.dropped)),
+            .counter(
+                prefix + "trace_export_failures_total",
+                help: "Batches a trace target refused or could not be reached for (their spans are lost).",
+                value: Int(counts.failedBatches)),
+            .gauge(
+                prefix + "trace_spans_queued", help: "Spans waiting in the exporter's queue.",
+                value: Double(queued)),
         ]
     }
 
@@ -90,7 +117,9 @@ public enum HostMetrics {
     public static func health(_ report: HealthReport, service: String, version: String) -> [MetricFamily] {
         var health = MetricFamily(
             prefix + "health_status", .gauge,
-            help: "1 for the service's sys.health status now (starting, ready, degraded, draining), 0 for the others.")
+            help:
+                "1 for the service's sys.health status now (starting, ready, degraded, draining), 0 for the others."
+        )
         for status in ["starting", "ready", "degraded", "draining"] {
             health.add(report.status.rawValue == status ? 1 : 0, ["status": status])
         }
@@ -137,12 +166,16 @@ public enum HostMetrics {
     }
 
     /// A counter family of `value`.
-    public static func counter(_ name: String, _ help: String, _ value: Int, _ labels: Labels = [:]) -> MetricFamily {
+    public static func counter(_ name: String, _ help: String, _ value: Int, _ labels: Labels = [:])
+        -> MetricFamily
+    {
         .counter(prefix + name, help: help, value: value, labels: labels)
     }
 
     /// A gauge family of `value`.
-    public static func gauge(_ name: String, _ help: String, _ value: Double, _ labels: Labels = [:]) -> MetricFamily {
+    public static func gauge(_ name: String, _ help: String, _ value: Double, _ labels: Labels = [:])
+        -> MetricFamily
+    {
         .gauge(prefix + name, help: help, value: value, labels: labels)
     }
 
