@@ -40,9 +40,9 @@ STRICT := --no-color-diagnostics -Xswiftc -warnings-as-errors
 # python3-yaml parses deploy/'s manifests in the deploy tests. libpq-dev is the PostgreSQL client
 # library of auth-service's shared store; postgresql-15 runs the throwaway clusters its tests and
 # bench-auth start (deploy/local/pg-cluster.sh). prometheus (with promtool) scrapes the servers in the
-# metrics tests and checks deploy/prometheus/.
+# metrics tests and checks deploy/prometheus/. python3-venv makes the trace tests' environment (otel-venv).
 APT_PACKAGES := pkg-config libzmq3-dev libsodium-dev libsqlite3-dev python3-zmq python3-yaml libncurses-dev \
-  libpq-dev postgresql-15 prometheus
+  libpq-dev postgresql-15 prometheus python3-venv
 # Tests run in parallel; each has its own time limit. Override for a single test:
 #   make test TEST_FILTER=MapTests
 TEST_FILTER ?=
@@ -82,7 +82,21 @@ build-release: deps
 # TEST_PARALLEL=1 runs them in parallel (about 45 s), for a quick local check.
 TEST_PARALLEL ?=
 
-test: deps
+# The OpenTelemetry protobuf definitions from PyPI, in a virtual environment of the build's own: the
+# trace tests parse every span the services export with them (Tests/Python/otlp_receiver.py).
+OTEL_VENV := .build/otel-venv
+OTEL_PROTO_VERSION := 1.45.2
+
+.PHONY: otel-venv
+
+otel-venv: deps
+	@if ! $(OTEL_VENV)/bin/python -c 'import opentelemetry.proto.collector.trace.v1.trace_service_pb2' 2>/dev/null; then \
+	  echo "installing opentelemetry-proto $(OTEL_PROTO_VERSION) in $(OTEL_VENV)"; \
+	  python3 -m venv $(OTEL_VENV) && \
+	  $(OTEL_VENV)/bin/pip install -q --disable-pip-version-check opentelemetry-proto==$(OTEL_PROTO_VERSION); \
+	fi
+
+test: deps otel-venv
 	$(SWIFT) build --build-tests $(STRICT)
 	$(SWIFT) test --skip-build $(if $(TEST_PARALLEL),,--no-parallel) $(if $(TEST_FILTER),--filter $(TEST_FILTER),)
 
