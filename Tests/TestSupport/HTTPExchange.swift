@@ -24,8 +24,10 @@ public enum HTTPExchange {
         public let description: String
     }
 
+    /// A GET that asks the server to close after its answer, so the read ends with the answer
+    /// (Prometheus and other servers keep an HTTP/1.1 connection open otherwise).
     public static func get(_ path: String, port: Int) async throws -> Answer {
-        try await send("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", port: port)
+        try await send("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n", port: port)
     }
 
     public static func send(_ request: String, port: Int) async throws -> Answer {
@@ -85,7 +87,9 @@ public enum HTTPExchange {
             received += chunk[..<count]
         }
         guard let split = find(Array("\r\n\r\n".utf8), in: received) else {
-            throw Failure(description: "no response head in \(String(decoding: received, as: UTF8.self).debugDescription)")
+            throw Failure(
+                description:
+                    "no response head in \(String(decoding: received, as: UTF8.self).debugDescription)")
         }
         let head = String(decoding: received[..<split], as: UTF8.self).components(separatedBy: "\r\n")
         let statusLine = head[0].split(separator: " ")
@@ -94,14 +98,17 @@ public enum HTTPExchange {
         }
         let headers = head.dropFirst().compactMap { line -> (String, String)? in
             guard let colon = line.firstIndex(of: ":") else { return nil }
-            return (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+            return (
+                String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            )
         }
         return Answer(status: status, headers: headers, body: Array(received[(split + 4)...]), closed: closed)
     }
 
     private static func find(_ needle: [UInt8], in haystack: [UInt8]) -> Int? {
         guard haystack.count >= needle.count else { return nil }
-        for index in 0...(haystack.count - needle.count) where haystack[index..<(index + needle.count)].elementsEqual(needle) {
+        for index in 0...(haystack.count - needle.count)
+        where haystack[index..<(index + needle.count)].elementsEqual(needle) {
             return index
         }
         return nil
