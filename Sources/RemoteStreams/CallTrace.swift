@@ -106,3 +106,58 @@ final class CallTrace: Sendable {
         return TraceBody.inject(current, into: element)
     }
 }
+
+/// The inputs a channel call sent inside a sampled trace, each holding the span it was sent from
+/// until the server reports what handling it took (an element whose only member is `trace`,
+/// ``TraceSummary/report(in:)``): its hops are then recorded in that span, so the caller's trace
+/// shows the work a channel input caused downstream. Spans still waiting when the call is over are
+/// let go.
+final class InputTraces: Sendable {
+    private struct Waiting: Sendable {
+        let span: ActiveSpan
+        let sentNanos: UInt64
+    }
+
+    private let waiting = Mutex<[String: Waiting]>([:])
+    /// Whether an input went out in a sampled trace: only then can an element be a report.
+    private let traced = Atomic<Bool>(false)
+
+    init() {}
+
+    deinit {
+        for entry in waiting.withLock({ $0.values }) { entry.span.release() }
+    }
+
+    /// `element` as sent now: with the current trace context inside a trace; in a sampled one,
+    /// the sender's span waits for the element's report.
+    func send(_ element: [UInt8]) -> [UInt8] {
+        let body = CallTrace.injectCurrent(into: element)
+        guard let current = Tracing.current, current.isSampled, let span = Tracing.currentSpan else {
+            return body
+        }
+        span.hold()
+        let replaced = waiting.withLock { waiting in
+            waiting.updateValue(Waiting(span: span, sentNanos: WallClock.nanos()), forKey: current.traceIDHex)
+        }
+        replaced?.span.release()
+        traced.store(true, ordering: .relaxed)
+        return body
+    }
+
+    /// Whether `body`, an element of the call, is the report of an input sent in a trace; its hops
+    /// then go to the span that sent the input (their starts moved to that span's clock), which is
+    /// let go, and the element is not the caller's.
+    func consume(_ body: [UInt8]) -> Bool {
+        guard traced.load(ordering: .relaxed), let report = TraceSummary.report(in: body) else {
+            return false
+        }
+        guard let entry = waiting.withLock({ $0.removeValue(forKey: report.traceID) }) else { return true }
+        let offset = entry.sentNanos >= entry.span.startNanos ? entry.sentNanos - entry.span.startNanos : 0
+        for var hop in report.hops {
+            hop.startOffsetNanos &+= offset
+            entry.span.record(hop)
+        }
+        entry.span.release()
+        return true
+    }
+}

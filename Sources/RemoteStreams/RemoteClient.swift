@@ -182,12 +182,15 @@ public final class RemoteClient: Sendable {
         /// The call's trace: its client span and the context its answers are delivered in; nil when
         /// the call was made outside any trace.
         let trace: CallTrace?
+        /// A channel's inputs sent in a sampled trace, waiting for their reports; nil for requests
+        /// and streams.
+        let inputTraces: InputTraces?
 
         /// `retry` is boxed by the caller, so that a call without one never handles an optional
         /// ``Retry``.
         init(
             receiver: any CallReceiver, isRequest: Bool, replica: Int, input: SingleAssignmentDisposable?,
-            retry: RetryBox?, trace: CallTrace?
+            retry: RetryBox?, trace: CallTrace?, inputTraces: InputTraces?
         ) {
             self.receiver = receiver
             self.isRequest = isRequest
@@ -195,6 +198,7 @@ public final class RemoteClient: Sendable {
             self.input = input
             retryBox = retry
             self.trace = trace
+            self.inputTraces = inputTraces
         }
 
         /// Whether it has ``retry`` state (without copying it out).
@@ -287,11 +291,12 @@ public final class RemoteClient: Sendable {
         /// copied there, and its copy and release cost more than the rest of the bookkeeping.
         mutating func insert(
             _ stream: UInt64, receiver: any CallReceiver, isRequest: Bool, replica: Int,
-            input: SingleAssignmentDisposable?, retry: RetryBox?, trace: CallTrace?
+            input: SingleAssignmentDisposable?, retry: RetryBox?, trace: CallTrace?,
+            inputTraces: InputTraces? = nil
         ) {
             pending[stream] = Pending(
                 receiver: receiver, isRequest: isRequest, replica: replica, input: input, retry: retry,
-                trace: trace)
+                trace: trace, inputTraces: inputTraces)
             inFlight[replica] &+= 1
         }
 
@@ -727,6 +732,7 @@ public final class RemoteClient: Sendable {
             }
         }
         let inputSubscription = input == nil ? nil : SingleAssignmentDisposable()
+        let inputTraces = input != nil && Tracing.tracer != nil ? InputTraces() : nil
         let now = ContinuousClock.now
         let due = now + .milliseconds(Self.localDeadline(deadline))
         // One lock for the whole opening: id, replica, bookkeeping and the frame itself.
@@ -758,7 +764,7 @@ public final class RemoteClient: Sendable {
                         attempts: 0)) : nil
             state.insert(
                 stream, receiver: receiver, isRequest: type == .request, replica: replica,
-                input: inputSubscription, retry: retry, trace: trace)
+                input: inputSubscription, retry: retry, trace: trace, inputTraces: inputTraces)
             trace?.shard = state.replicas[replica].shard
             if state.deadlines.count > 2 * max(1_024, state.pending.count) {
                 let pending = state.pending
@@ -794,9 +800,8 @@ public final class RemoteClient: Sendable {
                     onNext: { [weak self] element in
                         // An input sent inside a trace carries the sender's context: the server
                         // handles it as a message of that trace (docs/PROTOCOL.md, "Trace context").
-                        self?.send(
-                            Frame.opened(.next, stream: stream, body: CallTrace.injectCurrent(into: element)),
-                            to: replica)
+                        let body = inputTraces?.send(element) ?? CallTrace.injectCurrent(into: element)
+                        self?.send(Frame.opened(.next, stream: stream, body: body), to: replica)
                     },
                     onError: { [weak self] error in
                         self?.send(.error(stream: stream, .wrapping(error)), to: replica)
@@ -995,6 +1000,11 @@ public final class RemoteClient: Sendable {
         // The server that answered is done with the call: nothing to cancel there.
         for call in retried { call.sockets.send(codec.messages(call.frame), to: Self.dealer) }
         for (frame, call) in deliveries {
+            // The report of an input sent in a trace is the trace's, not the caller's.
+            if frame.type == .next, let inputTraces = call.inputTraces, inputTraces.consume(frame.body ?? [])
+            {
+                continue
+            }
             guard let trace = call.trace else {
                 Self.deliver(frame, to: call)
                 continue

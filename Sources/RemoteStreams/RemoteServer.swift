@@ -60,7 +60,8 @@ public final class RemoteServer: Sendable {
         /// where every keystroke and tap is a trace.
         public var tracesInputs: Bool
         /// The body of a `NEXT` sent on a channel when the span of an input that carried a sampled
-        /// `traceparent` ends, made from its trace id and hops; nil (or a nil body): none is sent.
+        /// `traceparent` ends, made from its trace id and hops (the input's own span first, at depth 0,
+        /// then the calls made under it one level deeper); nil (or a nil body): none is sent.
         public var inputTraceReport: (@Sendable (_ traceID: String, _ hops: [Hop]) -> [UInt8]?)?
 
         /// A configuration with the defaults of docs/PROTOCOL.md.

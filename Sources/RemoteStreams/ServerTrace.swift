@@ -82,10 +82,29 @@ final class ServerTrace: Sendable {
         return TraceSummary.inject(traceID: context.traceIDHex, hops: hops, into: answer)
     }
 
+    /// The hops reported for a channel input that asked for its trace: first the input's own span
+    /// (`service`'s handling of it, depth 0, from 0), then `hops`, the calls made under it and
+    /// theirs, one level deeper.
+    static func inputHops(_ span: Span, _ hops: [Hop], service: String, shard: Int) -> [Hop] {
+        var outcome = "ok"
+        if case .error(let message) = span.status { outcome = message }
+        let own = Hop(
+            service: service, shard: shard, method: span.name, startOffsetNanos: 0,
+            durationNanos: span.endNanos >= span.startNanos ? span.endNanos - span.startNanos : 0,
+            outcome: outcome)
+        return [own]
+            + hops.map { hop in
+                var deeper = hop
+                deeper.depth += 1
+                return deeper
+            }
+    }
+
     /// The context and span a channel input element runs in: a span of its own when it carries a
     /// sampled `traceparent` (a child of the sender's span), or when the server traces each input
     /// and the sampler takes it (a root); otherwise the channel's own. `report` is called with the
-    /// input span's trace id and hops when it ends, if the input asked for its trace.
+    /// input span's trace id and ``inputHops(_:_:service:shard:)`` when it ends, if the input asked
+    /// for its trace.
     static func input(
         _ body: [UInt8], method: String, channel: ServerTrace?, shard: Int, tracesInputs: Bool,
         report: (@Sendable (String, [Hop]) -> Void)?
@@ -111,11 +130,14 @@ final class ServerTrace: Sendable {
             ("shard", .int(Int64(shard))), ("request.bytes", .int(Int64(body.count))),
         ]
         if let name { attributes.append(("input", .string(name))) }
+        let spanName = name.map { "\(method) \($0)" } ?? "\(method) input"
         var onEnd: (@Sendable (Span, [Hop]) -> Void)? = nil
         if parent != nil, let report {
-            onEnd = { span, hops in report(span.context.traceIDHex, hops) }
+            let service = tracer.service
+            onEnd = { span, hops in
+                report(span.context.traceIDHex, Self.inputHops(span, hops, service: service, shard: shard))
+            }
         }
-        let spanName = name.map { "\(method) \($0)" } ?? "\(method) input"
         let kind: SpanKind = parent != nil ? .consumer : .server
         let span = ActiveSpan(
             tracer: tracer, context: context, parentSpanID: parent?.spanID ?? 0, name: spanName, kind: kind,

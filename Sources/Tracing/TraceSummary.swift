@@ -44,6 +44,25 @@ public enum TraceSummary {
     }
 
     private static let marker = Array("\"trace\"".utf8)
+    private static let reportPrefix = Array("{\"trace\":".utf8)
+
+    /// The channel element a server sends when an input element that carried a sampled
+    /// `traceparent` is done: an object whose only member is `trace` (docs/PROTOCOL.md, "Trace
+    /// context").
+    public static func report(traceID: String, hops: [Hop]) -> [UInt8] {
+        Array(("{\"trace\":" + object(traceID: traceID, hops: hops) + "}").utf8)
+    }
+
+    /// The trace id and hops of `body` when it is such a report (its only member is `trace`); nil
+    /// for any other element.
+    public static func report(in body: [UInt8]) -> (traceID: String, hops: [Hop])? {
+        guard body.starts(with: reportPrefix),
+            let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any],
+            object.count == 1, let trace = object["trace"] as? [String: Any],
+            let traceID = trace["trace_id"] as? String, let hops = hops(of: trace)
+        else { return nil }
+        return (traceID, hops)
+    }
 
     /// The hops of the top-level `trace` member of the JSON object `body`; nil when it has none or
     /// it cannot be read.

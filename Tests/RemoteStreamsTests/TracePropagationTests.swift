@@ -185,6 +185,47 @@ struct TracePropagationTests {
         }
     }
 
+    @Test func aChannelInputsHopsComeBackToTheSpanThatSentIt() async throws {
+        try await withTracer { _, _ in
+            var handlers = RemoteHandlers()
+            handlers.handle(typing) { _, input in
+                input.map { key in
+                    ActiveSpan.childOfCurrent("work")?.end()
+                    return key.text.uppercased()
+                }
+            }
+            let context = try Context()
+            var configuration = RemoteServer.Configuration(endpoints: ["tcp://127.0.0.1:*"], name: "typing")
+            configuration.inputTraceReport = { TraceSummary.report(traceID: $0, hops: $1) }
+            let server = try RemoteServer(context: context, configuration: configuration, handlers: handlers)
+            let fixture = try Fixture(server: server, context: context)
+            let input = PublishSubject<Key>()
+            let received = Mutex<[String]>([])
+            let subscription = fixture.client.channel(typing, NoParameters(), input: input.asObservable())
+                .subscribe(onNext: { text in received.withLock { $0.append(text) } })
+            let tracer = try #require(Tracing.tracer)
+            let reported = Mutex<[Hop]?>(nil)
+            let keystroke = ActiveSpan(
+                tracer: tracer, context: .newTrace(sampled: true), parentSpanID: 0, name: "keystroke",
+                kind: .internal, attributes: [], onEnd: { _, hops in reported.withLock { $0 = hops } })
+            Tracing.with(keystroke) { input.onNext(Key(text: "a")) }
+            // The keystroke's span waits for the server's report of the input before it ends.
+            keystroke.endWhenReleased()
+            input.onNext(Key(text: "b"))
+            #expect(await eventually { reported.withLock { $0 } != nil })
+            let hops = try #require(reported.withLock { $0 })
+            #expect(hops.map(\.method) == ["t.typing input", "work"])
+            #expect(hops.map(\.depth) == [0, 1])
+            #expect(hops.first?.shard == 0)
+            // The report is the trace's: the caller sees only its outputs.
+            #expect(await eventually { received.withLock { $0 } == ["A", "B"] })
+            #expect(received.withLock { $0 } == ["A", "B"])
+            subscription.dispose()
+            await fixture.stop()
+            context.terminate()
+        }
+    }
+
     @Test func anUnreadableTraceparentIsIgnored() async throws {
         try await withTracer { exporter, path in
             var handlers = RemoteHandlers()

@@ -36,7 +36,8 @@ public protocol HostedService: Sendable {
     var tracesChannelInputs: Bool { get }
 
     /// The body of the `NEXT` a channel sends when an input that asked for its trace (a sampled
-    /// `traceparent`) is done, from the input's trace id and hops; nil sends none.
+    /// `traceparent`) is done, from the input's trace id and hops (the input's own handling first,
+    /// at depth 0, then the calls made for it and theirs); nil sends none.
     @Sendable func inputTraceReport(traceID: String, hops: [Hop]) -> [UInt8]?
 }
 
@@ -44,8 +45,11 @@ extension HostedService {
     /// Channel inputs run in their channel's trace.
     public var tracesChannelInputs: Bool { false }
 
-    /// No report.
-    @Sendable public func inputTraceReport(traceID: String, hops: [Hop]) -> [UInt8]? { nil }
+    /// The standard report, an element whose only member is `trace`: a ``RemoteClient`` that sent
+    /// the input records its hops in the sender's span and does not deliver it.
+    @Sendable public func inputTraceReport(traceID: String, hops: [Hop]) -> [UInt8]? {
+        TraceSummary.report(traceID: traceID, hops: hops)
+    }
 }
 
 extension HostedService where Shared == NothingShared {

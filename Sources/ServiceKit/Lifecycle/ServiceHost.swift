@@ -404,7 +404,7 @@ public struct ServiceHost<Service: HostedService>: Sendable {
                             maxStreamsTotal: settings.maxStreamsTotal, name: name, curve: curve,
                             peerQueue: settings.peerQueue, countsCalls: settings.metricsListen != nil,
                             shard: shard, tracesInputs: service.tracesChannelInputs,
-                            inputTraceReport: service.tracesChannelInputs ? service.inputTraceReport : nil),
+                            inputTraceReport: service.inputTraceReport),
                         handlers: handlers, authenticator: process.authenticator))
             }
             reference.bind(process.servers)
