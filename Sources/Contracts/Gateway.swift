@@ -88,7 +88,9 @@ public struct FlowParameters: Codable, Sendable, Hashable {
 
 /// One input event on a flow channel: a field's whole text after a keystroke, or a tap.
 ///
-/// `{"input":"phone","text":"1380013"}`, `{"input":"loginTap"}`.
+/// `{"input":"phone","text":"1380013"}`, `{"input":"loginTap"}`. An input that carries a sampled
+/// `traceparent` asks for its trace: the gateway follows it with a ``FlowOutput/Name/trace`` output
+/// once the work it started is done (docs/gateway/protocol.md, "Traces").
 public struct FlowInput: Codable, Sendable, Hashable, CustomStringConvertible {
     /// The inputs the flows take (docs/gateway/protocol.md, the flows' tables); the raw values are
     /// the names on the wire.
@@ -121,11 +123,15 @@ public struct FlowInput: Codable, Sendable, Hashable, CustomStringConvertible {
     public var input: String
     /// The field's text; absent for a tap.
     public var text: String?
+    /// W3C trace context for the handling of this input (``FlowTrace/newTraceparent(using:)``);
+    /// absent for an input that runs in whatever trace the gateway picks.
+    public var traceparent: String?
 
     /// An input event named `input` on the wire; ``text(_:_:)`` and ``tap(_:)`` make the known ones.
-    public init(input: String, text: String? = nil) {
+    public init(input: String, text: String? = nil, traceparent: String? = nil) {
         self.input = input
         self.text = text
+        self.traceparent = traceparent
     }
 
     /// The input's name, nil for a name no flow takes.
@@ -138,6 +144,13 @@ public struct FlowInput: Codable, Sendable, Hashable, CustomStringConvertible {
 
     /// A tap on the button `input`.
     public static func tap(_ input: Name) -> FlowInput { FlowInput(input: input.rawValue) }
+
+    /// This input with `traceparent`.
+    public func traced(_ traceparent: String) -> FlowInput {
+        var input = self
+        input.traceparent = traceparent
+        return input
+    }
 
     public var description: String { text.map { "\(input)=\($0)" } ?? input }
 }
@@ -172,6 +185,7 @@ public struct FlowHero: Codable, Sendable, Hashable {
 /// | a hero page | `heroes` | `{"output":"heroes","heroes":[{"id":1,"name":"…","intro":"…"}]}` |
 /// | a count | `number` | `{"output":"total","number":151}` |
 /// | a sum | `number`, or `code` and `message` on overflow | `{"output":"sum","number":6}` |
+/// | an input's trace | `trace` | `{"output":"trace","trace":{"trace_id":"…","hops":[…]}}` |
 public struct FlowOutput: Codable, Sendable, Hashable, CustomStringConvertible {
     /// The outputs the flows send (docs/gateway/protocol.md, the flows' tables); the raw values
     /// are the names on the wire.
@@ -212,6 +226,9 @@ public struct FlowOutput: Codable, Sendable, Hashable, CustomStringConvertible {
         case searching
         /// The sum (`flow.numbers`).
         case sum
+        /// The trace of an input that asked for it with a sampled `traceparent` (every flow): sent
+        /// once that input's work is done, after the outputs it produced.
+        case trace
     }
 
     /// What an ``alert`` reports.
@@ -256,13 +273,15 @@ public struct FlowOutput: Codable, Sendable, Hashable, CustomStringConvertible {
     public var total: Int?
     /// Heroes per page, with a page of heroes: page `page` starts at match `page × pageSize`.
     public var pageSize: Int?
+    /// An input's trace id and hops, with ``Name/trace``.
+    public var trace: FlowTrace?
 
     /// An output event named `output` on the wire; set the members its kind uses.
     public init(
         output: String, value: Bool? = nil, state: ValidationResult.State? = nil, code: MessageCode? = nil,
         message: String? = nil, kind: String? = nil, name: String? = nil, token: String? = nil,
         deviceToken: String? = nil, heroes: [FlowHero]? = nil, number: Int? = nil, query: String? = nil,
-        page: Int? = nil, total: Int? = nil, pageSize: Int? = nil
+        page: Int? = nil, total: Int? = nil, pageSize: Int? = nil, trace: FlowTrace? = nil
     ) {
         self.output = output
         self.value = value
@@ -279,6 +298,7 @@ public struct FlowOutput: Codable, Sendable, Hashable, CustomStringConvertible {
         self.page = page
         self.total = total
         self.pageSize = pageSize
+        self.trace = trace
     }
 
     /// The output `output`; set the members its kind uses.
@@ -286,12 +306,12 @@ public struct FlowOutput: Codable, Sendable, Hashable, CustomStringConvertible {
         _ output: Name, value: Bool? = nil, state: ValidationResult.State? = nil, code: MessageCode? = nil,
         message: String? = nil, kind: AlertKind? = nil, name: String? = nil, token: String? = nil,
         deviceToken: String? = nil, heroes: [FlowHero]? = nil, number: Int? = nil, query: String? = nil,
-        page: Int? = nil, total: Int? = nil, pageSize: Int? = nil
+        page: Int? = nil, total: Int? = nil, pageSize: Int? = nil, trace: FlowTrace? = nil
     ) {
         self.init(
             output: output.rawValue, value: value, state: state, code: code, message: message,
             kind: kind?.rawValue, name: name, token: token, deviceToken: deviceToken, heroes: heroes,
-            number: number, query: query, page: page, total: total, pageSize: pageSize)
+            number: number, query: query, page: page, total: total, pageSize: pageSize, trace: trace)
     }
 
     /// Which output changed, nil for a name this build does not know.
@@ -302,7 +322,7 @@ public struct FlowOutput: Codable, Sendable, Hashable, CustomStringConvertible {
 
     enum CodingKeys: String, CodingKey {
         case output, value, state, code, message, kind, name, token, deviceToken = "device_token", heroes
-        case number, query, page, total, pageSize = "page_size"
+        case number, query, page, total, pageSize = "page_size", trace
     }
 
     /// E.g. `tip: 号码长度不足` or `loginEnabled: true`.
@@ -318,6 +338,7 @@ public struct FlowOutput: Codable, Sendable, Hashable, CustomStringConvertible {
         if let heroes { parts.append("\(heroes.count) heroes") }
         if let query, let page { parts.append("for \"\(query)\" page \(page)") }
         if let total { parts.append("(\(total) in all)") }
+        if let trace { parts.append("\(trace.traceID) \(trace.hops.count) hops") }
         return "\(output): \(parts.joined(separator: " "))"
     }
 }
