@@ -221,7 +221,9 @@ let package = Package(
             swiftSettings: common),
         .testTarget(
             name: "ServiceKitTests",
-            dependencies: ["ServiceKit", "Metrics", "Contracts", "Reactive", "RemoteStreams", "ZeroMQ", "TestSupport"],
+            dependencies: [
+                "ServiceKit", "Metrics", "Contracts", "Reactive", "RemoteStreams", "ZeroMQ", "TestSupport", "Tracing",
+            ],
             swiftSettings: common),
         .target(
             name: "ValidationCore",

@@ -2,6 +2,7 @@ import Foundation
 import ServiceKit
 import Synchronization
 import Testing
+import Tracing
 
 /// Collects the lines a logger writes.
 private final class Lines: Sendable {
@@ -26,6 +27,33 @@ struct LoggerTests {
             lines.all == [
                 "ts=2025-11-30T16:40:00.250Z level=info service=auth msg=\"user logged in\" ms=1.5 ok=true "
                     + "request=7 user=alice"
+            ])
+    }
+
+    @Test("a line logged while handling a sampled call carries its trace_id and span_id; unsampled, none")
+    func traceIDs() throws {
+        let lines = Lines()
+        let log = logger(lines)
+        let sampled = try #require(
+            TraceContext(traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"))
+        let unsampled = try #require(
+            TraceContext(traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00"))
+        Tracing.with(sampled) { log.info("traced", ["trace_id": "mine"]) }
+        Tracing.with(unsampled) { log.info("unsampled") }
+        log.info("outside")
+        #expect(
+            lines.all == [
+                "ts=2025-11-30T16:40:00.250Z level=info service=auth msg=traced "
+                    + "trace_id=4bf92f3577b34da6a3ce929d0e0e4736 span_id=00f067aa0ba902b7 meta_trace_id=mine",
+                "ts=2025-11-30T16:40:00.250Z level=info service=auth msg=unsampled",
+                "ts=2025-11-30T16:40:00.250Z level=info service=auth msg=outside",
+            ])
+        let json = Lines()
+        Tracing.with(sampled) { logger(json, format: .json).warning("slow") }
+        #expect(
+            json.all == [
+                #"{"ts":"2025-11-30T16:40:00.250Z","level":"warning","service":"auth","msg":"slow","#
+                    + #""trace_id":"4bf92f3577b34da6a3ce929d0e0e4736","span_id":"00f067aa0ba902b7"}"#
             ])
     }
 
