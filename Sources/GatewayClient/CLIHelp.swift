@@ -104,6 +104,10 @@ extension CLIInvocation {
                                 LC_MESSAGES or LANG: zh_TW/zh_HK/zh_MO → zh-Hant, other zh → zh-Hans,
                                 anything else → en)
           --json                print every output event as one JSON line, then a result line
+          --trace               ask the gateway for the trace of every input sent: with --json a
+                                {"output":"trace","input":…,"trace":{…}} line after the input's
+                                outputs, else a waterfall of its hops on standard error; in the
+                                interactive client Ctrl-T shows the screen's latest trace
           --timeout SECONDS     give up after this long (GATEWAY_CLI_TIMEOUT; default 10)
           -h, --help            this help
           --version             the version

@@ -86,6 +86,9 @@ public struct CLIInvocation: Sendable, Hashable {
     public var locale: MessageLocale
     /// `--json`: output events as JSON lines.
     public var json: Bool
+    /// `--trace`: every input asks the gateway for its trace (a fresh sampled `traceparent`); the
+    /// traces are printed (scripts) or shown on Ctrl-T (interactive).
+    public var trace: Bool
     /// `--timeout SECONDS`, `GATEWAY_CLI_TIMEOUT` (default 10).
     public var timeout: Duration
 
@@ -145,7 +148,7 @@ private struct Parser {
     ]
     /// Flags (no value), by subcommand (nil: global).
     static let flags: [String?: Set<String>] = [
-        nil: ["json", "help", "version"],
+        nil: ["json", "trace", "help", "version"],
         "login": ["password-stdin"], "register": ["password-stdin"], "signin": ["password-stdin"],
         "heroes": [], "numbers": [],
     ]
@@ -294,6 +297,7 @@ private struct Parser {
         }
         return CLIInvocation(
             command: command, endpoint: endpoint, serverKey: setting("server-key", "GATEWAY_CLI_SERVER_KEY"),
-            curve: curve, locale: locale, json: options["json"] != nil, timeout: timeout)
+            curve: curve, locale: locale, json: options["json"] != nil, trace: options["trace"] != nil,
+            timeout: timeout)
     }
 }

@@ -1,5 +1,6 @@
 public import Contracts
 import Foundation
+import GatewayMessages
 import RemoteProtocol
 public import RemoteStreams
 import ServiceKit
@@ -97,6 +98,28 @@ public enum ScriptPrinter {
     public static func jsonLine(_ failure: ScriptFailure) -> String {
         encode(
             Summary(result: failure.kind.rawValue, exit: failure.exitCode.rawValue, message: failure.message))
+    }
+
+    /// The `--json --trace` line of an input's trace: the gateway's `trace` output with the name
+    /// of the input it traces, e.g.
+    /// `{"output":"trace","input":"loginTap","trace":{"trace_id":"…","hops":[…]}}`.
+    public static func jsonLine(_ trace: InputTrace) -> String {
+        encode(TraceLine(input: trace.input, trace: trace.trace))
+    }
+
+    /// The `trace` line of `--json --trace`.
+    struct TraceLine: Codable {
+        var output = FlowOutput.Name.trace.rawValue
+        var input: String?
+        var trace: FlowTrace
+    }
+
+    /// The waterfall `--trace` prints (to standard error) without `--json`, `width` columns wide:
+    /// a heading naming the input and the trace id, then a row per hop (``TraceWaterfall``).
+    public static func waterfall(_ trace: InputTrace, width: Int = 80) -> [String] {
+        TraceWaterfall.lines(
+            trace.trace, width: width, height: trace.trace.hops.count + 3,
+            title: trace.input.map { "[\($0)] trace" })
     }
 
     /// The lines printed without `--json`: the result's lines, its message, and the token on its

@@ -1,4 +1,5 @@
 public import Contracts
+public import Dispatch
 public import Reactive
 public import RemoteProtocol
 import Synchronization
@@ -152,8 +153,56 @@ public enum ExitCode: Int32, Sendable, Hashable, CaseIterable {
 public enum ScriptEvent: Sendable, Hashable {
     /// An output event of the flow, in arrival order.
     case output(FlowOutput)
+    /// The trace of an input the script sent, when the run asks for traces (``ScriptTracing``):
+    /// after the outputs that input produced.
+    case trace(InputTrace)
     /// The last event: the script's result (the sequence then completes).
     case finished(ScriptResult)
+}
+
+/// The trace the gateway reported for one input a script sent.
+public struct InputTrace: Sendable, Hashable {
+    /// The input's name (`username`, `loginTap`); nil for a trace of an input this run did not send.
+    public var input: String?
+    /// The trace id and hops.
+    public var trace: FlowTrace
+
+    /// A trace of `input`.
+    public init(input: String?, trace: FlowTrace) {
+        self.input = input
+        self.trace = trace
+    }
+}
+
+/// How a script run asks for the traces of its inputs (`gateway-cli --trace`): every input goes out
+/// with a fresh sampled `traceparent`, the gateway's ``FlowOutput/Name/trace`` outputs become
+/// ``ScriptEvent/trace(_:)`` events (the script never sees them), and the result waits, at most
+/// `grace`, for the traces of inputs still outstanding, so that each input's trace comes before it.
+public struct ScriptTracing: Sendable {
+    /// Makes the `traceparent` of each input (``FlowTrace/newTraceparent()``).
+    public var traceparent: @Sendable () -> String
+    /// How long the result waits for outstanding traces.
+    public var grace: RxTimeInterval
+
+    /// `open` with every input stamped with a fresh ``traceparent`` (the interactive client's
+    /// channels; a script run stamps its own).
+    public func stamping(_ open: @escaping OpenFlow) -> OpenFlow {
+        let traceparent = self.traceparent
+        return { flow, parameters, inputs in
+            open(flow, parameters, inputs.map { $0.traced(traceparent()) })
+        }
+    }
+
+    /// Fresh random traceparents; the result waits up to `grace` (default 2 s).
+    public init(
+        grace: RxTimeInterval = .seconds(2),
+        traceparent: @escaping @Sendable () -> String = {
+            FlowTrace.newTraceparent()
+        }
+    ) {
+        self.grace = grace
+        self.traceparent = traceparent
+    }
 }
 
 /// Runs a ``FlowScript`` over a flow channel.
@@ -170,20 +219,44 @@ public enum ScriptRunner {
     ///
     /// Outputs and the timeout are handled on `scheduler`, which must be serial (a
     /// `SerialScheduler`; a `TestScheduler` in tests): the script sees one event at a time.
+    ///
+    /// With `tracing`, every input sent carries a fresh sampled `traceparent`, each
+    /// ``FlowOutput/Name/trace`` output is a ``ScriptEvent/trace(_:)`` event instead of an output,
+    /// and ``ScriptEvent/finished(_:)`` waits until every input sent has its trace or
+    /// ``ScriptTracing/grace`` has passed (a failure does not wait).
     public static func run<Script: FlowScript>(
-        _ script: Script, open: @escaping OpenFlow, timeout: RxTimeInterval, scheduler: any SchedulerType
+        _ script: Script, open: @escaping OpenFlow, timeout: RxTimeInterval, scheduler: any SchedulerType,
+        tracing: ScriptTracing? = nil
     ) -> Observable<ScriptEvent> {
         Observable.create { observer in
             let inputs = ReplaySubject<FlowInput>.createUnbounded()
             let machine = Mutex(script)
+            let traces = Mutex(TraceBook())
+            let grace = SerialDisposable()
+            let finish: @Sendable (ScriptResult) -> Void = { result in
+                observer.onNext(.finished(result))
+                observer.onCompleted()
+            }
             let perform: @Sendable ([ScriptAction]) -> Void = { actions in
                 for action in actions {
                     switch action {
                     case .send(let input):
-                        inputs.onNext(input)
+                        guard let tracing else {
+                            inputs.onNext(input)
+                            continue
+                        }
+                        let traced = input.traced(tracing.traceparent())
+                        traces.withLock { $0.sent(traced) }
+                        inputs.onNext(traced)
                     case .finish(let result):
-                        observer.onNext(.finished(result))
-                        observer.onCompleted()
+                        guard let tracing, traces.withLock({ $0.hold(result) }) else {
+                            finish(result)
+                            continue
+                        }
+                        grace.disposable = scheduler.scheduleRelative((), dueTime: tracing.grace) { _ in
+                            if let result = traces.withLock({ $0.release() }) { finish(result) }
+                            return Disposables.create()
+                        }
                     case .fail(let failure):
                         observer.onError(failure)
                     }
@@ -200,6 +273,12 @@ public enum ScriptRunner {
                 .observe(on: scheduler)
                 .subscribe(
                     onNext: { output in
+                        if tracing != nil, output.outputName == .trace, let trace = output.trace {
+                            let (input, result) = traces.withLock { $0.received(trace) }
+                            observer.onNext(.trace(InputTrace(input: input, trace: trace)))
+                            if let result { finish(result) }
+                            return
+                        }
                         observer.onNext(.output(output))
                         perform(machine.withLock { $0.receive(output) })
                     },
@@ -212,7 +291,9 @@ public enum ScriptRunner {
                             ))
                     })
             perform(machine.withLock { $0.start() })
-            return Disposables.create([channel, timer, Disposables.create { inputs.onCompleted() }])
+            return Disposables.create([
+                channel, timer, grace, Disposables.create { inputs.onCompleted() },
+            ])
         }
     }
 
@@ -227,5 +308,48 @@ public enum ScriptRunner {
         case .never: return "forever"
         @unknown default: return "\(interval)"
         }
+    }
+}
+
+/// The traces a traced script run waits for: the inputs sent whose trace has not come, and the
+/// result held back until it has.
+struct TraceBook: Sendable {
+    /// The name of each input sent, by the trace id of its `traceparent`, until its trace comes.
+    private(set) var pending: [String: String] = [:]
+    /// The result, once the script has one, until it is let go.
+    private(set) var held: ScriptResult?
+    /// Whether the result was let go.
+    private(set) var released = false
+
+    /// `input` went out.
+    mutating func sent(_ input: FlowInput) {
+        guard let traceparent = input.traceparent, let id = FlowTrace.traceID(of: traceparent) else { return }
+        pending[id] = input.input
+    }
+
+    /// The script is done with `result`: true when it must wait for traces (false: let it go now).
+    mutating func hold(_ result: ScriptResult) -> Bool {
+        guard !pending.isEmpty else {
+            released = true
+            return false
+        }
+        held = result
+        return true
+    }
+
+    /// `trace` came: the name of the input it traces, and the held result if it was the last one
+    /// outstanding.
+    mutating func received(_ trace: FlowTrace) -> (input: String?, result: ScriptResult?) {
+        let input = pending.removeValue(forKey: trace.traceID)
+        guard pending.isEmpty else { return (input, nil) }
+        return (input, release())
+    }
+
+    /// The held result, once (the grace passed, or nothing is outstanding).
+    mutating func release() -> ScriptResult? {
+        guard let held, !released else { return nil }
+        released = true
+        self.held = nil
+        return held
     }
 }

@@ -149,6 +149,11 @@ extension MessageCatalogue {
         "ui.back": [.zhHans: "Esc 返回", .zhHant: "Esc 返回", .en: "Esc back"],
         "ui.quit": [.zhHans: "Ctrl-C 退出", .zhHant: "Ctrl-C 離開", .en: "Ctrl-C quit"],
         "ui.loading": [.zhHans: "请稍候…", .zhHant: "請稍候…", .en: "Please wait…"],
+        "ui.traceKey": [.zhHans: "Ctrl-T 追踪", .zhHant: "Ctrl-T 追蹤", .en: "Ctrl-T trace"],
+        "ui.traceNone": [
+            .zhHans: "还没有追踪：输入或按下按钮后显示", .zhHant: "還沒有追蹤：輸入或按下按鈕後顯示",
+            .en: "No trace yet: type or press a button",
+        ],
         "ui.unreachable": [
             .zhHans: "无法连接网关 {endpoint}", .zhHant: "無法連線至閘道 {endpoint}", .en: "Cannot reach the gateway at {endpoint}",
         ],

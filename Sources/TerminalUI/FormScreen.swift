@@ -248,7 +248,7 @@ public struct FormScreen: ScreenModel {
             }
         case .resize, .pageUp, .pageDown, .home, .end:
             break
-        case .unknown:
+        case .unknown, .toggleTrace:
             return [.bell]
         }
         return []

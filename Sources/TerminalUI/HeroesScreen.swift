@@ -174,7 +174,7 @@ public struct HeroesScreen: ScreenModel {
             return searchChanged(from: previous)
         case .tab, .backTab, .enter, .resize:
             break
-        case .unknown:
+        case .unknown, .toggleTrace:
             return [.bell]
         }
         return nextPage()

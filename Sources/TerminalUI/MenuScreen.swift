@@ -32,7 +32,7 @@ public struct MenuScreen: ScreenModel {
             return [.bell]
         case .backspace, .resize: break
         case .paste: return [.bell]  // Nothing to paste into: pasted text never opens an entry.
-        case .unknown: return [.bell]
+        case .unknown, .toggleTrace: return [.bell]
         }
         return []
     }

@@ -1,4 +1,5 @@
 public import Contracts
+internal import GatewayMessages
 
 /// The client's whole state, pure: a stack of screens (the menu at the bottom), the model of the one
 /// showing, and which channel generation its outputs must carry. The terminal loop feeds it keys and
@@ -33,9 +34,20 @@ public struct Navigator: Sendable {
     public var unreachable: Bool { failure != nil }
     /// The gateway's endpoint, for the "cannot reach" banner.
     public let endpoint: String
+    /// Whether inputs ask for their traces (`gateway-cli --trace`): Ctrl-T then shows the trace
+    /// panel, and the footer says so.
+    public let tracing: Bool
+    /// The latest trace each flow's screen received, by flow name (a screen shown again shows the
+    /// last one until its new channel reports one).
+    public private(set) var traces: [String: FlowTrace] = [:]
+    /// Whether the trace panel is showing (Ctrl-T).
+    public private(set) var showsTrace = false
 
-    /// A navigator on the menu.
-    public init(endpoint: String) { self.endpoint = endpoint }
+    /// A navigator on the menu; with `tracing`, the trace panel is one Ctrl-T away.
+    public init(endpoint: String, tracing: Bool = false) {
+        self.endpoint = endpoint
+        self.tracing = tracing
+    }
 
     /// The screen showing.
     public var current: ScreenKind { stack[stack.count - 1] }
@@ -44,14 +56,27 @@ public struct Navigator: Sendable {
     public mutating func handle(_ key: Key, height: Int) -> [Effect] {
         if key == .interrupt { return [.quit] }
         if key == .resize { return [] }
+        if key == .toggleTrace {
+            guard tracing else { return [.bell] }
+            showsTrace.toggle()
+            return []
+        }
         return perform(screen.handle(key, height: height))
     }
 
-    /// Applies an output of the channel opened for `generation`; stale outputs are dropped.
+    /// Applies an output of the channel opened for `generation`; stale outputs are dropped. A
+    /// `trace` output becomes the screen's latest trace; the screen itself never sees it.
     public mutating func apply(_ output: FlowOutput, generation: Int) -> [Effect] {
         guard generation == self.generation else { return [] }
+        if output.outputName == .trace {
+            if let trace = output.trace, let flow = current.flow { traces[flow.name] = trace }
+            return []
+        }
         return perform(screen.apply(output))
     }
+
+    /// The latest trace of the screen showing.
+    public var currentTrace: FlowTrace? { current.flow.flatMap { traces[$0.name] } }
 
     /// Records that the channel opened for `generation` failed with `reason`.
     public mutating func channelFailed(generation: Int, reason: String) {
@@ -73,9 +98,18 @@ public struct Navigator: Sendable {
         FlowParameters(locale: locale, token: current.token)
     }
 
-    /// The current screen's rows, with the "cannot reach the gateway" banner when its channel failed.
+    /// The current screen's rows, with the "cannot reach the gateway" banner when its channel failed
+    /// and, with tracing, the trace key in the footer and the trace panel when it is showing.
     public func render(_ context: RenderContext) -> Frame {
         var frame = screen.render(context)
+        if tracing, context.height >= 3, let footer = frame.lines.last {
+            var line = LineBuilder(width: context.width)
+            line.add(
+                footer.text.trimmingSuffixSpaces() + "  " + context.labels("ui.traceKey"),
+                TextStyle(dim: true))
+            frame.lines[frame.lines.count - 1] = line.line
+        }
+        var bottom = context.height - 1
         if let failure, context.height >= 3 {
             // Wrapped above the footer, at most half the rows under the title bar.
             let text = context.labels("ui.unreachable", ["endpoint": endpoint])
@@ -99,6 +133,13 @@ public struct Navigator: Sendable {
             let first = context.height - 1 - banner.count
             for (offset, line) in banner.enumerated() { frame.lines[first + offset] = line }
             if let row = frame.cursor?.row, row >= first, row < context.height - 1 { frame.cursor = nil }
+            bottom = first
+        }
+        if tracing, showsTrace, current.flow != nil, context.height >= 4 {
+            let panel = TracePanel.lines(currentTrace, bottom - 1, context)
+            let first = bottom - panel.count
+            for (offset, line) in panel.enumerated() { frame.lines[first + offset] = line }
+            if let row = frame.cursor?.row, row >= first, row < bottom { frame.cursor = nil }
         }
         return frame
     }
@@ -168,5 +209,43 @@ extension String {
         var text = self
         while text.last == " " { text.removeLast() }
         return text
+    }
+}
+
+/// The trace panel: the screen's latest trace as a waterfall (``TraceWaterfall``), under a
+/// reverse-video heading, in at most half the rows under the title bar.
+enum TracePanel {
+    /// The panel's rows for `trace` (nil: not yet one) with at most `available` rows.
+    static func lines(_ trace: FlowTrace?, _ available: Int, _ context: RenderContext) -> [StyledLine] {
+        let width = context.width
+        let room = min(available, max(3, available / 2 + 1))
+        guard room > 0 else { return [] }
+        let heading = TextStyle(bold: true, reverse: true)
+        guard let trace else {
+            var row = LineBuilder(width: width)
+            row.add(" " + context.labels("ui.traceNone"), heading)
+            row.pad(to: width, heading)
+            return [row.line]
+        }
+        let text = TraceWaterfall.lines(trace, width: width - 1, height: room)
+        return text.enumerated().map { index, line in
+            var row = LineBuilder(width: width)
+            switch index {
+            case 0:
+                row.add(" " + line, heading)
+                row.pad(to: width, heading)
+            case 1:
+                row.add(" " + line, TextStyle(dim: true))
+            default:
+                // The bar in colour, the label and numbers plain.
+                let cut = line.firstIndex { $0 == "█" || $0 == "░" } ?? line.endIndex
+                row.add(" " + String(line[..<cut]))
+                let bar = String(line[cut...])
+                let solid = bar.firstIndex(of: "█") ?? bar.endIndex
+                row.add(String(bar[..<solid]), TextStyle(dim: true))
+                row.add(String(bar[solid...]), TextStyle(color: context.color(.cyan)))
+            }
+            return row.line
+        }
     }
 }

@@ -32,6 +32,8 @@ public enum Key: Sendable, Hashable {
     case end
     /// Ctrl-C: quit from anywhere.
     case interrupt
+    /// Ctrl-T: show or hide the trace panel (`gateway-cli --trace`).
+    case toggleTrace
     /// The terminal changed size.
     case resize
     /// A key or control character with no meaning here (ignored, never fatal).

@@ -132,6 +132,7 @@ extension Key {
         }
         switch code {
         case 3: return .interrupt
+        case 20: return .toggleTrace
         case 9: return .tab
         case 10, 13: return .enter
         case 27: return .escape

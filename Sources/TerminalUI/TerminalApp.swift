@@ -25,6 +25,8 @@ public enum TerminalApp {
     ///     its outputs; disposing the subscription closes the channel.
     ///   - reconnections: an event each time the connection to the gateway is (re)established; a
     ///     screen whose channel failed reopens it then, with the texts typed so far.
+    ///   - tracing: whether `open` asks for the trace of every input (`gateway-cli --trace`): Ctrl-T
+    ///     then shows the screen's latest trace as a waterfall.
     public static func run(
         locale: MessageLocale, endpoint: String,
         open:
@@ -32,7 +34,7 @@ public enum TerminalApp {
                 _ flow: FlowMethod, _ parameters: FlowParameters, _ inputs: Observable<FlowInput>
             )
             -> Observable<FlowOutput>,
-        reconnections: Observable<Void> = .never()
+        reconnections: Observable<Void> = .never(), tracing: Bool = false
     ) -> Int32 {
         guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else {
             complain("the interactive mode needs a terminal (stdin and stdout); use a subcommand in scripts")
@@ -50,7 +52,7 @@ public enum TerminalApp {
         let thread = Thread {
             let code = UILoop.run(
                 locale: locale, endpoint: endpoint, wantColors: wantColors, signals: signals, wake: wake,
-                open: open, reconnections: reconnections)
+                open: open, reconnections: reconnections, tracing: tracing)
             result.withLock { $0 = code }
             finished.signal()
         }
@@ -229,7 +231,7 @@ enum UILoop {
         locale: MessageLocale, endpoint: String, wantColors: Bool, signals: SignalWatch, wake: WakePipe,
         open:
             @escaping @Sendable (FlowMethod, FlowParameters, Observable<FlowInput>) -> Observable<FlowOutput>,
-        reconnections: Observable<Void>
+        reconnections: Observable<Void>, tracing: Bool
     ) -> Int32 {
         guard let terminal = Terminal(wantColors: wantColors) else {
             TerminalApp.complain(
@@ -241,7 +243,7 @@ enum UILoop {
         let queue = OutputQueue(wake: wake)
         var decoder = KeyDecoder()
         let channel = ChannelSlot(queue: queue, open: open)
-        var navigator = Navigator(endpoint: endpoint)
+        var navigator = Navigator(endpoint: endpoint, tracing: tracing)
         defer { channel.close() }
         let reconnected = reconnections.subscribe(onNext: { queue.push(.reconnected) })
         defer { reconnected.dispose() }

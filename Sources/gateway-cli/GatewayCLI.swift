@@ -49,9 +49,10 @@ enum GatewayCLI {
             }
             defer { stop(connection) }
             guard let script else {
+                let open = deviceTokens.map { $0.remembering(connection.openFlow) } ?? connection.openFlow
                 return runInteractive(
                     locale: invocation.locale, endpoint: invocation.endpoint, connection: connection,
-                    open: deviceTokens.map { $0.remembering(connection.openFlow) } ?? connection.openFlow)
+                    open: invocation.trace ? ScriptTracing().stamping(open) : open, tracing: invocation.trace)
             }
             return run(
                 script, on: connection, invocation, interruption: interruption, deviceTokens: deviceTokens
@@ -119,13 +120,21 @@ enum GatewayCLI {
             })
         }
         let subscription = ScriptRunner.run(
-            script, open: open, timeout: invocation.timeout.dispatchInterval, scheduler: scheduler
+            script, open: open, timeout: invocation.timeout.dispatchInterval, scheduler: scheduler,
+            tracing: invocation.trace ? ScriptTracing() : nil
         )
         .subscribe(
             onNext: { event in
                 switch event {
                 case .output(let output):
                     if json { writeStandardOutput(ScriptPrinter.jsonLine(output) + "\n") }
+                case .trace(let trace):
+                    if json {
+                        writeStandardOutput(ScriptPrinter.jsonLine(trace) + "\n")
+                    } else {
+                        let lines = ScriptPrinter.waterfall(trace, width: terminalWidth(of: 2))
+                        writeStandardError(lines.joined(separator: "\n") + "\n")
+                    }
                 case .finished(let result):
                     if let issued = result.deviceToken, let deviceTokens {
                         do { try deviceTokens.save(issued) } catch {
@@ -181,6 +190,16 @@ enum GatewayCLI {
         }
         _ = stopped.wait(timeout: .now() + 1)
     }
+}
+
+/// The width of the terminal on `descriptor`, else `COLUMNS`, else 80.
+func terminalWidth(of descriptor: Int32) -> Int {
+    var size = winsize()
+    if ioctl(descriptor, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
+    if let columns = ProcessInfo.processInfo.environment["COLUMNS"].flatMap(Int.init), columns > 0 {
+        return columns
+    }
+    return 80
 }
 
 extension Duration {

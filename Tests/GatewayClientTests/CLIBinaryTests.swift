@@ -62,6 +62,17 @@ struct CLIBinaryTests {
         #expect(run.standardError.isEmpty)
     }
 
+    /// The fake gateway reports no traces: the run waits the grace for them, then ends as ever.
+    @Test func traceAgainstAGatewayThatReportsNoneChangesNothingElse() async throws {
+        let gateway = try FakeGatewayServer()
+        let run = try await gateway.cli(["numbers", "1", "2", "3", "--json", "--trace"])
+        await gateway.stop()
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(run.outputLines.last == #"{"result":"succeeded","exit":0,"message":"6"}"#)
+        #expect(run.outputLines.filter { $0.hasPrefix(#"{"output":"sum""#) }.count == 4)
+        #expect(run.standardError.isEmpty)
+    }
+
     @Test func loginSucceedsAndFails() async throws {
         let gateway = try FakeGatewayServer()
         let success = try await gateway.cli(

@@ -1,0 +1,72 @@
+import Contracts
+import Foundation
+import Testing
+
+/// `gateway-cli --trace` against the four servers: every input the CLI sends asks for its trace,
+/// and the gateway's answer reaches the script as `trace` lines (`--json`) or waterfalls.
+@Suite("end to end: gateway-cli --trace", .timeLimit(.minutes(2)), .serialized)
+struct CLITraceTests {
+    /// The `trace` lines of a `--json --trace` run, decoded.
+    struct TraceLine: Decodable {
+        var output: String
+        var input: String?
+        var trace: FlowTrace
+    }
+
+    @Test("signin --json --trace: a trace line per input; the username's spans gateway, validation and auth")
+    func signinTraces() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let stack = try await GatewayStack.start(in: directory)
+        do {
+            let username = "trc" + randomDigits(9)
+            try await stack.register(username)
+            let run = try await stack.cli(
+                ["signin", "--username", username, "--password-stdin", "--json", "--trace", "--lang", "en"],
+                input: "secret1\n")
+            #expect(run.status == .exited(0), "\(run)")
+            let lines = run.standardOutput.split(separator: "\n").map(String.init)
+            let traces = lines.compactMap { line -> TraceLine? in
+                guard line.hasPrefix(#"{"output":"trace""#) else { return nil }
+                return try? JSONDecoder().decode(TraceLine.self, from: Data(line.utf8))
+            }
+            // One per input sent, each before the result line, with its own trace id.
+            #expect(Set(traces.compactMap(\.input)) == ["username", "password", "loginTap"], "\(run)")
+            #expect(Set(traces.map(\.trace.traceID)).count == traces.count)
+            #expect(lines.last?.hasPrefix(#"{"result":"succeeded""#) == true)
+            for line in traces {
+                #expect(line.trace.traceID.count == 32)
+                #expect(line.trace.hops.first?.service == "gateway")
+                #expect(line.trace.hops.first?.depth == 0)
+                #expect(line.trace.hops.first?.startMicros == 0)
+            }
+            let typed = try #require(traces.first { $0.input == "username" })
+            #expect(
+                Set(typed.trace.hops.map(\.service)).isSuperset(of: ["gateway", "validation", "auth"]),
+                "\(typed.trace.hops)")
+            #expect(typed.trace.hops.contains { $0.service == "auth" && $0.method == "auth.exists" })
+            let tap = try #require(traces.first { $0.input == "loginTap" })
+            #expect(tap.trace.hops.contains { $0.service == "auth" && $0.method == "auth.login" })
+            #expect(tap.trace.hops.contains { $0.method == "argon2id verify" && $0.depth == 2 })
+            // The outputs are what they are without --trace.
+            #expect(lines.contains { $0.hasPrefix(#"{"output":"session""#) })
+
+            // Without --json: the result on standard output as ever, a waterfall per input on
+            // standard error.
+            let plain = try await stack.cli(
+                ["signin", "--username", username, "--password-stdin", "--trace", "--lang", "en"],
+                input: "secret1\n")
+            #expect(plain.status == .exited(0), "\(plain)")
+            #expect(plain.lines.count == 2)
+            #expect(plain.standardError.contains("[loginTap] trace "), "\(plain)")
+            #expect(plain.standardError.contains("auth:"))
+            #expect(plain.standardError.contains("auth.login"))
+            #expect(plain.standardError.split(separator: "\n").allSatisfy { $0.count <= 80 })
+        } catch {
+            Issue.record("logs:\n\(stack.logs)")
+            await stack.stop()
+            throw error
+        }
+        await stack.stop()
+    }
+}
