@@ -57,7 +57,7 @@ public struct Navigator: Sendable {
         if key == .interrupt { return [.quit] }
         if key == .resize { return [] }
         if key == .toggleTrace {
-            guard tracing else { return [.bell] }
+            guard tracing, current.flow != nil else { return [.bell] }
             showsTrace.toggle()
             return []
         }
@@ -99,10 +99,11 @@ public struct Navigator: Sendable {
     }
 
     /// The current screen's rows, with the "cannot reach the gateway" banner when its channel failed
-    /// and, with tracing, the trace key in the footer and the trace panel when it is showing.
+    /// and, with tracing on a flow's screen, the trace key in the footer and the trace panel when it
+    /// is showing.
     public func render(_ context: RenderContext) -> Frame {
         var frame = screen.render(context)
-        if tracing, context.height >= 3, let footer = frame.lines.last {
+        if tracing, current.flow != nil, context.height >= 3, let footer = frame.lines.last {
             var line = LineBuilder(width: context.width)
             line.add(
                 footer.text.trimmingSuffixSpaces() + "  " + context.labels("ui.traceKey"),

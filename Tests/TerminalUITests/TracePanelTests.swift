@@ -35,8 +35,9 @@ struct TracePanelTests {
         #expect(!plain.showsTrace)
         #expect(!plain.render(context(80, 24, .en)).text[23].contains("Ctrl-T"))
         var menu = Navigator(endpoint: "e", tracing: true)
-        #expect(menu.handle(.toggleTrace, height: 24).isEmpty)
-        #expect(!menu.render(context(80, 24, .en)).text.contains { $0.contains("No trace yet") })
+        // The menu has no channel, so no trace: the bell, and no key in its footer.
+        #expect(menu.handle(.toggleTrace, height: 24) == [.bell])
+        #expect(!menu.render(context(80, 24, .en)).text.contains { $0.contains("Ctrl-T") })
     }
 
     @Test("a trace output is the screen's latest trace, never the screen's; other screens keep theirs")
