@@ -74,6 +74,7 @@ let package = Package(
             name: "TransportBenchmarks",
             dependencies: [
                 "ZeroMQ", "Reactive", "RemoteProtocol", "RemoteStreams", "BenchmarkSupport", "Measuring",
+                "Metrics", "ServiceKit",
             ],
             path: "Benchmarks/TransportBenchmarks",
             exclude: ["raw"],

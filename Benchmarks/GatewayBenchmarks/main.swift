@@ -34,6 +34,9 @@
 //                 (default 3, the order alternating), and a table shows each row's best round of the
 //                 old and the new build side by side with the ratio new/old (the idle rows are the
 //                 new build's alone)
+//   --metrics     A/B of metrics: as --baseline, with this build on both sides: "old" with metrics
+//                 off, "new" with `--metrics-listen` on all four, each scraped (/metrics fetched
+//                 and read) once a second during the runs, as a Prometheus with a 1 s interval does
 
 import BenchmarkSupport
 import Contracts
@@ -61,6 +64,8 @@ struct Options {
     var pace = 200.0
     var baseline: String?
     var rounds = 3
+    /// A/B of metrics off and on, this build on both sides.
+    var metrics = false
 
     /// Parses the arguments (without the program name).
     static func parse(_ arguments: [String]) throws -> Options {
@@ -105,6 +110,7 @@ struct Options {
             case "--pace": options.pace = try number(try value(), 0...60_000)
             case "--baseline": options.baseline = try value()
             case "--rounds": options.rounds = Int(try number(try value(), 1...20))
+            case "--metrics": options.metrics = true
             case let other: throw BenchmarkError(description: "unknown option \(other)")
             }
             index += 1
@@ -288,7 +294,8 @@ func resident(_ stack: StackUnderTest, settle: Duration = .seconds(1)) async thr
 func kib(_ value: Int) -> String { "\(grouped(Double(value))) KiB" }
 
 /// The keystroke rows (0), (1), (2), (2b) and (3) that `options.only` selects, measured on `stack`.
-func keystrokeRows(_ stack: StackUnderTest, context: Context, options: Options) async throws -> [String: Row] {
+func keystrokeRows(_ stack: StackUnderTest, context: Context, options: Options) async throws -> [String: Row]
+{
     var rows: [String: Row] = [:]
     if options.only.contains("reference") {
         let control = RunControl()
@@ -395,10 +402,12 @@ func keystrokeRows(_ stack: StackUnderTest, context: Context, options: Options) 
 /// A/B: the keystroke rows on `stack` (this build) and on a stack of `baseline`'s binaries, in turn,
 /// `options.rounds` times; prints each side's best round of each row (lowest p50) and their ratio.
 /// Returns this build's rows.
-func compare(_ stack: StackUnderTest, with baseline: String, context: Context, options: Options) async throws
-    -> [String: Row]
-{
-    let old = try await StackUnderTest.start(bin: baseline, arguments: StackUnderTest.benchmarkArguments(options))
+func compare(
+    _ stack: StackUnderTest, with baseline: String, arguments: [String: [String]],
+    sides: (old: String, new: String),
+    context: Context, options: Options
+) async throws -> [String: Row] {
+    let old = try await StackUnderTest.start(bin: baseline, arguments: arguments)
     var best: [String: (old: Row?, new: Row?)] = [:]
     func keep(_ rows: [String: Row], new: Bool) {
         for (name, row) in rows {
@@ -415,7 +424,7 @@ func compare(_ stack: StackUnderTest, with baseline: String, context: Context, o
         for round in 1...options.rounds {
             let newFirst = round % 2 == 1
             for new in newFirst ? [true, false] : [false, true] {
-                print("  round \(round): the \(new ? "new" : "old") build")
+                print("  round \(round): \(new ? sides.new : sides.old)")
                 keep(try await keystrokeRows(new ? stack : old, context: context, options: options), new: new)
             }
         }
@@ -425,8 +434,10 @@ func compare(_ stack: StackUnderTest, with baseline: String, context: Context, o
     }
     await old.stop(keep: false)
     print("")
-    print("A/B, best of \(options.rounds) rounds each (old: \(baseline)):")
-    print("| row | build | events/s | p50 ms | p99 ms | CPU µs per event: gateway / validation / auth | context switches per event: gateway / validation |")
+    print("A/B, best of \(options.rounds) rounds each (old: \(sides.old); new: \(sides.new)):")
+    print(
+        "| row | build | events/s | p50 ms | p99 ms | CPU µs per event: gateway / validation / auth | context switches per event: gateway / validation |"
+    )
     print("|---|---|---:|---:|---:|---:|---:|")
     let labels = [
         ("reference", "(0) validate.phone"), ("login1", "(1) flow.login, 1 channel"),
@@ -479,8 +490,18 @@ print(
         + options.gatewayArguments.map { " --gateway-arg \($0)" }.joined()
         + (options.loops.map { " --loops \($0)" } ?? ""))
 let stack: StackUnderTest
+// With --metrics, the stack measured as "new" serves /metrics on these ports (by service).
+var metricsPorts: [String: Int] = [:]
 do {
-    stack = try await StackUnderTest.start(bin: options.bin, arguments: StackUnderTest.benchmarkArguments(options))
+    var arguments = StackUnderTest.benchmarkArguments(options)
+    if options.metrics {
+        for name in ["auth", "validation", "heroes", "gateway"] {
+            let port = try freeLoopbackPort()
+            metricsPorts[name] = port
+            arguments[name, default: []] += ["--metrics-listen", "127.0.0.1:\(port)"]
+        }
+    }
+    stack = try await StackUnderTest.start(bin: options.bin, arguments: arguments)
 } catch {
     print("GatewayBenchmarks: the stack did not start: \(error)")
     exit(1)
@@ -522,7 +543,8 @@ do {
         for target in options.idle.sorted() where target > channels.count {
             // The gateway takes 1,024 streams per connection: 1,000 channels per client.
             while clients.count * 1_000 < target {
-                clients.append(try await stack.endClient(context: context, name: "bench-idle-\(clients.count)"))
+                clients.append(
+                    try await stack.endClient(context: context, name: "bench-idle-\(clients.count)"))
             }
             let more = target - channels.count
             // Fill the clients in order, 1,000 channels each.
@@ -592,8 +614,17 @@ do {
         for client in clients { await client.stop() }
     }
 
-    if let baseline = options.baseline {
-        rows = try await compare(stack, with: baseline, context: context, options: options)
+    if options.metrics {
+        let scraper = MetricsScraper(ports: metricsPorts.values.sorted())
+        defer { scraper.stop() }
+        rows = try await compare(
+            stack, with: options.bin, arguments: StackUnderTest.benchmarkArguments(options),
+            sides: ("metrics off", "metrics on, scraped every second"), context: context, options: options)
+        print("  \(scraper.scrapes) scrapes of \(metricsPorts.count) servers, \(scraper.failures) failed")
+    } else if let baseline = options.baseline {
+        rows = try await compare(
+            stack, with: baseline, arguments: StackUnderTest.benchmarkArguments(options),
+            sides: ("the baseline build in \(baseline)", "this build"), context: context, options: options)
     } else {
         rows = try await keystrokeRows(stack, context: context, options: options)
     }

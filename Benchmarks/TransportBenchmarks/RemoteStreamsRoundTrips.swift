@@ -5,9 +5,12 @@
 
 import BenchmarkSupport
 import Dispatch
+import Foundation
+import Metrics
 import Reactive
 import RemoteProtocol
 import RemoteStreams
+import ServiceKit
 import Synchronization
 import ZeroMQ
 
@@ -40,19 +43,33 @@ func remoteStreamsEmptyRequests(budget: Budget) throws -> [Measurement] {
     try remoteStreamsRequests(benchEmpty, NoParameters(), budget: budget)
 }
 
+/// Measures (4m): (4) with metrics on, as `--metrics-listen` runs a server: every call counted by
+/// method and outcome, with its latency in a histogram, and the whole exposition collected from the
+/// server's loop and rendered every ``scrapeInterval``, as a scrape does.
+func remoteStreamsEmptyRequestsWithMetrics(budget: Budget) throws -> [Measurement] {
+    try remoteStreamsRequests(benchEmpty, NoParameters(), metrics: true, budget: budget)
+}
+
+/// How often (4m) collects and renders the exposition: a 1 s scrape interval, the shortest one in
+/// common use (Prometheus's default is 1 m, typical configurations 15 s).
+let scrapeInterval = Duration.seconds(1)
+
 /// Measures `method` called with `payload` (its handler answers with its parameters), with 1 and
-/// with 64 requests in flight.
+/// with 64 requests in flight; with `metrics`, as (4m) describes.
 private func remoteStreamsRequests<Body: Codable & Sendable>(
-    _ method: RequestMethod<Body, Body>, _ payload: Body, budget: Budget
+    _ method: RequestMethod<Body, Body>, _ payload: Body, metrics: Bool = false, budget: Budget
 ) throws -> [Measurement] {
     let context = try Context()
     var handlers = RemoteHandlers()
     handlers.handle(method) { payload in Single.just(payload) }
     let server = try RemoteServer(
-        context: context, configuration: .init(endpoints: ["tcp://127.0.0.1:*"]), handlers: handlers)
+        context: context, configuration: .init(endpoints: ["tcp://127.0.0.1:*"], countsCalls: metrics),
+        handlers: handlers)
     let client = try RemoteClient(
         context: context, configuration: .init(endpoints: server.endpoints, deadline: .seconds(30)))
+    let scraper = metrics ? Scraper(server: server) : nil
     defer {
+        scraper?.stop()
         try? awaitOnPool {
             await client.stop()
             await server.stop()
@@ -65,6 +82,39 @@ private func remoteStreamsRequests<Body: Codable & Sendable>(
         return requestRun(
             client, method, payload, inFlight: inFlight, count: budget.roundTrips(inFlight: inFlight),
             seconds: budget.seconds)
+    }
+}
+
+/// Collects `server`'s counters and renders them as a scrape would, every ``scrapeInterval`` on a
+/// thread of its own, until stopped.
+private final class Scraper: Sendable {
+    private let running = Atomic<Bool>(true)
+    private let done = DispatchSemaphore(value: 0)
+
+    init(server: RemoteServer) {
+        let thread = Thread { [self] in
+            var bytes = 0
+            while running.load(ordering: .relaxed) {
+                let started = ContinuousClock.now
+                bytes &+=
+                    (try? awaitOnPool {
+                        Exposition.text(HostMetrics.transport([await server.counters])).utf8.count
+                    }) ?? 0
+                let next = started + scrapeInterval
+                if next > ContinuousClock.now {
+                    Thread.sleep(forTimeInterval: Double((next - .now) / .microseconds(1)) / 1e6)
+                }
+            }
+            precondition(bytes >= 0)
+            done.signal()
+        }
+        thread.name = "scraper"
+        thread.start()
+    }
+
+    func stop() {
+        running.store(false, ordering: .relaxed)
+        done.wait()
     }
 }
 
@@ -100,7 +150,8 @@ private final class RequestPump<Body: Codable & Sendable>: Sendable {
     private let deadline: UInt64
     private let state = Mutex(State())
 
-    init(client: RemoteClient, method: RequestMethod<Body, Body>, payload: Body, count: Int, seconds: Double) {
+    init(client: RemoteClient, method: RequestMethod<Body, Body>, payload: Body, count: Int, seconds: Double)
+    {
         self.client = client
         self.method = method
         self.payload = payload

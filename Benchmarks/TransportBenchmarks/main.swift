@@ -2,8 +2,9 @@
 //   (1) the C program on raw libzmq (raw/raw_roundtrip.c), the limit;
 //   (2) the same method through the `ZeroMQ` wrapper, with the server on a `SocketLoop` (as a service
 //       runs it) and, for reference, as a plain blocking echo loop;
-//   (3) request/response through `RemoteStreams` with a five-string JSON payload, and (4) the same
-//       with the empty body `{}`.
+//   (3) request/response through `RemoteStreams` with a five-string JSON payload, (4) the same
+//       with the empty body `{}`, and (4m) row (4) with metrics on (every call counted and timed,
+//       the exposition collected and rendered every second).
 // Each with 1 and 64 requests in flight; round trips per second, p50 and p99 latency (send to
 // reply, monotonic clock) and each row's ratio to (1). The goals are in docs/BENCHMARKS.md.
 //
@@ -86,6 +87,9 @@ var contenders = [
     Contender(
         label: "(4) RemoteStreams request, {}", implementation: "swift-remotestreams-empty",
         server: "remotestreams", measure: remoteStreamsEmptyRequests),
+    Contender(
+        label: "(4m) {}, metrics on", implementation: "swift-remotestreams-empty-metrics",
+        server: "remotestreams", measure: remoteStreamsEmptyRequestsWithMetrics),
 ]
 if let baseline {
     // This build's rows (3) and (4) run as a child too, like the baseline's.

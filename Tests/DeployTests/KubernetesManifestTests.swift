@@ -7,19 +7,25 @@ struct DeployedProcess {
     let binary: String
     let prefix: String
     let port: Int
+    /// Where its metrics listener (`--metrics-listen`) serves /metrics, /healthz and /readyz: the same
+    /// port in every deployment (the local stack, systemd, Kubernetes).
+    let metricsPort: Int
     let workload: String
 }
 
 let processes = [
     DeployedProcess(
-        name: "auth", binary: "auth-service", prefix: "AUTH", port: 5562, workload: "Deployment"),
-    DeployedProcess(
-        name: "validation", binary: "validation-service", prefix: "VALIDATION", port: 5561,
+        name: "auth", binary: "auth-service", prefix: "AUTH", port: 5562, metricsPort: 9562,
         workload: "Deployment"),
     DeployedProcess(
-        name: "heroes", binary: "hero-catalog-service", prefix: "HEROES", port: 5563, workload: "Deployment"),
+        name: "validation", binary: "validation-service", prefix: "VALIDATION", port: 5561, metricsPort: 9561,
+        workload: "Deployment"),
     DeployedProcess(
-        name: "gateway", binary: "gateway", prefix: "GATEWAY", port: 5560, workload: "Deployment"),
+        name: "heroes", binary: "hero-catalog-service", prefix: "HEROES", port: 5563, metricsPort: 9563,
+        workload: "Deployment"),
+    DeployedProcess(
+        name: "gateway", binary: "gateway", prefix: "GATEWAY", port: 5560, metricsPort: 9560,
+        workload: "Deployment"),
 ]
 
 /// `object[key]` as a dictionary, array or string, for walking parsed JSON.
@@ -59,7 +65,7 @@ struct KubernetesManifestTests {
         #expect(listed == manifests)
     }
 
-    @Test("one workload and one Service per process, probes from --check, keys from a Secret")
+    @Test("one workload and one Service per process, probes over the metrics listener, keys from a Secret")
     func workloads() async throws {
         let all = try await Self.documents().values.flatMap { $0 }
         for process in processes {
@@ -71,10 +77,10 @@ struct KubernetesManifestTests {
             #expect(spec.object("securityContext")["runAsNonRoot"] as? Bool == true)
             let container = try #require(spec.list("containers").first { $0.string("name") == process.name })
             #expect(container.strings("command") == ["/usr/local/bin/\(process.binary)"])
-            let readiness = container.object("readinessProbe").object("exec").strings("command")
-            #expect(readiness == ["/usr/local/bin/\(process.binary)", "--check"])
-            let liveness = container.object("livenessProbe").object("exec").strings("command")
-            #expect(liveness.joined(separator: " ").contains("/usr/local/bin/\(process.binary) --check"))
+            let readiness = container.object("readinessProbe").object("httpGet")
+            #expect(readiness.string("path") == "/readyz" && readiness.string("port") == "metrics")
+            let liveness = container.object("livenessProbe").object("httpGet")
+            #expect(liveness.string("path") == "/healthz" && liveness.string("port") == "metrics")
             #expect(container.list("ports").first?["containerPort"] as? Int == process.port)
 
             // The state directory: the variable, the mount, and the keys copied into it.
@@ -105,6 +111,155 @@ struct KubernetesManifestTests {
             #expect(service.list("ports").first?["port"] as? Int == process.port)
             #expect(service.object("selector").string("app.kubernetes.io/name") == process.name)
         }
+    }
+
+    @Test(
+        "each server listens for metrics on its port, named `metrics`, annotated for scraping, on a Service")
+    func metricsPorts() async throws {
+        let all = try await Self.documents().values.flatMap { $0 }
+        for process in processes {
+            let deployment = try #require(
+                all.first {
+                    $0.string("kind") == "Deployment" && $0.object("metadata").string("name") == process.name
+                })
+            let template = deployment.object("spec").object("template")
+            let container = try #require(
+                template.object("spec").list("containers").first { $0.string("name") == process.name })
+            #expect(
+                container.strings("args") == ["--metrics-listen", "0.0.0.0:\(process.metricsPort)"],
+                "\(process.name): \(container.strings("args"))")
+            let named = container.list("ports").filter { $0.string("name") == "metrics" }
+            #expect(named.count == 1 && named.first?["containerPort"] as? Int == process.metricsPort)
+            let annotations = template.object("metadata").object("annotations")
+            #expect(annotations.string("prometheus.io/scrape") == "true", "\(process.name)")
+            #expect(annotations.string("prometheus.io/port") == "\(process.metricsPort)", "\(process.name)")
+            #expect(annotations.string("prometheus.io/path") == "/metrics", "\(process.name)")
+
+            // Exactly one Service of the process's pods carries the metrics port; for the gateway it is
+            // not the LoadBalancer, which is reachable from outside the cluster.
+            let services = all.filter {
+                $0.string("kind") == "Service"
+                    && $0.object("spec").object("selector").string("app.kubernetes.io/name") == process.name
+            }
+            let withMetrics = services.filter { service in
+                service.object("spec").list("ports").contains { $0.string("name") == "metrics" }
+            }
+            try #require(
+                withMetrics.count == 1, "\(process.name): \(withMetrics.count) Services with metrics")
+            let service = withMetrics[0]
+            let port = try #require(
+                service.object("spec").list("ports").first { $0.string("name") == "metrics" })
+            #expect(port["port"] as? Int == process.metricsPort)
+            #expect(port["targetPort"] as? String == "metrics")
+            #expect(service.object("spec").string("type") != "LoadBalancer", "\(process.name)")
+            #expect(
+                service.object("metadata").object("labels").string("app.kubernetes.io/name") == process.name)
+        }
+    }
+
+    @Test("the NetworkPolicies let Prometheus (namespace monitoring) reach every metrics port, and only it")
+    func metricsNetworkPolicy() async throws {
+        let all = try await Self.documents().values.flatMap { $0 }
+        for process in processes {
+            let policy = try #require(
+                all.first {
+                    $0.string("kind") == "NetworkPolicy"
+                        && $0.object("metadata").string("name") == process.name
+                }, "no NetworkPolicy \(process.name)"
+            ).object("spec")
+            #expect(
+                policy.object("podSelector").object("matchLabels").string("app.kubernetes.io/name")
+                    == process.name)
+            let rules = policy.list("ingress").filter { rule in
+                rule.list("ports").contains { $0["port"] as? Int == process.metricsPort }
+            }
+            try #require(rules.count == 1, "\(process.name): no single rule for port \(process.metricsPort)")
+            let from = rules[0].list("from")
+            try #require(from.count == 1, "\(process.name): the metrics port must not be open to all")
+            #expect(
+                from[0].object("namespaceSelector").object("matchLabels").string(
+                    "kubernetes.io/metadata.name")
+                    == "monitoring")
+            #expect(
+                from[0].object("podSelector").object("matchLabels").string("app.kubernetes.io/name")
+                    == "prometheus")
+            // The service's own port stays reachable by its callers.
+            #expect(
+                policy.list("ingress").contains {
+                    $0.list("ports").contains { $0["port"] as? Int == process.port }
+                })
+        }
+    }
+
+    @Test(
+        "the servicemonitor component renders with kubectl kustomize, and its ServiceMonitor scrapes every server",
+        .enabled(if: commandOnPath("kubectl") != nil, "kubectl is not installed"))
+    func serviceMonitorComponent() async throws {
+        let kubectl = try #require(commandOnPath("kubectl"))
+        let component = try #require(
+            try await parseYAML([Self.directory + "/components/servicemonitor/kustomization.yaml"]).values
+                .first?
+                .first as? [String: Any])
+        #expect(component.string("kind") == "Component")
+        #expect(component.string("apiVersion") == "kustomize.config.k8s.io/v1alpha1")
+
+        let result = try await runCommand(
+            kubectl, ["kustomize", Paths.deploy + "/kubernetes-servicemonitor"])
+        #expect(result.status == 0, "\(result.error)")
+        let rendered = try await parseRendered(result.output)
+        let base = try await runCommand(kubectl, ["kustomize", Self.directory])
+        #expect(try await parseRendered(base.output).count == rendered.count - 1)
+        let monitors = rendered.filter { $0.string("kind") == "ServiceMonitor" }
+        try #require(monitors.count == 1)
+        let monitor = monitors[0]
+        #expect(monitor.string("apiVersion") == "monitoring.coreos.com/v1")
+        #expect(monitor.object("metadata").string("namespace") == "reactive-login")
+        let spec = monitor.object("spec")
+        // Jobs named as deploy/prometheus/rules.yml expects: the Service's app.kubernetes.io/name.
+        #expect(spec.string("jobLabel") == "app.kubernetes.io/name")
+        let endpoints = spec.list("endpoints")
+        #expect(endpoints.map { $0.string("port") } == ["metrics"])
+        #expect(endpoints.first?.string("path") == "/metrics")
+
+        /// Whether a label selector (matchLabels and In/NotIn/Exists matchExpressions) selects `labels`.
+        func selects(_ selector: [String: Any], _ labels: [String: Any]) -> Bool {
+            let matchLabels = selector.object("matchLabels")
+            guard matchLabels.allSatisfy({ labels[$0.key] as? String == $0.value as? String }) else {
+                return false
+            }
+            return selector.list("matchExpressions").allSatisfy { expression in
+                let value = expression.string("key").flatMap { labels[$0] as? String }
+                let values = expression.strings("values")
+                switch expression.string("operator") {
+                case "In": return value.map(values.contains) ?? false
+                case "NotIn": return value.map { !values.contains($0) } ?? true
+                case "Exists": return value != nil
+                case "DoesNotExist": return value == nil
+                default: return false
+                }
+            }
+        }
+        let services = rendered.filter { $0.string("kind") == "Service" }
+        let scraped = services.filter { service in
+            selects(spec.object("selector"), service.object("metadata").object("labels"))
+                && service.object("spec").list("ports").contains { $0.string("name") == "metrics" }
+        }
+        #expect(
+            Set(
+                scraped.compactMap { $0.object("metadata").object("labels").string("app.kubernetes.io/name") }
+            )
+                == Set(processes.map(\.name)))
+        #expect(
+            scraped.count == processes.count, "\(scraped.map { $0.object("metadata").string("name") ?? "" })")
+        #expect(
+            !services.contains {
+                $0.object("metadata").string("name") == "postgres"
+                    && selects(spec.object("selector"), $0.object("metadata").object("labels"))
+            })
+        #expect(
+            rendered.filter { $0.string("kind") != "Namespace" }.allSatisfy {
+                $0.object("metadata").string("namespace") == "reactive-login"
+            })
     }
 
     @Test("auth runs several replicas on the shared PostgreSQL, spread over nodes, with a disruption budget")
@@ -206,7 +361,7 @@ struct KubernetesManifestTests {
         #expect(result.status == 0, "\(result.error)")
         let rendered = try await parseRendered(result.output)
         let kinds = rendered.compactMap { $0.string("kind") }
-        #expect(kinds.filter { $0 == "Service" }.count == 5)
+        #expect(kinds.filter { $0 == "Service" }.count == 6)
         #expect(kinds.filter { $0 == "Deployment" }.count == 4)
         #expect(kinds.filter { $0 == "StatefulSet" }.count == 1)
         #expect(kinds.filter { $0 == "PodDisruptionBudget" }.count == 1)

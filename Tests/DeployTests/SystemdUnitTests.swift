@@ -63,7 +63,8 @@ struct SystemdUnitTests {
         return try UnitFile(text: try String(contentsOfFile: path, encoding: .utf8), path: path)
     }
 
-    @Test("each server's unit: sections, start, restart, state directory, environment file, hardening")
+    @Test(
+        "each server's unit: sections, start, restart, state directory, environment file, metrics, hardening")
     func services() throws {
         for process in processes {
             let name = "reactive-login-\(process.name).service"
@@ -79,6 +80,11 @@ struct SystemdUnitTests {
                 unit.values("Service", "Environment").contains(
                     "\(process.prefix)_STATE_DIR=%S/reactive-login/\(process.name)"))
             #expect(unit.values("Service", "EnvironmentFile") == ["-/etc/reactive-login/\(process.name).env"])
+            // The metrics listener on loopback, on the port of the local stack, overridable by the env
+            // file (whose settings win over Environment=).
+            #expect(
+                unit.values("Service", "Environment").contains(
+                    "\(process.prefix)_METRICS_LISTEN=127.0.0.1:\(process.metricsPort)"), "\(name)")
             for (key, value) in [
                 ("DynamicUser", "yes"), ("ProtectSystem", "strict"), ("ProtectHome", "yes"),
                 ("NoNewPrivileges", "yes"), ("PrivateTmp", "yes"),
@@ -112,14 +118,19 @@ struct SystemdUnitTests {
                 of: processes.map { "reactive-login-\($0.name).service" }))
     }
 
-    @Test("auth@: one replica per port, each with its own state directory, sharing keys and the database")
+    @Test(
+        "auth@: one replica per port, each with its own state directory and metrics port, sharing keys"
+    )
     func authReplicaTemplate() throws {
         let unit = try Self.unit("reactive-login-auth@.service")
         #expect(unit.sectionNames == ["Unit", "Service", "Install"])
         #expect(
             unit.values("Service", "ExecStart") == [
-                "/usr/local/bin/auth-service --endpoint tcp://${AUTH_BIND_ADDRESS}:%i"
+                "/usr/local/bin/auth-service --endpoint tcp://${AUTH_BIND_ADDRESS}:%i "
+                    + "--metrics-listen ${AUTH_METRICS_ADDRESS}:1%i"
             ])
+        // Each instance's metrics listener on a port of its own (15562 for @5562), loopback by default.
+        #expect(unit.values("Service", "Environment").contains("AUTH_METRICS_ADDRESS=127.0.0.1"))
         #expect(unit.values("Service", "StateDirectory") == ["reactive-login/auth-%i"])
         #expect(unit.values("Service", "Environment").contains("AUTH_STATE_DIR=%S/reactive-login/auth-%i"))
         // The shared settings are required (AUTH_DATABASE), an instance's own are optional.

@@ -7,8 +7,8 @@ public import Metrics
 /// | path | `GET`/`HEAD` |
 /// |---|---|
 /// | `/metrics` | 200, the Prometheus text format 0.0.4 |
-/// | `/healthz` | 200 while `starting`, `ready` or `degraded`; 503 while `draining` |
-/// | `/readyz` | 200 while `ready`; 503 while `starting`, `degraded` or `draining` |
+/// | `/healthz` | 200 in every status: the process is up and answers (liveness) |
+/// | `/readyz` | 200 while it takes work (`ready`, `degraded`, as `--check` counts them); 503 while `starting` or `draining` |
 ///
 /// The health bodies are one line: the status and its reasons (`degraded: auth unreachable`). Any
 /// other path is 404; another method on a known path is 405 with `Allow: GET, HEAD`.
@@ -46,9 +46,9 @@ public enum MetricsEndpoints {
         case .metrics:
             return .metrics
         case .healthz:
-            return .now(healthResponse(health, serving: health.status != .draining))
+            return .now(healthResponse(health, serving: true))
         case .readyz:
-            return .now(healthResponse(health, serving: health.status == .ready))
+            return .now(healthResponse(health, serving: health.status == .ready || health.status == .degraded))
         }
     }
 
