@@ -136,7 +136,9 @@ bench-json: deps
 	$$($(SWIFT) build -c release --show-bin-path)/JSONBenchmarks $(BENCH_JSON_ARGS)
 
 # Transport round trips over tcp loopback in one run: (1) the C program on raw libzmq (not a SwiftPM
-# target), then (2) the same through the ZeroMQ wrapper; the Swift program runs (1) and prints the table.
+# target), then (2) the same through the ZeroMQ wrapper, (3) and (4) through RemoteStreams, (4m) row (4)
+# with metrics on (calls counted and timed, scraped once a second); the Swift program runs (1) and prints
+# the table.
 # Budget (round trips per run with 1 / 64 in flight, seconds per run, rounds): BENCH_TRANSPORT_ARGS.
 # BENCH_TRANSPORT_PIN="taskset -c 0" runs every thread on one CPU: steadier figures on a shared machine.
 # BENCH_TRANSPORT_BASELINE=<git ref> also builds that commit's TransportBenchmarks (in
@@ -362,6 +364,10 @@ bench-abuse: deps
 	$$($(SWIFT) build -c release --show-bin-path)/AbuseBenchmarks \
 	  --bin $$($(SWIFT) build -c release --show-bin-path) $(BENCH_ABUSE_ARGS)
 
+# The gateway through the whole stack (Benchmarks/GatewayBenchmarks/main.swift lists its rows and
+# options). BENCH_GATEWAY_ARGS="--metrics" measures the keystroke rows with metrics off and on (every
+# server with --metrics-listen, scraped once a second) side by side; BENCH_BASELINE=DIR against the
+# binaries of another build.
 .PHONY: bench-gateway
 
 bench-gateway: deps
