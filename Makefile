@@ -366,7 +366,8 @@ bench-abuse: deps
 
 # The gateway through the whole stack (Benchmarks/GatewayBenchmarks/main.swift lists its rows and
 # options). BENCH_GATEWAY_ARGS="--metrics" measures the keystroke rows with metrics off and on (every
-# server with --metrics-listen, scraped once a second) side by side; BENCH_BASELINE=DIR against the
+# server with --metrics-listen, scraped once a second) side by side, "--trace-sample R" with tracing
+# off and on at ratio R (spans written to trace files); BENCH_BASELINE=DIR against the
 # binaries of another build.
 .PHONY: bench-gateway
 

@@ -37,6 +37,8 @@
 //   --metrics     A/B of metrics: as --baseline, with this build on both sides: "old" with metrics
 //                 off, "new" with `--metrics-listen` on all four, each scraped (/metrics fetched
 //                 and read) once a second during the runs, as a Prometheus with a 1 s interval does
+//   --trace-sample R  A/B of tracing, the same way: "old" untraced, "new" with `--trace-sample R` on
+//                 all four and every span written to a trace file each (the export's full cost)
 
 import BenchmarkSupport
 import Contracts
@@ -66,6 +68,8 @@ struct Options {
     var rounds = 3
     /// A/B of metrics off and on, this build on both sides.
     var metrics = false
+    /// A/B of tracing off and on at this ratio, this build on both sides.
+    var traceSample: Double?
 
     /// Parses the arguments (without the program name).
     static func parse(_ arguments: [String]) throws -> Options {
@@ -111,6 +115,7 @@ struct Options {
             case "--baseline": options.baseline = try value()
             case "--rounds": options.rounds = Int(try number(try value(), 1...20))
             case "--metrics": options.metrics = true
+            case "--trace-sample": options.traceSample = try number(try value(), 0...1)
             case let other: throw BenchmarkError(description: "unknown option \(other)")
             }
             index += 1
@@ -492,6 +497,8 @@ print(
 let stack: StackUnderTest
 // With --metrics, the stack measured as "new" serves /metrics on these ports (by service).
 var metricsPorts: [String: Int] = [:]
+// With --trace-sample, where the traced stack writes its spans (removed at the end).
+var traceDirectory: String?
 do {
     var arguments = StackUnderTest.benchmarkArguments(options)
     if options.metrics {
@@ -499,6 +506,15 @@ do {
             let port = try freeLoopbackPort()
             metricsPorts[name] = port
             arguments[name, default: []] += ["--metrics-listen", "127.0.0.1:\(port)"]
+        }
+    }
+    if let ratio = options.traceSample {
+        let traces = try makeTemporaryDirectory(prefix: "gwbench-traces")
+        traceDirectory = traces
+        for name in ["auth", "validation", "heroes", "gateway"] {
+            arguments[name, default: []] += [
+                "--trace-sample", "\(ratio)", "--trace-file", "\(traces)/\(name).jsonl",
+            ]
         }
     }
     stack = try await StackUnderTest.start(bin: options.bin, arguments: arguments)
@@ -621,6 +637,21 @@ do {
             stack, with: options.bin, arguments: StackUnderTest.benchmarkArguments(options),
             sides: ("metrics off", "metrics on, scraped every second"), context: context, options: options)
         print("  \(scraper.scrapes) scrapes of \(metricsPorts.count) servers, \(scraper.failures) failed")
+    } else if let ratio = options.traceSample {
+        rows = try await compare(
+            stack, with: options.bin, arguments: StackUnderTest.benchmarkArguments(options),
+            sides: ("tracing off", "--trace-sample \(ratio), spans to a file"), context: context,
+            options: options)
+        if let traceDirectory {
+            let files = (try? FileManager.default.contentsOfDirectory(atPath: traceDirectory)) ?? []
+            let bytes = files.reduce(0) { total, file in
+                let size =
+                    (try? FileManager.default.attributesOfItem(atPath: "\(traceDirectory)/\(file)")[.size])
+                    as? Int
+                return total + (size ?? 0)
+            }
+            print("  \(bytes) bytes of OTLP JSON written to \(files.count) trace files")
+        }
     } else if let baseline = options.baseline {
         rows = try await compare(
             stack, with: baseline, arguments: StackUnderTest.benchmarkArguments(options),
@@ -633,6 +664,7 @@ do {
     failed = true
 }
 await stack.stop(keep: options.keep || failed)
+if let traceDirectory, !options.keep { try? FileManager.default.removeItem(atPath: traceDirectory) }
 context.terminate()
 
 // The table.
