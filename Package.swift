@@ -321,7 +321,7 @@ let package = Package(
             name: "GatewayBenchmarks",
             dependencies: [
                 "BenchmarkSupport", "Contracts", "Measuring", "Reactive", "RemoteStreams", "ServiceKit",
-                "ZeroMQ",
+                "TestSupport", "ZeroMQ",
             ],
             path: "Benchmarks/GatewayBenchmarks",
             swiftSettings: common),

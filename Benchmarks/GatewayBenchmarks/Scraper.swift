@@ -3,6 +3,7 @@
 
 import Foundation
 import Synchronization
+import TestSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -54,33 +55,14 @@ final class MetricsScraper: Sendable {
     /// One `GET /metrics` on 127.0.0.1:`port`, read to the server's close (at most 5 s); whether the
     /// answer was a 200.
     private static func scrape(port: Int) -> Bool {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { return false }
+        guard let descriptor = try? HTTPExchange.connect(port: port) else { return false }
         defer { close(descriptor) }
-        var timeout = timeval(tv_sec: 5, tv_usec: 0)
-        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = UInt16(port).bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
+        do {
+            try HTTPExchange.write(
+                "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n", to: descriptor)
+            return try HTTPExchange.read(descriptor, within: .seconds(5)).status == 200
+        } catch {
+            return false
         }
-        guard connected == 0 else { return false }
-        let request = Array("GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".utf8)
-        guard
-            request.withUnsafeBytes({ send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) })
-                == request.count
-        else { return false }
-        var head: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
-            guard count > 0 else { break }
-            if head.count < 16 { head += chunk[..<min(count, 16)] }
-        }
-        return String(decoding: head, as: UTF8.self).hasPrefix("HTTP/1.1 200")
     }
 }
