@@ -14,7 +14,9 @@ import Testing
 /// deploy/local/stack.sh with its default state directory under that home. Only the endpoints differ
 /// from a user's machine (`ipc://` in a temp directory instead of the fixed tcp ports): the
 /// variables that name one point at the test's stack, `GATEWAY_CLI_ENDPOINT` (gateway-cli) and
-/// `AUTH_ENDPOINT` (the Python client of docs/PROTOCOL.md). Blocks run in file order (README.md,
+/// `AUTH_ENDPOINT` (the Python client of docs/PROTOCOL.md). The metrics listeners take free ports,
+/// and a block's `127.0.0.1:9560`–`9563` (the stack's documented metrics addresses) are replaced by
+/// the test stack's before it runs. Blocks run in file order (README.md,
 /// deploy/, docs/, each sorted), every one once, on one stack: a later block sees the accounts an
 /// earlier one registered.
 ///
@@ -235,6 +237,7 @@ struct DocumentBlockTests {
         ]
         for service in services {
             stack["STACK_\(service.uppercased())_ENDPOINT"] = "ipc://\(root.path)/\(service).sock"
+            stack["STACK_\(service.uppercased())_METRICS"] = "127.0.0.1:0"
         }
         defer {
             // Whatever is left after a failed expectation: the stack's pids, and any service a
@@ -254,6 +257,21 @@ struct DocumentBlockTests {
         let script = Paths.deploy + "/local/stack.sh"
         let up = try await runCommand(script, ["up"], environment: stack)
         try #require(up.status == 0, "stack.sh up failed: \(up.output)\(up.error)")
+        // Where each metrics listener is, from `status` (`<service> ready … http://127.0.0.1:N/metrics`),
+        // in place of the documented address.
+        let documented = ["gateway": 9560, "validation": 9561, "auth": 9562, "heroes": 9563]
+        var addresses: [(documented: String, actual: String)] = []
+        let status = try await runCommand(script, ["status"], environment: stack)
+        for line in status.output.split(separator: "\n") {
+            let words = line.split(separator: " ").map(String.init)
+            guard let service = words.first, let port = documented[service], let url = words.last,
+                url.hasPrefix("http://127.0.0.1:"), url.hasSuffix("/metrics")
+            else { continue }
+            let actual = url.dropFirst("http://".count).dropLast("/metrics".count)
+            addresses.append(("127.0.0.1:\(port)", String(actual)))
+        }
+        try #require(
+            addresses.count == services.count, "no metrics address for each service in:\n\(status.output)")
 
         // A fresh login shell's environment and nothing else: no PATH to the build, the temp home,
         // English; the endpoints of the test's stack.
@@ -263,7 +281,9 @@ struct DocumentBlockTests {
             "AUTH_ENDPOINT": "ipc://\(root.path)/auth.sock",
         ]
         let environment = shell.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
-        for (index, block) in Self.blocks.enumerated() where block.marker == .none {
+        for (index, original) in Self.blocks.enumerated() where original.marker == .none {
+            var block = original
+            for address in addresses { block = block.replacing(address.documented, with: address.actual) }
             let file = root.file("block\(index)")
             func runFresh(_ command: String) async throws -> CommandResult {
                 try await runCommand(

@@ -45,6 +45,14 @@ struct DocumentBlock: Sendable, CustomStringConvertible {
         return transcript.commands.map { $0 + "\n" }.joined()
     }
 
+    /// The block with every `address` in its lines replaced by `replacement` (an address a user's
+    /// machine has that the test's stack has elsewhere).
+    func replacing(_ address: String, with replacement: String) -> DocumentBlock {
+        DocumentBlock(
+            file: file, line: line, kind: kind, marker: marker,
+            lines: lines.map { $0.replacingOccurrences(of: address, with: replacement) })
+    }
+
     /// A transcript's printed output: the lines that are not commands.
     var expectedOutput: [String] { transcript.output }
 
