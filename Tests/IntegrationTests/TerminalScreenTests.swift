@@ -64,6 +64,63 @@ struct TerminalScreenTests {
         }
     }
 
+    /// `--trace` in a real terminal: after a keystroke on the login screen, Ctrl-T shows the panel
+    /// with that keystroke's trace (the gateway's hop and validation-service's), within 80x24 and
+    /// above the footer; Ctrl-T again hides it.
+    @Test("gateway-cli --trace: Ctrl-T shows the last keystroke's waterfall above the footer, again hides it")
+    func tracePanel() async throws {
+        try await SharedGatewayStack.flows.with { stack in
+            let command =
+                "unset GATEWAY_CLI_ENDPOINT GATEWAY_CLI_SERVER_KEY GATEWAY_CLI_CURVE GATEWAY_CLI_LANG; "
+                + "HOME=\(shellQuoted(stack.cliStateHome)) XDG_STATE_HOME=\(shellQuoted(stack.cliStateHome)) "
+                + ([try Binaries.path("gateway-cli")] + stack.cliConnection + ["--lang", "en", "--trace"])
+                .map(shellQuoted).joined(separator: " ")
+                + "; echo \"gateway-cli exited $?\"; exec cat"
+            let tmux = try await TmuxSession.start(command, in: stack.directory)
+            do {
+                try await driveTrace(tmux)
+            } catch {
+                let screen = (try? await tmux.screen()) ?? "(no screen)"
+                await tmux.kill()
+                throw SupportError("\(error)\nlast screen:\n\(screen)")
+            }
+            await tmux.kill()
+        }
+    }
+
+    private func driveTrace(_ tmux: TmuxSession) async throws {
+        func lines(_ screen: String) -> [String] {
+            screen.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        }
+        try await tmux.waitFor("> 1  Log in")
+        try await tmux.press("Enter")
+        try await tmux.waitFor("Ctrl-T trace")
+        try await tmux.type("138")
+        try await tmux.waitFor("Phone number too short")
+        try await tmux.press("C-t")
+        let shown = try await tmux.waitForScreen("the panel with the keystroke's hops") {
+            hasTraceHeading($0) && $0.contains("gateway:") && $0.contains("validation")
+        }
+        let rows = lines(shown)
+        #expect(rows.allSatisfy { $0.count <= 80 }, "\(shown)")
+        let heading = rows.firstIndex { $0.contains("trace ") && $0.contains(" hops") } ?? rows.count
+        let footer = rows.lastIndex { $0.contains("Ctrl-T trace") } ?? -1
+        #expect(heading < footer, "the panel is above the footer:\n\(shown)")
+        let panel = heading < footer ? Array(rows[heading..<footer]) : []
+        #expect(panel.contains { $0.contains(" ms") }, "\(shown)")
+        try await tmux.press("C-t")
+        try await tmux.waitForScreen("the panel hidden again") {
+            !hasTraceHeading($0) && $0.contains("Phone number too short")
+        }
+        try await tmux.press("C-c")
+        try await tmux.waitFor("gateway-cli exited 0")
+    }
+
+    /// Whether `screen` shows a trace panel's heading: `trace` and a 32-digit hex trace id.
+    private func hasTraceHeading(_ screen: String) -> Bool {
+        screen.range(of: "trace [0-9a-f]{32} ", options: .regularExpression) != nil
+    }
+
     private func drive(_ tmux: TmuxSession, phone: String) async throws {
         func lines(_ screen: String) -> [String] {
             screen.split(separator: "\n", omittingEmptySubsequences: false).map {
@@ -110,7 +167,8 @@ struct TerminalScreenTests {
         // finished screen, which must show the menu and no stale tip (waitForScreen throws if it
         // never does).
         let back = try await tmux.waitForScreen("the menu again, without the login screen's tip") {
-            lines($0).first == "Reactive login" && $0.contains("> 1  Log in") && !$0.contains("Login succeeded")
+            lines($0).first == "Reactive login" && $0.contains("> 1  Log in")
+                && !$0.contains("Login succeeded")
         }
         #expect(!back.contains("Login succeeded"))
 
