@@ -275,6 +275,10 @@ public struct FlowOutput: Codable, Sendable, Hashable, CustomStringConvertible {
     public var pageSize: Int?
     /// An input's trace id and hops, with ``Name/trace``.
     public var trace: FlowTrace?
+    /// The trace id of the input this output answers, when that input asked for its trace (a
+    /// sampled `traceparent`) and the output was sent while the input was being handled
+    /// (docs/gateway/protocol.md, "Traces"); the input's ``Name/trace`` output follows.
+    public var traceID: String?
 
     /// An output event named `output` on the wire; set the members its kind uses.
     public init(
@@ -322,7 +326,7 @@ public struct FlowOutput: Codable, Sendable, Hashable, CustomStringConvertible {
 
     enum CodingKeys: String, CodingKey {
         case output, value, state, code, message, kind, name, token, deviceToken = "device_token", heroes
-        case number, query, page, total, pageSize = "page_size", trace
+        case number, query, page, total, pageSize = "page_size", trace, traceID = "trace_id"
     }
 
     /// E.g. `tip: 号码长度不足` or `loginEnabled: true`.

@@ -77,10 +77,19 @@ public enum ScriptPrinter {
     }
 
     /// An output event as one JSON line: its wire encoding, without the device token (which the
-    /// client keeps in its state directory instead).
+    /// client keeps in its state directory instead) and the bare trace id.
     public static func jsonLine(_ output: FlowOutput) -> String {
+        jsonLine(output, trace: nil)
+    }
+
+    /// An output event as one `--json --trace` line: ``jsonLine(_:)`` with `trace`, the trace of
+    /// the input that caused it, as its `trace` member (``TracedLines``), e.g.
+    /// `{"output":"username","state":"ok",…,"trace":{"trace_id":"…","hops":[…]}}`.
+    public static func jsonLine(_ output: FlowOutput, trace: FlowTrace?) -> String {
         var shown = output
         shown.deviceToken = nil
+        shown.traceID = nil
+        if let trace { shown.trace = trace }
         return encode(shown)
     }
 

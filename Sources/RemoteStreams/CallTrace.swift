@@ -144,6 +144,17 @@ final class InputTraces: Sendable {
         return body
     }
 
+    /// The span that sent the input `body` was caused by, when `body` is an element tagged with the
+    /// trace id of an input still waiting for its report (``TraceSummary/taggedTraceID(in:)``):
+    /// the element is delivered in that span, so that what the caller makes of it is part of the
+    /// input's trace.
+    func sender(of body: [UInt8]) -> ActiveSpan? {
+        guard traced.load(ordering: .relaxed), let traceID = TraceSummary.taggedTraceID(in: body) else {
+            return nil
+        }
+        return waiting.withLock { $0[traceID]?.span }
+    }
+
     /// Whether `body`, an element of the call, is the report of an input sent in a trace; its hops
     /// then go to the span that sent the input (their starts moved to that span's clock), which is
     /// let go, and the element is not the caller's.

@@ -1001,9 +1001,15 @@ public final class RemoteClient: Sendable {
         for call in retried { call.sockets.send(codec.messages(call.frame), to: Self.dealer) }
         for (frame, call) in deliveries {
             // The report of an input sent in a trace is the trace's, not the caller's.
-            if frame.type == .next, let inputTraces = call.inputTraces, inputTraces.consume(frame.body ?? [])
-            {
-                continue
+            if frame.type == .next, let inputTraces = call.inputTraces {
+                let body = frame.body ?? []
+                if inputTraces.consume(body) { continue }
+                // An element the server sent while handling an input traced from here belongs to
+                // that input's trace.
+                if let sender = inputTraces.sender(of: body) {
+                    Tracing.with(sender.context, span: sender) { Self.deliver(frame, to: call) }
+                    continue
+                }
             }
             guard let trace = call.trace else {
                 Self.deliver(frame, to: call)

@@ -712,12 +712,16 @@ actor ServerCore {
         let id = key.stream
         let codec = self.codec
         let elementsSent = self.elementsSent
+        let tagsElements = input != nil
         // Elements go straight to the loop from whatever thread the graph emits on (the loop's
         // queue keeps their order); the terminal event comes back to the actor to close the stream.
         stream.subscription.setDisposable(
             output.subscribe(
-                onNext: { body in
+                onNext: { element in
                     elementsSent.increment()
+                    // A channel's element sent while an input that asked for its trace is handled
+                    // carries that input's trace id.
+                    let body = tagsElements && Tracing.tracer != nil ? ServerTrace.tagged(element) : element
                     if let trace { trace.responseBytes.add(body.count, ordering: .relaxed) }
                     loop.send(
                         Self.message(to: peer, Self.nextFrame(stream: id, body: body), codec), to: Self.router

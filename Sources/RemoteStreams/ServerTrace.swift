@@ -141,7 +141,15 @@ final class ServerTrace: Sendable {
         let kind: SpanKind = parent != nil ? .consumer : .server
         let span = ActiveSpan(
             tracer: tracer, context: context, parentSpanID: parent?.spanID ?? 0, name: spanName, kind: kind,
-            attributes: attributes, onEnd: onEnd)
+            attributes: attributes, onEnd: onEnd, tagsElements: onEnd != nil)
         return (context, span, true)
+    }
+
+    /// `body`, a channel element sent now, tagged with the trace id of the input being handled
+    /// (``TraceSummary/tag(_:traceID:)``) when that input asked for its trace and its span is still
+    /// open; else `body` as it is.
+    static func tagged(_ body: [UInt8]) -> [UInt8] {
+        guard let span = Tracing.currentSpan, span.tagsElements, !span.hasEnded else { return body }
+        return TraceSummary.tag(body, traceID: span.context.traceIDHex)
     }
 }

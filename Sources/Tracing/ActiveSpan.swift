@@ -50,6 +50,10 @@ public final class ActiveSpan: Sendable {
     private let state = Mutex(State())
     /// Called once with the finished span and the hops recorded under it.
     private let onEnd: (@Sendable (Span, [Hop]) -> Void)?
+    /// Whether the channel elements a server sends in this span, while it is open, carry its trace
+    /// id (``TraceSummary/tag(_:traceID:)``): the span of a channel input whose sender asked for
+    /// its trace, so that the sender can tell which of its outputs that input caused.
+    public let tagsElements: Bool
 
     private struct State {
         var holds = 0
@@ -62,8 +66,9 @@ public final class ActiveSpan: Sendable {
     public init(
         tracer: Tracer, context: TraceContext, parentSpanID: UInt64, name: String, kind: SpanKind,
         attributes: [(key: String, value: AttributeValue)], startNanos: UInt64 = WallClock.nanos(),
-        onEnd: (@Sendable (Span, [Hop]) -> Void)? = nil
+        onEnd: (@Sendable (Span, [Hop]) -> Void)? = nil, tagsElements: Bool = false
     ) {
+        self.tagsElements = tagsElements
         self.tracer = tracer
         self.context = context
         self.parentSpanID = parentSpanID

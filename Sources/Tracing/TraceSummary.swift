@@ -43,6 +43,43 @@ public enum TraceSummary {
         return out
     }
 
+    private static let tagPrefix = Array("{\"trace_id\":\"".utf8)
+
+    /// `body` with a `trace_id` member first, when it is a JSON object (else `body` as it is): a
+    /// channel element sent while the input that caused it is being handled, for a sender that asked
+    /// for that input's trace (docs/PROTOCOL.md, "Trace context"):
+    /// `{"trace_id":"4bf9…4736","state":"ok",…}`.
+    public static func tag(_ body: [UInt8], traceID: String) -> [UInt8] {
+        guard let first = body.firstIndex(where: { !TraceBody.isSpace($0) }), body[first] == UInt8(ascii: "{")
+        else { return body }
+        let rest = body[(first + 1)...]
+        let empty = rest.first(where: { !TraceBody.isSpace($0) }) == UInt8(ascii: "}")
+        var out = tagPrefix
+        out.reserveCapacity(tagPrefix.count + traceID.utf8.count + 2 + rest.count)
+        out.append(contentsOf: traceID.utf8)
+        out.append(UInt8(ascii: "\""))
+        if !empty { out.append(UInt8(ascii: ",")) }
+        out.append(contentsOf: rest)
+        return out
+    }
+
+    /// The trace id of an element tagged by ``tag(_:traceID:)``: 32 lower-case hex digits right
+    /// after `{"trace_id":"`; nil for any other body. Reads only the prefix.
+    public static func taggedTraceID(in body: [UInt8]) -> String? {
+        let end = tagPrefix.count + 32
+        guard body.count > end, body.starts(with: tagPrefix), body[end] == UInt8(ascii: "\"") else {
+            return nil
+        }
+        let digits = body[tagPrefix.count..<end]
+        guard
+            digits.allSatisfy({
+                ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9"))
+                    || ($0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "f"))
+            })
+        else { return nil }
+        return String(decoding: digits, as: UTF8.self)
+    }
+
     private static let marker = Array("\"trace\"".utf8)
     private static let reportPrefix = Array("{\"trace\":".utf8)
 

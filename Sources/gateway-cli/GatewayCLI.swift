@@ -119,6 +119,30 @@ enum GatewayCLI {
                 }
             })
         }
+        // `--json --trace`: output lines wait (at most 2 s) for the trace of the input that caused
+        // them, so that each carries it.
+        let tracesLines = json && invocation.trace
+        let traced = Mutex(TracedLines())
+        let expiry = SerialDisposable()
+        @Sendable func print(_ lines: [String]) {
+            for line in lines { writeStandardOutput(line + "\n") }
+        }
+        @Sendable func printTraced(_ update: (inout TracedLines, UInt64) -> [String]) {
+            guard tracesLines else { return }
+            // Printed under the lock: a timer's lines and the run's keep their order.
+            let deadline = traced.withLock { lines in
+                let now = DispatchTime.now().uptimeNanoseconds
+                print(update(&lines, now))
+                return lines.nextDeadline.map { $0 > now ? $0 - now : 0 }
+            }
+            guard let deadline else { return }
+            expiry.disposable = scheduler.scheduleRelative(
+                (), dueTime: .microseconds(Int(min(deadline, 60_000_000_000) / 1_000) + 1)
+            ) { _ in
+                printTraced { lines, now in lines.expire(at: now) }
+                return Disposables.create()
+            }
+        }
         let subscription = ScriptRunner.run(
             script, open: open, timeout: invocation.timeout.dispatchInterval, scheduler: scheduler,
             tracing: invocation.trace ? ScriptTracing() : nil
@@ -127,9 +151,15 @@ enum GatewayCLI {
             onNext: { event in
                 switch event {
                 case .output(let output):
-                    if json { writeStandardOutput(ScriptPrinter.jsonLine(output) + "\n") }
+                    if tracesLines {
+                        printTraced { lines, now in lines.output(output, at: now) }
+                    } else if json {
+                        writeStandardOutput(ScriptPrinter.jsonLine(output) + "\n")
+                    }
                 case .trace(let trace):
-                    if json {
+                    if tracesLines {
+                        printTraced { lines, now in lines.trace(trace, at: now) }
+                    } else if json {
                         writeStandardOutput(ScriptPrinter.jsonLine(trace) + "\n")
                     } else {
                         let lines = ScriptPrinter.waterfall(trace, width: terminalWidth(of: 2))
@@ -141,6 +171,7 @@ enum GatewayCLI {
                             writeStandardError("gateway-cli: cannot keep the device token: \(error)\n")
                         }
                     }
+                    printTraced { lines, _ in lines.flush() }
                     if json {
                         writeStandardOutput(ScriptPrinter.jsonLine(result) + "\n")
                     } else {
@@ -163,6 +194,7 @@ enum GatewayCLI {
                     failure.message +=
                         " (is the gateway running at \(invocation.endpoint)\(invocation.curve ? ", with this key" : "")?)"
                 }
+                printTraced { lines, _ in lines.flush() }
                 if json {
                     writeStandardOutput(ScriptPrinter.jsonLine(failure) + "\n")
                 } else {
@@ -177,6 +209,7 @@ enum GatewayCLI {
         }
         finished.wait()
         subscription.dispose()
+        expiry.dispose()
         if outcome.withLock({ $0 }) == .interrupted { writeStandardError("gateway-cli: interrupted\n") }
         return outcome.withLock { $0 } ?? .protocolError
     }

@@ -13,6 +13,14 @@ struct CLITraceTests {
         var trace: FlowTrace
     }
 
+    /// The output lines of a `--json --trace` run, decoded: the output's name, a field's state,
+    /// and the trace of the input that caused it.
+    struct OutputLine: Decodable {
+        var output: String
+        var state: String?
+        var trace: FlowTrace?
+    }
+
     @Test("signin --json --trace: a trace line per input; the username's spans gateway, validation and auth")
     func signinTraces() async throws {
         let directory = try TemporaryDirectory()
@@ -48,8 +56,30 @@ struct CLITraceTests {
             let tap = try #require(traces.first { $0.input == "loginTap" })
             #expect(tap.trace.hops.contains { $0.service == "auth" && $0.method == "auth.login" })
             #expect(tap.trace.hops.contains { $0.method == "argon2id verify" && $0.depth == 2 })
-            // The outputs are what they are without --trace.
+            // The outputs are what they are without --trace, and each one an input caused carries
+            // that input's trace, printed before the input's own trace line.
             #expect(lines.contains { $0.hasPrefix(#"{"output":"session""#) })
+            let byID = Dictionary(
+                traces.map { ($0.trace.traceID, $0) }, uniquingKeysWith: { first, _ in first })
+            var outputs: [(index: Int, line: OutputLine)] = []
+            for (index, line) in lines.enumerated() where !line.hasPrefix(#"{"output":"trace""#) {
+                guard line.hasPrefix(#"{"output""#) else { continue }
+                outputs.append((index, try JSONDecoder().decode(OutputLine.self, from: Data(line.utf8))))
+            }
+            for (index, output) in outputs {
+                guard let trace = output.trace else { continue }
+                let input = try #require(
+                    byID[trace.traceID], "\(output.output) carries an unknown trace: \(run)")
+                #expect(trace == input.trace, "\(output.output) waits for the whole trace")
+                let traceLine = try #require(
+                    lines.firstIndex { $0.contains(trace.traceID) && $0.hasPrefix(#"{"output":"trace""#) })
+                #expect(index < traceLine)
+            }
+            let session = try #require(outputs.first { $0.line.output == "session" })
+            #expect(session.line.trace?.traceID == tap.trace.traceID, "\(run)")
+            let verdict = try #require(
+                outputs.first { $0.line.output == "username" && $0.line.state == "ok" })
+            #expect(verdict.line.trace?.traceID == typed.trace.traceID, "\(run)")
 
             // Without --json: the result on standard output as ever, a waterfall per input on
             // standard error.

@@ -13,6 +13,18 @@ private let chain = RequestMethod<Pair, Int>("t.chain")
 private let swap = RequestMethod<Pair, Pair>("t.swap")
 private struct Key: Codable, Sendable { var text: String }
 private let typing = ChannelMethod<NoParameters, Key, String>("t.typing")
+/// An element as a client that asked for its inputs' traces reads it: with the trace id of the
+/// input that caused it, when one did.
+private struct Tagged: Codable, Sendable, Equatable {
+    var text: String
+    var traceID: String?
+
+    enum CodingKeys: String, CodingKey {
+        case text, traceID = "trace_id"
+    }
+}
+private let echoKeys = ChannelMethod<NoParameters, Key, Tagged>("t.echokeys")
+private let forwardKeys = ChannelMethod<NoParameters, Key, Tagged>("t.forwardkeys")
 
 /// What the spans of a run look like, read back from the exporter's file.
 private struct ExportedSpan {
@@ -222,6 +234,67 @@ struct TracePropagationTests {
             #expect(received.withLock { $0 } == ["A", "B"])
             subscription.dispose()
             await fixture.stop()
+            context.terminate()
+        }
+    }
+
+    @Test func elementsCausedByATracedInputCarryItsTraceIDThroughAChainOfChannels() async throws {
+        try await withTracer { _, _ in
+            // inner answers each key; middle passes its channel's input on to inner and forwards
+            // inner's answers: what inner sends while handling a traced input is delivered to middle
+            // in the span that sent that input, so middle's forwarded element is tagged too.
+            let context = try Context()
+            var innerHandlers = RemoteHandlers()
+            innerHandlers.handle(echoKeys) { _, input in input.map { Tagged(text: $0.text.uppercased()) } }
+            var innerConfiguration = RemoteServer.Configuration(
+                endpoints: ["tcp://127.0.0.1:*"], name: "inner")
+            innerConfiguration.inputTraceReport = { TraceSummary.report(traceID: $0, hops: $1) }
+            let inner = try RemoteServer(
+                context: context, configuration: innerConfiguration, handlers: innerHandlers)
+            let innerClient = try RemoteClient(
+                context: context, configuration: .init(endpoints: inner.endpoints, name: "inner"))
+            var middleHandlers = RemoteHandlers()
+            middleHandlers.handle(forwardKeys) { _, input in
+                innerClient.channel(echoKeys, NoParameters(), input: input).map {
+                    Tagged(text: $0.text + "!")
+                }
+            }
+            var middleConfiguration = RemoteServer.Configuration(
+                endpoints: ["tcp://127.0.0.1:*"], name: "middle")
+            middleConfiguration.inputTraceReport = { TraceSummary.report(traceID: $0, hops: $1) }
+            let middle = try RemoteServer(
+                context: context, configuration: middleConfiguration, handlers: middleHandlers)
+            let fixture = try Fixture(server: middle, context: context)
+            let input = PublishSubject<Key>()
+            let received = Mutex<[Tagged]>([])
+            let subscription = fixture.client.channel(
+                forwardKeys, NoParameters(), input: input.asObservable()
+            )
+            .subscribe(onNext: { element in received.withLock { $0.append(element) } })
+            let tracer = try #require(Tracing.tracer)
+            let reported = Mutex<[Hop]?>(nil)
+            let keystroke = ActiveSpan(
+                tracer: tracer, context: .newTrace(sampled: true), parentSpanID: 0, name: "keystroke",
+                kind: .internal, attributes: [], onEnd: { _, hops in reported.withLock { $0 = hops } })
+            Tracing.with(keystroke) { input.onNext(Key(text: "a")) }
+            keystroke.endWhenReleased()
+            #expect(await eventually { reported.withLock { $0 } != nil })
+            // An input sent outside any trace causes an element without a trace id.
+            input.onNext(Key(text: "b"))
+            #expect(await eventually { received.withLock { $0.count } == 2 })
+            #expect(
+                received.withLock { $0 } == [
+                    Tagged(text: "A!", traceID: keystroke.context.traceIDHex),
+                    Tagged(text: "B!", traceID: nil),
+                ])
+            // The trace holds middle's handling of the input, its call to inner and inner's handling.
+            let hops = try #require(reported.withLock { $0 })
+            #expect(hops.map(\.method) == ["t.forwardkeys input", "t.echokeys input"], "\(hops)")
+            subscription.dispose()
+            await fixture.client.stop()
+            await innerClient.stop()
+            await middle.stop()
+            await inner.stop()
             context.terminate()
         }
     }
