@@ -97,6 +97,37 @@ public struct LatencyHistogram: Sendable, Hashable {
         percentiles.map { value(atPercentile: $0) }
     }
 
+    /// A histogram rebuilt from its ``buckets`` and its exact ``min``, ``max`` and ``sum``, as a
+    /// result file carries them: the same histogram that wrote them, counter for counter. nil when
+    /// they cannot come from one (a value that is not a bucket's highest, buckets out of order, a
+    /// zero count, min or max outside the buckets).
+    public init?(buckets: [(value: UInt64, count: UInt64)], min: UInt64, max: UInt64, sum: UInt64) {
+        self.init()
+        var previous = -1
+        for bucket in buckets {
+            let index = Self.index(of: bucket.value)
+            guard bucket.count > 0, index > previous, Self.range(of: index).highest == bucket.value else {
+                return nil
+            }
+            let (total, overflow) = count.addingReportingOverflow(bucket.count)
+            guard !overflow else { return nil }
+            counts[index] = bucket.count
+            count = total
+            previous = index
+        }
+        guard let first = buckets.first, let last = buckets.last else {
+            guard min == 0, max == 0, sum == 0 else { return nil }
+            return
+        }
+        guard Self.index(of: min) == Self.index(of: first.value),
+            Self.index(of: max) == Self.index(of: last.value),
+            min <= max
+        else { return nil }
+        self.min = min
+        self.max = max
+        self.sum = sum
+    }
+
     /// The non-empty counters as (highest equivalent value, count) pairs in increasing order, for
     /// the JSON result.
     public var buckets: [(value: UInt64, count: UInt64)] {

@@ -74,6 +74,7 @@ extension LoadResult {
     public func json(verdicts: [ThresholdVerdict] = []) throws -> Data {
         let percentiles = [0.0, 50, 75, 90, 95, 99, 99.9, 99.99, 100]
         let document = JSONReport(
+            format: JSONReport.formatName, formatVersion: JSONReport.currentVersion,
             scenario: scenario,
             model: { if case .open = model { "open" } else { "closed" } }(),
             requestedRate: requestedRate,
@@ -93,6 +94,11 @@ extension LoadResult {
                         percentile: $0, value: DurationText.milliseconds(latency.value(atPercentile: $0)))
                 }),
             histogram: latency.buckets.map { JSONReport.Bucket(nanoseconds: $0.value, count: $0.count) },
+            latencyNanoseconds: JSONReport.Exact(latency),
+            senderLagHistogram: senderLag.count == 0
+                ? nil : senderLag.buckets.map { JSONReport.Bucket(nanoseconds: $0.value, count: $0.count) },
+            senderLagNanoseconds: senderLag.count == 0 ? nil : JSONReport.Exact(senderLag),
+            durationNanoseconds: duration, warmupNanoseconds: warmup,
             outcomes: outcomes,
             perSecond: perSecond,
             interrupted: interrupted,
@@ -155,6 +161,35 @@ public struct JSONReport: Codable, Sendable {
         public var count: UInt64
     }
 
+    /// A histogram's exact count, minimum, maximum and sum, in nanoseconds: with its buckets, all a
+    /// merge needs to rebuild it counter for counter.
+    public struct Exact: Codable, Sendable {
+        /// Values recorded.
+        public var count: UInt64
+        /// The smallest.
+        public var min: UInt64
+        /// The largest.
+        public var max: UInt64
+        /// Their sum (saturating).
+        public var sum: UInt64
+
+        init(_ histogram: LatencyHistogram) {
+            count = histogram.count
+            min = histogram.min
+            max = histogram.max
+            sum = histogram.sum
+        }
+    }
+
+    /// What `format` holds in every result file of this tool.
+    public static let formatName = "auth-loadtest"
+    /// The version of the document this build writes and reads.
+    public static let currentVersion = 1
+
+    /// Always `auth-loadtest`: tells this tool's result files from other JSON.
+    public var format: String
+    /// The document's version (``currentVersion``); `merge` and `compare` read only their own.
+    public var formatVersion: Int
     /// The scenario as typed.
     public var scenario: String
     /// `open` or `closed`.
@@ -189,6 +224,16 @@ public struct JSONReport: Codable, Sendable {
     public var latencyMilliseconds: Latency
     /// The histogram's non-empty buckets.
     public var histogram: [Bucket]
+    /// The histogram's exact count, min, max and sum.
+    public var latencyNanoseconds: Exact
+    /// The open model's sender-lag histogram's non-empty buckets (absent in the closed model).
+    public var senderLagHistogram: [Bucket]?
+    /// Its exact count, min, max and sum.
+    public var senderLagNanoseconds: Exact?
+    /// The measured window, in nanoseconds (exact).
+    public var durationNanoseconds: UInt64
+    /// The warm-up, in nanoseconds (exact).
+    public var warmupNanoseconds: UInt64
     /// Answered requests by outcome label.
     public var outcomes: [String: Int]
     /// Answers in each second after the warm-up.

@@ -116,6 +116,65 @@ struct LoadTestIntegrationTests {
         }
     }
 
+    @Test(
+        "merge: two generators' result files as one run; foreign, other-version and mismatched files exit 64 and write nothing"
+    )
+    func merge() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (a, b) = (directory.file("a.json"), directory.file("b.json"))
+        for (file, rate) in [(a, "300"), (b, "200")] {
+            let (ended, _, error) = try await runLoadTest(
+                [
+                    "--echo", "--rate", rate, "--duration", "1s", "--warmup", "0s", "--progress", "off",
+                    "--json", file,
+                ],
+                in: directory)
+            #expect(ended == .exited(0), "\(error)")
+        }
+        let merged = directory.file("merged.json")
+        let (ended, report, _) = try await runLoadTest(
+            [
+                "merge", a, b, "--json", merged, "--svg", directory.file("merged.svg"), "--fail-if",
+                "errors<1%",
+            ],
+            in: directory)
+        #expect(ended == .exited(0), "\(report)")
+        #expect(report.contains("open model at 500 req/s"), "\(report)")
+        let (one, two, whole) = (try readJSON(a), try readJSON(b), try readJSON(merged))
+        #expect(whole.sent == one.sent + two.sent)
+        #expect(whole.completed == one.completed + two.completed)
+        #expect(whole.thresholds.map(\.passed) == [true])
+        #expect(FileManager.default.fileExists(atPath: directory.file("merged.svg")))
+        // A missed condition exits 1.
+        let (missed, _, _) = try await runLoadTest(["merge", a, b, "--fail-if", "p50<1ns"], in: directory)
+        #expect(missed == .exited(1))
+
+        let foreign = directory.file("foreign.json")
+        try Data(#"{"latencies":[1,2,3]}"#.utf8).write(to: URL(fileURLWithPath: foreign))
+        let closed = directory.file("closed.json")
+        let (ran, _, _) = try await runLoadTest(
+            [
+                "--echo", "--concurrency", "2", "--duration", "1s", "--warmup", "0s", "--progress", "off",
+                "--json", closed,
+            ],
+            in: directory)
+        #expect(ran == .exited(0))
+        for (files, message) in [
+            ([a, foreign], "not an auth-loadtest result file"),
+            ([a, closed], "only runs of one model merge"),
+            ([a, directory.file("missing.json")], "cannot read"), ([String](), "give the result files"),
+        ] {
+            let out = directory.file("never.json")
+            let (refused, _, error) = try await runLoadTest(
+                ["merge"] + files + ["--json", out], in: directory)
+            #expect(refused == .exited(64), "\(files)")
+            #expect(error.contains(message), "\(error)")
+            #expect(error.split(separator: "\n").count == 1, "one line: \(error)")
+            #expect(!FileManager.default.fileExists(atPath: out))
+        }
+    }
+
     @Test("usage errors exit 64, an unreachable or remote endpoint exits 2, --help exits 0")
     func exitCodes() async throws {
         let directory = try TemporaryDirectory()
