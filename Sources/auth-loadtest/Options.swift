@@ -150,6 +150,7 @@ enum LoadTestOptions {
     static let interface = CommandLineInterface(
         executable: "auth-loadtest", version: ProjectVersion.current,
         summary: "A load generator for auth-service: open (--rate) or closed (--concurrency) model, "
-            + "HdrHistogram-style latencies, report, --json, --svg, --fail-if (docs/LOADTEST.md).",
+            + "HdrHistogram-style latencies, report, --json, --svg, --fail-if; "
+            + "`auth-loadtest merge A.json B.json…` combines generators' result files (docs/LOADTEST.md).",
         options: all)
 }
