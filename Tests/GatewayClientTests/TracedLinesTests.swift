@@ -5,20 +5,19 @@ import Testing
 
 @Suite("gateway-cli --json --trace lines", .timeLimit(.minutes(1)))
 struct TracedLinesTests {
-    let typed = FlowTrace(
-        traceID: String(repeating: "a", count: 32),
-        hops: [
-            FlowTrace.Hop(
-                service: "gateway", shard: 0, method: "flow.signin username", startMicros: 0,
-                durationMicros: 900)
-        ])
-    let tapped = FlowTrace(
-        traceID: String(repeating: "b", count: 32),
-        hops: [
-            FlowTrace.Hop(
-                service: "gateway", shard: 0, method: "flow.signin loginTap", startMicros: 0,
-                durationMicros: 50)
-        ])
+    let typed = Self.gatewayTrace("a", input: "username", micros: 900)
+    let tapped = Self.gatewayTrace("b", input: "loginTap", micros: 50)
+
+    /// A trace whose id is 32 × `digit`, with the gateway's handling of `input` as its one hop.
+    static func gatewayTrace(_ digit: Character, input: String, micros: Int) -> FlowTrace {
+        FlowTrace(
+            traceID: String(repeating: digit, count: 32),
+            hops: [
+                FlowTrace.Hop(
+                    service: "gateway", shard: 0, method: "flow.signin \(input)", startMicros: 0,
+                    durationMicros: micros)
+            ])
+    }
 
     func output(_ name: FlowOutput.Name, _ value: Bool, traceID: String? = nil) -> FlowOutput {
         var output = FlowOutput(name, value: value)

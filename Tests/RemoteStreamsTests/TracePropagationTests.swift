@@ -74,6 +74,14 @@ private func value<T: Sendable>(of single: Single<T>, in context: TraceContext) 
     }
 }
 
+/// A sampled root span standing for a keystroke, which hands the hops it ends with to `onEnd`.
+private func keystrokeSpan(onEnd: @escaping @Sendable ([Hop]) -> Void) throws -> ActiveSpan {
+    let tracer = try #require(Tracing.tracer)
+    return ActiveSpan(
+        tracer: tracer, context: .newTrace(sampled: true), parentSpanID: 0, name: "keystroke",
+        kind: .internal, attributes: [], onEnd: { _, hops in onEnd(hops) })
+}
+
 @Suite("Trace context across a client and a server", .serialized, .timeLimit(.minutes(1)))
 struct TracePropagationTests {
     /// Installs a tracer (sampling no roots, so the process's other tests see nothing change) that
@@ -215,11 +223,8 @@ struct TracePropagationTests {
             let received = Mutex<[String]>([])
             let subscription = fixture.client.channel(typing, NoParameters(), input: input.asObservable())
                 .subscribe(onNext: { text in received.withLock { $0.append(text) } })
-            let tracer = try #require(Tracing.tracer)
             let reported = Mutex<[Hop]?>(nil)
-            let keystroke = ActiveSpan(
-                tracer: tracer, context: .newTrace(sampled: true), parentSpanID: 0, name: "keystroke",
-                kind: .internal, attributes: [], onEnd: { _, hops in reported.withLock { $0 = hops } })
+            let keystroke = try keystrokeSpan { hops in reported.withLock { $0 = hops } }
             Tracing.with(keystroke) { input.onNext(Key(text: "a")) }
             // The keystroke's span waits for the server's report of the input before it ends.
             keystroke.endWhenReleased()
@@ -271,11 +276,8 @@ struct TracePropagationTests {
                 forwardKeys, NoParameters(), input: input.asObservable()
             )
             .subscribe(onNext: { element in received.withLock { $0.append(element) } })
-            let tracer = try #require(Tracing.tracer)
             let reported = Mutex<[Hop]?>(nil)
-            let keystroke = ActiveSpan(
-                tracer: tracer, context: .newTrace(sampled: true), parentSpanID: 0, name: "keystroke",
-                kind: .internal, attributes: [], onEnd: { _, hops in reported.withLock { $0 = hops } })
+            let keystroke = try keystrokeSpan { hops in reported.withLock { $0 = hops } }
             Tracing.with(keystroke) { input.onNext(Key(text: "a")) }
             keystroke.endWhenReleased()
             #expect(await eventually { reported.withLock { $0 } != nil })
