@@ -33,11 +33,20 @@ public enum TraceSummary {
 
     /// `body` with a `trace` member first, when it is a JSON object; else `body` as it is.
     public static func inject(traceID: String, hops: [Hop], into body: [UInt8]) -> [UInt8] {
+        prepending(Array(("\"trace\":" + object(traceID: traceID, hops: hops)).utf8), to: body)
+    }
+
+    /// `body` with `member` (`"name":value`) as its first member, when it is a JSON object; else
+    /// `body` as it is.
+    private static func prepending(_ member: [UInt8], to body: [UInt8]) -> [UInt8] {
         guard let first = body.firstIndex(where: { !TraceBody.isSpace($0) }), body[first] == UInt8(ascii: "{")
         else { return body }
         let rest = body[(first + 1)...]
         let empty = rest.first(where: { !TraceBody.isSpace($0) }) == UInt8(ascii: "}")
-        var out = Array(("{\"trace\":" + object(traceID: traceID, hops: hops)).utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(member.count + rest.count + 2)
+        out.append(UInt8(ascii: "{"))
+        out.append(contentsOf: member)
         if !empty { out.append(UInt8(ascii: ",")) }
         out.append(contentsOf: rest)
         return out
@@ -50,17 +59,7 @@ public enum TraceSummary {
     /// for that input's trace (docs/PROTOCOL.md, "Trace context"):
     /// `{"trace_id":"4bf9…4736","state":"ok",…}`.
     public static func tag(_ body: [UInt8], traceID: String) -> [UInt8] {
-        guard let first = body.firstIndex(where: { !TraceBody.isSpace($0) }), body[first] == UInt8(ascii: "{")
-        else { return body }
-        let rest = body[(first + 1)...]
-        let empty = rest.first(where: { !TraceBody.isSpace($0) }) == UInt8(ascii: "}")
-        var out = tagPrefix
-        out.reserveCapacity(tagPrefix.count + traceID.utf8.count + 2 + rest.count)
-        out.append(contentsOf: traceID.utf8)
-        out.append(UInt8(ascii: "\""))
-        if !empty { out.append(UInt8(ascii: ",")) }
-        out.append(contentsOf: rest)
-        return out
+        prepending(Array(("\"trace_id\":\"" + traceID + "\"").utf8), to: body)
     }
 
     /// The trace id of an element tagged by ``tag(_:traceID:)``: 32 lower-case hex digits right
