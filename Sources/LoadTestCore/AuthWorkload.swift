@@ -21,11 +21,14 @@ public struct WorkloadOptions: Sendable {
     public var seed: UInt64
     /// Each call's deadline.
     public var timeout: Duration
+    /// Which of several generators this is: it uses only its share of `users` and `clients`,
+    /// and a seed of its own.
+    public var shard: GeneratorShard
 
     /// Options.
     public init(
         scenario: Scenario, users: Int = 100, failRatio: Double = 0, clients: Int = 1_000,
-        seed: UInt64 = 1, timeout: Duration = .seconds(10)
+        seed: UInt64 = 1, timeout: Duration = .seconds(10), shard: GeneratorShard = .whole
     ) {
         self.scenario = scenario
         self.users = users
@@ -33,7 +36,14 @@ public struct WorkloadOptions: Sendable {
         self.clients = clients
         self.seed = seed
         self.timeout = timeout
+        self.shard = shard
     }
+
+    /// The seeded users this generator logs in, looks up and verifies: its share of `users`.
+    public var userRange: Range<Int> { shard.range(of: users) }
+
+    /// The end-client numbers this generator sends as: its share of `clients`.
+    public var clientRange: Range<Int> { shard.range(of: clients) }
 }
 
 /// A failure while preparing a run (seeding, fetching tokens).
@@ -54,6 +64,9 @@ public final class AuthWorkload: Sendable {
     public let options: WorkloadOptions
     private let tokens: [String]
     private let runTag: String
+    private let seed: UInt64
+    private let users: Range<Int>
+    private let endClients: Range<Int>
 
     /// A workload over `clients` with session `tokens` for `auth.verify` (needed when the scenario
     /// verifies; see ``fetchTokens(client:options:count:)``).
@@ -62,7 +75,11 @@ public final class AuthWorkload: Sendable {
         self.clients = clients
         self.options = options
         self.tokens = tokens
-        runTag = String(UInt32.random(in: 0...UInt32.max), radix: 36)
+        let tag = String(UInt32.random(in: 0...UInt32.max), radix: 36)
+        runTag = options.shard.isWhole ? tag : "\(tag)s\(options.shard.index)"
+        seed = options.shard.seed(options.seed)
+        users = options.userRange
+        endClients = options.clientRange.isEmpty ? 0..<1 : options.clientRange
     }
 
     /// The `index`-th seeded user's name.
@@ -74,17 +91,18 @@ public final class AuthWorkload: Sendable {
     /// The `index`-th seeded user's password.
     public static func password(_ index: Int) -> String { "lt-password-\(index)" }
 
-    /// Makes sure `users` seeded accounts exist: registers each, taking `409 username.exists` as
-    /// already done (so later runs reuse them), retrying `overloaded`. Returns how many were
-    /// created now.
-    public static func seed(client: RemoteClient, users: Int, inFlight: Int = 16) async throws -> Int {
+    /// Makes sure the seeded accounts numbered `users` exist: registers each, taking
+    /// `409 username.exists` as already done (so later runs reuse them), retrying `overloaded`.
+    /// Returns how many were created now.
+    public static func seed(client: RemoteClient, users: Range<Int>, inFlight: Int = 16) async throws -> Int {
         let next = Counter()
         return try await withThrowingTaskGroup(of: Int.self) { group in
-            for _ in 0..<max(1, min(inFlight, users)) {
+            for _ in 0..<max(1, min(inFlight, users.count)) {
                 group.addTask {
                     var created = 0
-                    while let index = next.next(below: users) {
-                        created += try await register(client: client, index: index) ? 1 : 0
+                    while let offset = next.next(below: users.count) {
+                        created +=
+                            try await register(client: client, index: users.lowerBound + offset) ? 1 : 0
                     }
                     return created
                 }
@@ -117,10 +135,13 @@ public final class AuthWorkload: Sendable {
         throw WorkloadError("registering \(userName(index)): overloaded 50 times")
     }
 
-    /// Logs the first `count` seeded users in (correct passwords) and returns their tokens.
-    public static func fetchTokens(client: RemoteClient, users: Int, count: Int) async throws -> [String] {
+    /// Logs the first `count` of the seeded users numbered `users` in (correct passwords) and
+    /// returns their tokens.
+    public static func fetchTokens(client: RemoteClient, users: Range<Int>, count: Int) async throws
+        -> [String]
+    {
         var tokens: [String] = []
-        for index in 0..<min(count, users) {
+        for index in users.prefix(count) {
             let response = try await client.request(
                 Methods.Auth.login,
                 LoginRequest(username: userName(index), password: password(index), client: "loadtest-seed"),
@@ -139,11 +160,11 @@ public final class AuthWorkload: Sendable {
     /// Makes request `index` and reports its outcome to `done`: the ``LoadDriver/Call`` of a run.
     public func call(_ index: Int, _ done: @escaping @Sendable (Outcome) -> Void) {
         let client = clients[index % clients.count]
-        let draw = SplitMix64.value(seed: options.seed, index: UInt64(index))
+        let draw = SplitMix64.value(seed: seed, index: UInt64(index))
         let kind = options.scenario.kind(for: draw)
-        let second = SplitMix64.value(seed: options.seed ^ 0x5EED, index: UInt64(index))
-        let user = options.users > 0 ? Int(second % UInt64(options.users)) : 0
-        let endClient = "loadtest-\(Int((draw >> 20) % UInt64(max(1, options.clients))))"
+        let second = SplitMix64.value(seed: seed ^ 0x5EED, index: UInt64(index))
+        let user = users.isEmpty ? 0 : users.lowerBound + Int(second % UInt64(users.count))
+        let endClient = "loadtest-\(endClients.lowerBound + Int((draw >> 20) % UInt64(endClients.count)))"
         let deadline = options.timeout
         let failed: @Sendable (any Error) -> Void = { error in
             let code = (error as? RemoteError)?.code.rawValue ?? "client"
@@ -201,11 +222,16 @@ public final class StubAuthServer: Sendable {
         let value = Atomic<UInt64>(0)
     }
 
-    /// Listens on `endpoint` with its own threads in `context`.
-    public init(context: Context, endpoint: String) throws {
+    /// Listens on `endpoint` with its own threads in `context`; `observe`, when given, sees each
+    /// request's username and end client as it arrives (tests use it to check what a workload sends).
+    public init(
+        context: Context, endpoint: String,
+        observe: (@Sendable (_ username: String, _ client: String?) -> Void)? = nil
+    ) throws {
         var handlers = RemoteHandlers()
         let stallEnd = self.stallEnd
-        handlers.handle(Methods.Auth.exists) { (_: ExistsRequest) -> Single<ExistsResponse> in
+        handlers.handle(Methods.Auth.exists) { (request: ExistsRequest) -> Single<ExistsResponse> in
+            observe?(request.username, request.client)
             let until = stallEnd.value.load(ordering: .relaxed)
             let now = DispatchTime.now().uptimeNanoseconds
             guard until > now else { return .just(ExistsResponse(exists: true)) }

@@ -39,10 +39,25 @@ public final class LoadDriver: Sendable {
         var errors = 0
         var warmup = 0
         var perSecond: [Int]
+        /// Per stage, when the plan has stages.
+        var stages: [StageTally]
+    }
+
+    private struct StageTally: Sendable {
+        var latency = LatencyHistogram()
+        var outcomes: [String: Int] = [:]
+        var completed = 0
+        var errors = 0
     }
 
     private let plan: RunPlan
     private let call: Call
+    /// The measured time's load: stage `i` is piece `i`.
+    private let ramp: Ramp
+    /// Requests sent in each stage (used only when the plan has stages).
+    private let stageSent: Mutex<[Int]>
+    /// Closed model: the chains going on.
+    private let chainsActive = Atomic<Int>(0)
     private final class Recorder: Sendable {
         let state: Mutex<Shard>
         init(_ shard: Shard) { state = Mutex(shard) }
@@ -65,8 +80,12 @@ public final class LoadDriver: Sendable {
         precondition(shards > 0, "at least one shard")
         self.plan = plan
         self.call = call
+        ramp = plan.ramp
+        stageSent = Mutex([Int](repeating: 0, count: plan.stages.count))
         let seconds = Int((plan.duration + plan.drainTimeout) / 1_000_000_000) + 2
-        self.shards = (0..<shards).map { _ in Recorder(Shard(perSecond: [Int](repeating: 0, count: seconds)))
+        let tallies = [StageTally](repeating: StageTally(), count: plan.stages.count)
+        self.shards = (0..<shards).map { _ in
+            Recorder(Shard(perSecond: [Int](repeating: 0, count: seconds), stages: tallies))
         }
     }
 
@@ -157,7 +176,15 @@ public final class LoadDriver: Sendable {
         var lag = LatencyHistogram()
         switch plan.model {
         case .open(let rate):
-            let schedule = OpenSchedule(start: start, rate: rate)
+            let schedule: OpenSchedule
+            if plan.stages.isEmpty {
+                schedule = OpenSchedule(start: start, rate: rate)
+            } else {
+                // The warm-up at the starting rate, then the stages.
+                let warmup =
+                    plan.warmup > 0 ? [Stage(name: "warm-up", duration: plan.warmup, target: rate)] : []
+                schedule = OpenSchedule(start: start, ramp: Ramp(start: rate, stages: warmup + plan.stages))
+            }
             let total = min(limit, schedule.count(within: plan.warmup + plan.duration))
             var index = 0
             while index < total && !stopping {
@@ -187,18 +214,48 @@ public final class LoadDriver: Sendable {
             sleep(nanoseconds: start &- min(start, monotonicNanoseconds()))
             let chains = Counter()
             let wake = self.wake
+            let ramp = self.ramp
+            let staged = !plan.stages.isEmpty
+            // How many chains should go on at `now`: the concurrency, or on a ramp its value then.
+            @Sendable func target(_ now: UInt64) -> Int {
+                guard staged, now >= measureStart else { return concurrency }
+                return Int(ramp.value(at: now - measureStart).rounded())
+            }
             @Sendable func next() {
-                guard !stopping, monotonicNanoseconds() < end, let index = chains.next(below: limit) else {
+                let now = monotonicNanoseconds()
+                guard !stopping, now < end, let index = chains.next(below: limit) else {
+                    chainsActive.subtract(1, ordering: .sequentiallyConsistent)
                     return
+                }
+                // Above a falling ramp's value, this chain ends here.
+                if staged {
+                    var current = chainsActive.load(ordering: .sequentiallyConsistent)
+                    while current > target(now) {
+                        let (exchanged, original) = chainsActive.compareExchange(
+                            expected: current, desired: current - 1, ordering: .sequentiallyConsistent)
+                        if exchanged { return }
+                        current = original
+                    }
                 }
                 // The last request `limit` allows: the run ends early.
                 if index == limit - 1 { wake.signal() }
-                issue(index, stamp: monotonicNanoseconds(), measureStart: measureStart, then: next)
+                issue(index, stamp: now, measureStart: measureStart, then: next)
             }
-            for _ in 0..<concurrency { next() }
-            let now = monotonicNanoseconds()
-            if now < end, wake.wait(timeout: .now() + .nanoseconds(Int(end - now))) == .success {
-                sendingEnded = min(end, monotonicNanoseconds())
+            // Chains start as the target rises (checked every 2 ms on a ramp), until the end.
+            var ended = false
+            while !ended && !stopping {
+                let now = monotonicNanoseconds()
+                guard now < end else { break }
+                let missing = target(now) - chainsActive.load(ordering: .sequentiallyConsistent)
+                if missing > 0 {
+                    chainsActive.add(missing, ordering: .sequentiallyConsistent)
+                    for _ in 0..<missing { next() }
+                }
+                let wait = staged ? min(end - now, 2_000_000) : end - now
+                if wake.wait(timeout: .now() + .nanoseconds(Int(wait))) == .success {
+                    ended = true
+                    sendingEnded = min(end, monotonicNanoseconds())
+                }
             }
         }
         sendingDone.store(true, ordering: .sequentiallyConsistent)
@@ -220,6 +277,8 @@ public final class LoadDriver: Sendable {
         issued.add(1, ordering: .sequentiallyConsistent)
         let measured = stamp >= measureStart
         if measured { measuredSent.add(1, ordering: .relaxed) }
+        let stage = measured && !plan.stages.isEmpty ? ramp.piece(at: stamp - measureStart) : -1
+        if stage >= 0 { stageSent.withLock { $0[stage] += 1 } }
         let shard = shards[index % shards.count]
         call(index) { [self] outcome in
             let now = monotonicNanoseconds()
@@ -234,6 +293,12 @@ public final class LoadDriver: Sendable {
                     if outcome.isError { shard.errors += 1 }
                     let second = Int((now &- min(now, measureStart)) / 1_000_000_000)
                     shard.perSecond[min(second, shard.perSecond.count - 1)] += 1
+                    if stage >= 0 {
+                        shard.stages[stage].latency.record(now &- min(now, stamp))
+                        shard.stages[stage].outcomes[outcome.label, default: 0] += 1
+                        shard.stages[stage].completed += 1
+                        if outcome.isError { shard.stages[stage].errors += 1 }
+                    }
                 } else {
                     shard.warmup += 1
                 }
@@ -259,8 +324,23 @@ public final class LoadDriver: Sendable {
         var result = LoadResult(
             scenario: "", model: plan.model, connections: shards.count, duration: window, warmup: plan.warmup)
         var perSecond: [Int] = []
+        var stages = plan.stages.indices.map { index in
+            let piece = ramp.pieces[index]
+            return StageResult(
+                name: plan.stages[index].name, offset: piece.offset, duration: piece.duration,
+                from: piece.from,
+                to: piece.to)
+        }
         for shard in shards {
             shard.state.withLock { shard in
+                for (index, tally) in shard.stages.enumerated() {
+                    stages[index].latency.merge(tally.latency)
+                    for (label, count) in tally.outcomes {
+                        stages[index].outcomes[label, default: 0] += count
+                    }
+                    stages[index].completed += tally.completed
+                    stages[index].errors += tally.errors
+                }
                 result.latency.merge(shard.latency)
                 for (label, count) in shard.outcomes { result.outcomes[label, default: 0] += count }
                 result.completed += shard.completed
@@ -276,6 +356,17 @@ public final class LoadDriver: Sendable {
         result.sent = measuredSent.load(ordering: .sequentiallyConsistent)
         result.unfinished = max(0, result.sent - result.completed)
         result.errors += result.unfinished
+        let sentPerStage = stageSent.withLock { $0 }
+        for index in stages.indices {
+            stages[index].sent = sentPerStage[index]
+            stages[index].unfinished = max(0, stages[index].sent - stages[index].completed)
+            stages[index].errors += stages[index].unfinished
+        }
+        result.stages = stages
+        if case .open = plan.model, !stages.isEmpty, window > 0 {
+            // A ramp's requested rate is its mean over the measured time.
+            result.model = .open(rate: stages.reduce(0) { $0 + $1.planned } / (Double(plan.duration) / 1e9))
+        }
         // Seconds after the last one with a completion are the drain's tail of nothing: cut them,
         // but keep the whole measured window.
         let seconds = Int((window + 999_999_999) / 1_000_000_000)

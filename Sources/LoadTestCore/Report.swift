@@ -11,8 +11,9 @@ extension LoadResult {
         var lines: [String] = []
         let warm = warmup > 0 ? " after a \(DurationText.format(warmup)) warm-up" : ""
         lines.append(
-            "auth-loadtest: \(scenario), \(model), \(DurationText.format(duration))\(warm), "
-                + "\(connections) connection\(connections == 1 ? "" : "s")")
+            "auth-loadtest: \(scenario), \(modelDescription), \(DurationText.format(duration))\(warm), "
+                + "\(connections) connection\(connections == 1 ? "" : "s")"
+                + (shard.map { ", generator \($0) (--shard)" } ?? ""))
         if interrupted {
             lines.append("  INTERRUPTED: stopped after \(DurationText.format(duration)) of the measured time")
         }
@@ -20,7 +21,7 @@ extension LoadResult {
         if unfinished > 0 { rates += ", \(grouped(Double(unfinished))) unanswered" }
         lines.append(rates)
         var rate = "  rate       sent \(fixed(sentRate, 1))/s, answered \(fixed(completedRate, 1))/s"
-        if let requestedRate {
+        if let requestedRate, requestedRate > 0 {
             rate +=
                 " (requested \(fixed(requestedRate, 1))/s: \(fixed(sentRate / requestedRate * 100, 1)) % sent,"
                 + " \(fixed(completedRate / requestedRate * 100, 1)) % answered)"
@@ -57,6 +58,7 @@ extension LoadResult {
             )
         }
         lines.append("  answered per second: " + perSecond.map { grouped(Double($0)) }.joined(separator: " "))
+        if !stages.isEmpty { lines += stageLines() }
         if !verdicts.isEmpty {
             lines.append("  thresholds")
             for verdict in verdicts {
@@ -68,12 +70,56 @@ extension LoadResult {
         return lines.joined(separator: "\n") + "\n"
     }
 
+    /// The model, with a ramp's shape: `open model ramping 0 → 100 → 2,000 → 0 req/s (mean 1,033 req/s)`.
+    public var modelDescription: String {
+        guard let first = stages.first else { return model.description }
+        let values = ([first.from] + stages.map(\.to)).map { grouped($0) }.joined(separator: " → ")
+        switch model {
+        case .open(let rate): return "open model ramping \(values) req/s (mean \(grouped(rate)) req/s)"
+        case .closed: return "closed model ramping \(values) in flight"
+        }
+    }
+
+    /// The stages' table: each one's time, load, rates, percentiles and errors.
+    private func stageLines() -> [String] {
+        let unit: String
+        if case .open = model { unit = "/s" } else { unit = " in flight" }
+        let rows: [[String]] = stages.indices.map { index in
+            let stage = stages[index]
+            let run = stageRun(index)
+            return [
+                stage.name,
+                "\(DurationText.format(stage.offset))–\(DurationText.format(stage.offset + stage.duration))",
+                "\(grouped(stage.from))→\(grouped(stage.to))\(unit)", fixed(run.sentRate, 1),
+                fixed(run.completedRate, 1),
+            ]
+                + reportedPercentiles.map { DurationText.format(stage.latency.value(atPercentile: $0)) }
+                + [
+                    DurationText.format(stage.latency.max),
+                    "\(grouped(Double(stage.errors))) (\(fixed(run.errorPercent, 2)) %)",
+                ]
+        }
+        let header =
+            ["stage", "time", "load", "sent/s", "answered/s"]
+            + reportedPercentiles.map { "p\(percentileName($0))" }
+            + ["max", "errors"]
+        let table = [header] + rows
+        let widths = header.indices.map { column in table.map { $0[column].count }.max() ?? 0 }
+        return ["  stages"]
+            + table.map { row in
+                "    "
+                    + row.enumerated().map { column, cell in
+                        column == row.count - 1
+                            ? cell : cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
+                    }.joined(separator: "  ")
+            }
+    }
+
     /// The result as JSON (`--json FILE`): the run, counts, rates, latency percentiles in
     /// milliseconds, the histogram's non-empty buckets, outcomes, throughput per second and the
     /// thresholds' verdicts.
     public func json(verdicts: [ThresholdVerdict] = []) throws -> Data {
-        let percentiles = [0.0, 50, 75, 90, 95, 99, 99.9, 99.99, 100]
-        let document = JSONReport(
+        var document = JSONReport(
             format: JSONReport.formatName, formatVersion: JSONReport.currentVersion,
             scenario: scenario,
             model: { if case .open = model { "open" } else { "closed" } }(),
@@ -85,23 +131,16 @@ extension LoadResult {
             sent: sent, completed: completed, unfinished: unfinished, warmupRequests: warmupRequests,
             sentRate: sentRate, completedRate: completedRate,
             errors: errors, errorPercent: errorPercent,
-            latencyMilliseconds: JSONReport.Latency(
-                min: DurationText.milliseconds(latency.min),
-                mean: DurationText.milliseconds(UInt64(latency.mean)),
-                max: DurationText.milliseconds(latency.max),
-                percentiles: percentiles.map {
-                    JSONReport.Point(
-                        percentile: $0, value: DurationText.milliseconds(latency.value(atPercentile: $0)))
-                }),
-            histogram: latency.buckets.map { JSONReport.Bucket(nanoseconds: $0.value, count: $0.count) },
+            latencyMilliseconds: JSONReport.Latency(latency),
+            histogram: JSONReport.buckets(latency),
             latencyNanoseconds: JSONReport.Exact(latency),
-            senderLagHistogram: senderLag.count == 0
-                ? nil : senderLag.buckets.map { JSONReport.Bucket(nanoseconds: $0.value, count: $0.count) },
+            senderLagHistogram: senderLag.count == 0 ? nil : JSONReport.buckets(senderLag),
             senderLagNanoseconds: senderLag.count == 0 ? nil : JSONReport.Exact(senderLag),
             durationNanoseconds: duration, warmupNanoseconds: warmup,
             outcomes: outcomes,
             perSecond: perSecond,
             interrupted: interrupted,
+            shard: shard?.description,
             senderLagMilliseconds: senderLag.count == 0
                 ? nil
                 : JSONReport.Lag(
@@ -109,6 +148,20 @@ extension LoadResult {
                     p99: DurationText.milliseconds(senderLag.value(atPercentile: 99)),
                     max: DurationText.milliseconds(senderLag.max)),
             thresholds: verdicts)
+        if !stages.isEmpty {
+            document.stages = stages.indices.map { index in
+                let stage = stages[index]
+                let run = stageRun(index)
+                return JSONReport.StagePart(
+                    name: stage.name, offsetNanoseconds: stage.offset, durationNanoseconds: stage.duration,
+                    from: stage.from, to: stage.to, sent: stage.sent, completed: stage.completed,
+                    unfinished: stage.unfinished, errors: stage.errors, errorPercent: run.errorPercent,
+                    sentRate: run.sentRate, completedRate: run.completedRate,
+                    latencyMilliseconds: JSONReport.Latency(stage.latency),
+                    histogram: JSONReport.buckets(stage.latency),
+                    latencyNanoseconds: JSONReport.Exact(stage.latency), outcomes: stage.outcomes)
+            }
+        }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         encoder.keyEncodingStrategy = .convertToSnakeCase
@@ -141,6 +194,59 @@ public struct JSONReport: Codable, Sendable {
         public var max: Double
         /// The curve.
         public var percentiles: [Point]
+
+        /// The percentiles every result file lists.
+        static let listed = [0.0, 50, 75, 90, 95, 99, 99.9, 99.99, 100]
+
+        init(_ histogram: LatencyHistogram) {
+            min = DurationText.milliseconds(histogram.min)
+            mean = DurationText.milliseconds(UInt64(histogram.mean))
+            max = DurationText.milliseconds(histogram.max)
+            percentiles = Self.listed.map {
+                Point(percentile: $0, value: DurationText.milliseconds(histogram.value(atPercentile: $0)))
+            }
+        }
+    }
+
+    /// A histogram's non-empty buckets.
+    static func buckets(_ histogram: LatencyHistogram) -> [Bucket] {
+        histogram.buckets.map { Bucket(nanoseconds: $0.value, count: $0.count) }
+    }
+
+    /// One stage of a ramp (`--stages`).
+    public struct StagePart: Codable, Sendable {
+        /// Its name.
+        public var name: String
+        /// Where it starts after the warm-up, in nanoseconds.
+        public var offsetNanoseconds: UInt64
+        /// Its length, in nanoseconds.
+        public var durationNanoseconds: UInt64
+        /// The load at its start: requests per second (open model) or in flight (closed).
+        public var from: Double
+        /// The load at its end.
+        public var to: Double
+        /// Requests sent in it.
+        public var sent: Int
+        /// Of those, the ones answered.
+        public var completed: Int
+        /// Of those, the ones never answered.
+        public var unfinished: Int
+        /// Errors, the unanswered included.
+        public var errors: Int
+        /// Errors as a percentage of its requests.
+        public var errorPercent: Double
+        /// Requests sent per second.
+        public var sentRate: Double
+        /// Requests answered per second.
+        public var completedRate: Double
+        /// The latency summary and curve, in milliseconds.
+        public var latencyMilliseconds: Latency
+        /// The histogram's non-empty buckets.
+        public var histogram: [Bucket]
+        /// The histogram's exact count, min, max and sum.
+        public var latencyNanoseconds: Exact
+        /// Answered requests by outcome label.
+        public var outcomes: [String: Int]
     }
 
     /// The open model's sender lag, in milliseconds.
@@ -183,8 +289,11 @@ public struct JSONReport: Codable, Sendable {
 
     /// What `format` holds in every result file of this tool.
     public static let formatName = "auth-loadtest"
-    /// The version of the document this build writes and reads.
-    public static let currentVersion = 1
+    /// The version of the document this build writes. Version 2 added `shard`, `stages` and
+    /// `capacity`, all optional: a version 1 file reads as a version 2 file without them.
+    public static let currentVersion = 2
+    /// The versions this build reads.
+    public static let readableVersions = 1...currentVersion
 
     /// Always `auth-loadtest`: tells this tool's result files from other JSON.
     public var format: String
@@ -240,6 +349,10 @@ public struct JSONReport: Codable, Sendable {
     public var perSecond: [Int]
     /// Whether the run was stopped early (SIGINT).
     public var interrupted: Bool
+    /// `I/N` for generator I of N (`--shard`); absent for a lone or merged run.
+    public var shard: String?
+    /// Each stage of a ramp (`--stages`); absent for a constant load.
+    public var stages: [StagePart]?
     /// The open model's sender lag (absent in the closed model).
     public var senderLagMilliseconds: Lag?
     /// Each `--fail-if` condition's verdict.

@@ -33,6 +33,11 @@ public struct LoadResult: Sendable {
     public var senderLag: LatencyHistogram
     /// Whether the run was stopped early (``LoadDriver/stop()``, SIGINT).
     public var interrupted = false
+    /// Which generator of several made it (`--shard I/N`); nil for a lone generator's run or a
+    /// merged one.
+    public var shard: GeneratorShard?
+    /// Each stage's share of the run (`--stages`), in order; empty for a constant load.
+    public var stages: [StageResult] = []
 
     /// An empty result for a run of `model` over `duration` (nanoseconds).
     public init(scenario: String, model: LoadModel, connections: Int, duration: UInt64, warmup: UInt64) {
@@ -72,4 +77,75 @@ public struct LoadResult: Sendable {
         let total = completed + unfinished
         return total == 0 ? 0 : Double(errors) * 100 / Double(total)
     }
+}
+
+/// What one stage of a ramp measured: the requests whose (scheduled or actual) send time fell in
+/// it, however late their answers came.
+public struct StageResult: Sendable {
+    /// Its name.
+    public var name: String
+    /// Where it starts, in nanoseconds after the warm-up.
+    public var offset: UInt64
+    /// How long it lasts (planned), in nanoseconds.
+    public var duration: UInt64
+    /// The load at its start: requests per second (open model) or in flight (closed).
+    public var from: Double
+    /// The load at its end.
+    public var to: Double
+    /// Requests sent in it.
+    public var sent = 0
+    /// Of those, the ones answered.
+    public var completed = 0
+    /// Of those, the ones never answered.
+    public var unfinished = 0
+    /// Errors: failed calls, unexpected answers and the unanswered.
+    public var errors = 0
+    /// The latency of its completed requests, in nanoseconds.
+    public var latency = LatencyHistogram()
+    /// Its completed requests by outcome label.
+    public var outcomes: [String: Int] = [:]
+
+    /// A stage with nothing recorded yet.
+    public init(name: String, offset: UInt64, duration: UInt64, from: Double, to: Double) {
+        self.name = name
+        self.offset = offset
+        self.duration = duration
+        self.from = from
+        self.to = to
+    }
+
+    /// Its length in seconds.
+    public var seconds: Double { Double(duration) / 1e9 }
+
+    /// The open model's requests it plans: the mean of its rates times its length.
+    public var planned: Double { (from + to) / 2 * seconds }
+}
+
+extension LoadResult {
+    /// Stage `index` seen as a run of its own, for its report line and `--fail-if name:…`: its
+    /// counts, histogram and outcomes over its length, the open model at its mean planned rate;
+    /// its per-second series is the part of the run's that falls in it.
+    public func stageRun(_ index: Int) -> LoadResult {
+        let stage = stages[index]
+        var model = model
+        if case .open = model { model = .open(rate: (stage.from + stage.to) / 2) }
+        if case .closed = model { model = .closed(concurrency: Int(max(stage.from, stage.to).rounded())) }
+        var run = LoadResult(
+            scenario: scenario, model: model, connections: connections, duration: stage.duration, warmup: 0)
+        run.sent = stage.sent
+        run.completed = stage.completed
+        run.unfinished = stage.unfinished
+        run.errors = stage.errors
+        run.latency = stage.latency
+        run.outcomes = stage.outcomes
+        let first = Int(stage.offset / 1_000_000_000)
+        let last = Int((stage.offset + stage.duration + 999_999_999) / 1_000_000_000)
+        if first < perSecond.count { run.perSecond = Array(perSecond[first..<min(last, perSecond.count)]) }
+        run.interrupted = interrupted
+        run.shard = shard
+        return run
+    }
+
+    /// The stage named `name`'s index.
+    public func stageIndex(named name: String) -> Int? { stages.firstIndex { $0.name == name } }
 }

@@ -27,10 +27,12 @@ extension LoadResult {
             throw ResultFileError(
                 "\(name): not an auth-loadtest result file (no \"format\":\"auth-loadtest\")")
         }
-        guard let version = object["format_version"] as? Int, version == JSONReport.currentVersion else {
+        guard let version = object["format_version"] as? Int, JSONReport.readableVersions.contains(version)
+        else {
+            let versions = JSONReport.readableVersions
             throw ResultFileError(
                 "\(name): result format version \(object["format_version"].map { "\($0)" } ?? "missing"), "
-                    + "this build reads version \(JSONReport.currentVersion)")
+                    + "this build reads versions \(versions.lowerBound) to \(versions.upperBound)")
         }
         let decoder = JSONDecoder()
         decoder.keyDecodingStrategy = .convertFromSnakeCase
@@ -45,20 +47,14 @@ extension LoadResult {
             model = .closed(concurrency: concurrency)
         default: throw ResultFileError("\(name): model \"\(document.model)\" without its rate or concurrency")
         }
-        guard
-            let latency = LatencyHistogram(
-                buckets: document.histogram.map { ($0.nanoseconds, $0.count) },
-                min: document.latencyNanoseconds.min, max: document.latencyNanoseconds.max,
-                sum: document.latencyNanoseconds.sum),
-            latency.count == document.latencyNanoseconds.count
-        else { throw ResultFileError("\(name): the latency histogram does not add up") }
+        guard let latency = Self.histogram(document.histogram, document.latencyNanoseconds) else {
+            throw ResultFileError("\(name): the latency histogram does not add up")
+        }
         var lag = LatencyHistogram()
         if let buckets = document.senderLagHistogram, let exact = document.senderLagNanoseconds {
-            guard
-                let read = LatencyHistogram(
-                    buckets: buckets.map { ($0.nanoseconds, $0.count) }, min: exact.min, max: exact.max,
-                    sum: exact.sum), read.count == exact.count
-            else { throw ResultFileError("\(name): the sender-lag histogram does not add up") }
+            guard let read = Self.histogram(buckets, exact) else {
+                throw ResultFileError("\(name): the sender-lag histogram does not add up")
+            }
             lag = read
         }
         self.init(
@@ -74,6 +70,39 @@ extension LoadResult {
         perSecond = document.perSecond
         senderLag = lag
         interrupted = document.interrupted
+        if let text = document.shard {
+            guard let shard = GeneratorShard(parsing: text) else {
+                throw ResultFileError("\(name): shard \"\(text)\" is not I/N")
+            }
+            self.shard = shard
+        }
+        for part in document.stages ?? [] {
+            guard let histogram = Self.histogram(part.histogram, part.latencyNanoseconds) else {
+                throw ResultFileError("\(name): stage \(part.name)'s latency histogram does not add up")
+            }
+            var stage = StageResult(
+                name: part.name, offset: part.offsetNanoseconds, duration: part.durationNanoseconds,
+                from: part.from, to: part.to)
+            stage.sent = part.sent
+            stage.completed = part.completed
+            stage.unfinished = part.unfinished
+            stage.errors = part.errors
+            stage.latency = histogram
+            stage.outcomes = part.outcomes
+            stages.append(stage)
+        }
+    }
+
+    /// A histogram rebuilt from a file's buckets and exact figures; nil unless they agree.
+    private static func histogram(_ buckets: [JSONReport.Bucket], _ exact: JSONReport.Exact)
+        -> LatencyHistogram?
+    {
+        guard
+            let histogram = LatencyHistogram(
+                buckets: buckets.map { ($0.nanoseconds, $0.count) }, min: exact.min, max: exact.max,
+                sum: exact.sum), histogram.count == exact.count
+        else { return nil }
+        return histogram
     }
 
     /// Several generators' runs of one scenario and model, made at the same time, as one run: the
@@ -81,12 +110,22 @@ extension LoadResult {
     /// all the requests gives), counts, outcomes and the per-second series summed, the open model's
     /// rates and the closed model's concurrency added, the measured window the longest of theirs.
     ///
-    /// - Throws: ``ResultFileError`` for no runs, or runs of different scenarios or models.
+    /// - Throws: ``ResultFileError`` for no runs, runs of different scenarios or models, or two
+    ///   runs of the same `--shard` (the same generator twice).
     public static func merged(_ runs: [(name: String, result: LoadResult)]) throws(ResultFileError)
         -> LoadResult
     {
         guard let (firstName, first) = runs.first else { throw ResultFileError("nothing to merge") }
+        var shards: [GeneratorShard: String] = [:]
+        for (name, run) in runs {
+            guard let shard = run.shard else { continue }
+            if let other = shards[shard] {
+                throw ResultFileError("\(other) and \(name) are both generator \(shard): the same run twice?")
+            }
+            shards[shard] = name
+        }
         var merged = first
+        merged.shard = nil
         for (name, run) in runs.dropFirst() {
             guard run.scenario == first.scenario else {
                 throw ResultFileError(
@@ -118,6 +157,24 @@ extension LoadResult {
             }
             for (second, count) in run.perSecond.enumerated() { merged.perSecond[second] += count }
             merged.interrupted = merged.interrupted || run.interrupted
+            guard run.stages.map(\.name) == first.stages.map(\.name),
+                run.stages.map(\.duration) == first.stages.map(\.duration)
+            else {
+                throw ResultFileError(
+                    "\(name) ran other stages than \(firstName): only runs of one ramp merge")
+            }
+            for (index, stage) in run.stages.enumerated() {
+                merged.stages[index].from += stage.from
+                merged.stages[index].to += stage.to
+                merged.stages[index].sent += stage.sent
+                merged.stages[index].completed += stage.completed
+                merged.stages[index].unfinished += stage.unfinished
+                merged.stages[index].errors += stage.errors
+                merged.stages[index].latency.merge(stage.latency)
+                for (label, count) in stage.outcomes {
+                    merged.stages[index].outcomes[label, default: 0] += count
+                }
+            }
         }
         return merged
     }

@@ -18,16 +18,23 @@ extension LoadResult {
         out.append(#"<rect width="100%" height="100%" fill="white"/>"#)
         out.append(
             #"<text x="\#(Int(width / 2))" y="22" text-anchor="middle" font-size="15">"#
-                + escape("auth-loadtest: \(scenario), \(model), \(DurationText.format(duration))") + "</text>"
+                + escape("auth-loadtest: \(scenario), \(modelDescription), \(DurationText.format(duration))")
+                + "</text>"
         )
 
         // Left: latency by percentile.
         let maxDepth = 5.0  // up to 99.999 %
-        let points = stride(from: 0.0, through: maxDepth, by: 0.05).map { depth -> (Double, Double) in
-            let percentile = (1 - pow10(-depth)) * 100
-            return (depth, Double(latency.value(atPercentile: min(percentile, 100))) / 1e6)
+        func curve(_ histogram: LatencyHistogram) -> [(Double, Double)] {
+            stride(from: 0.0, through: maxDepth, by: 0.05).map { depth -> (Double, Double) in
+                let percentile = (1 - pow10(-depth)) * 100
+                return (depth, Double(histogram.value(atPercentile: min(percentile, 100))) / 1e6)
+            }
         }
-        let topMilliseconds = niceCeiling(max(points.map(\.1).max() ?? 1, Double(latency.max) / 1e6, 0.001))
+        let points = curve(latency)
+        // With stages, one curve per stage besides the whole run's.
+        let stageCurves = stages.filter { $0.latency.count > 0 }.map { ($0.name, curve($0.latency)) }
+        let highest = ([points] + stageCurves.map(\.1)).flatMap { $0.map(\.1) }.max() ?? 1
+        let topMilliseconds = niceCeiling(max(highest, Double(latency.max) / 1e6, 0.001))
         out.append(axes(origin: left, size: panel, title: "latency (ms) by percentile"))
         for depth in 0...Int(maxDepth) {
             let x = left.x + Double(depth) / maxDepth * panel.width
@@ -41,18 +48,29 @@ extension LoadResult {
                     x: left.x, y: left.y + panel.height * (1 - Double(step) / 4), label: label,
                     vertical: false))
         }
-        let path = points.map { depth, value in
-            let x = left.x + depth / maxDepth * panel.width
-            let y = left.y + panel.height * (1 - value / topMilliseconds)
-            return "\(fixed(x, 1)),\(fixed(y, 1))"
+        func polyline(_ points: [(Double, Double)], color: String, width: Double) -> String {
+            let path = points.map { depth, value in
+                let x = left.x + depth / maxDepth * panel.width
+                let y = left.y + panel.height * (1 - value / topMilliseconds)
+                return "\(fixed(x, 1)),\(fixed(y, 1))"
+            }
+            return #"<polyline fill="none" stroke="\#(color)" stroke-width="\#(fixed(width, 1))" "#
+                + #"points="\#(path.joined(separator: " "))"/>"#
         }
-        out.append(
-            #"<polyline fill="none" stroke="steelblue" stroke-width="2" points="\#(path.joined(separator: " "))"/>"#
-        )
+        for (index, (name, points)) in stageCurves.enumerated() {
+            let color = stagePalette[index % stagePalette.count]
+            out.append(polyline(points, color: color, width: 1.5))
+            out.append(
+                #"<text x="\#(left.x + 8)" y="\#(fixed(left.y + 14 + Double(index) * 14, 1))" fill="\#(color)">"#
+                    + escape(name) + "</text>")
+        }
+        out.append(polyline(points, color: "steelblue", width: stageCurves.isEmpty ? 2 : 2.5))
 
         // Right: answers per second.
         let seconds = max(perSecond.count, 1)
-        let top = niceCeiling(Double(max(perSecond.max() ?? 1, 1)) * 1.1)
+        let plannedTop = stages.map { max($0.from, $0.to) }.max() ?? 0
+        let top = niceCeiling(
+            max(Double(max(perSecond.max() ?? 1, 1)), requestedRate != nil ? plannedTop : 0) * 1.1)
         out.append(axes(origin: right, size: panel, title: "answered per second"))
         let barWidth = panel.width / Double(seconds)
         for (second, count) in perSecond.enumerated() {
@@ -62,7 +80,34 @@ extension LoadResult {
                     + #"y="\#(fixed(right.y + panel.height - barHeight, 1))" width="\#(fixed(max(barWidth - 1, 0.5), 1))" "#
                     + #"height="\#(fixed(barHeight, 1))" fill="seagreen"/>"#)
         }
-        if let requestedRate {
+        if !stages.isEmpty {
+            // Stage boundaries, named, and in the open model the planned rate's ramp.
+            let secondsWide = Double(seconds)
+            for (index, stage) in stages.enumerated() {
+                let x = right.x + panel.width * min(Double(stage.offset) / 1e9 / secondsWide, 1)
+                if index > 0 {
+                    out.append(
+                        #"<line x1="\#(fixed(x, 1))" y1="\#(right.y)" x2="\#(fixed(x, 1))" y2="\#(right.y + panel.height)" "#
+                            + #"stroke="gray" stroke-dasharray="2 3"/>"#)
+                }
+                out.append(
+                    #"<text x="\#(fixed(x + 3, 1))" y="\#(right.y + 12)" font-size="10" "#
+                        + #"fill="\#(stagePalette[index % stagePalette.count])">\#(escape(stage.name))</text>"#
+                )
+            }
+            if case .open = model {
+                let ramp = stages.flatMap { stage in
+                    [(Double(stage.offset), stage.from), (Double(stage.offset + stage.duration), stage.to)]
+                }.map { offset, rate in
+                    let x = right.x + panel.width * min(offset / 1e9 / secondsWide, 1)
+                    let y = right.y + panel.height * (1 - min(rate / top, 1))
+                    return "\(fixed(x, 1)),\(fixed(y, 1))"
+                }
+                out.append(
+                    #"<polyline fill="none" stroke="crimson" stroke-dasharray="4 3" points="\#(ramp.joined(separator: " "))"/>"#
+                )
+            }
+        } else if let requestedRate {
             let y = right.y + panel.height * (1 - min(requestedRate / top, 1))
             out.append(
                 #"<line x1="\#(right.x)" y1="\#(fixed(y, 1))" x2="\#(right.x + panel.width)" y2="\#(fixed(y, 1))" "#
@@ -109,6 +154,9 @@ extension LoadResult {
             + #"<text x="\#(x - 8)" y="\#(fixed(y + 4, 1))" text-anchor="end">\#(escape(label))</text>"#
     }
 }
+
+/// The colours of the stages' curves and labels.
+private let stagePalette = ["darkorange", "seagreen", "purple", "crimson", "goldenrod", "teal"]
 
 /// 10^exponent without Foundation.
 func pow10(_ exponent: Double) -> Double {

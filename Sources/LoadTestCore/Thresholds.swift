@@ -1,4 +1,5 @@
-/// A `--fail-if` condition: `p99<50ms`, `errors<1%`, `max<=2s`, `rate>=950`.
+/// A `--fail-if` condition: `p99<50ms`, `errors<1%`, `max<=2s`, `rate>=950`, on the whole run, or
+/// on one stage of a ramp when prefixed with its name: `peak:p99<20ms`.
 public struct Threshold: Sendable, Hashable, CustomStringConvertible {
     /// What is compared.
     public enum Metric: Sendable, Hashable {
@@ -45,6 +46,8 @@ public struct Threshold: Sendable, Hashable, CustomStringConvertible {
     public let comparison: Comparison
     /// The bound: nanoseconds for latencies, percent or a count for errors, requests per second.
     public let bound: Double
+    /// The stage it applies to (`peak` in `peak:p99<20ms`), or nil for the whole run.
+    public let stage: String?
     /// The condition as typed.
     public let description: String
 
@@ -59,7 +62,15 @@ public struct Threshold: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Parses one condition; nil when malformed. Latencies need a unit (`ns`, `us`, `ms`, `s`).
-    public init?(parsing text: String) {
+    public init?(parsing typed: String) {
+        var text = typed
+        var stage: String?
+        if let colon = typed.firstIndex(of: ":") {
+            let name = String(typed[..<colon]).trimmingSpaces
+            guard Stage.isValidName(name) else { return nil }
+            stage = name
+            text = String(typed[typed.index(after: colon)...])
+        }
         // The longest operator first, so that `<=` is not read as `<` followed by `=5ms`.
         let operators: [Comparison] = [.lessOrEqual, .greaterOrEqual, .less, .greater]
         guard let comparison = operators.first(where: { text.contains($0.rawValue) }),
@@ -98,7 +109,8 @@ public struct Threshold: Sendable, Hashable, CustomStringConvertible {
         self.metric = metric
         self.comparison = comparison
         self.bound = bound
-        self.description = "\(name)\(comparison.rawValue)\(value)"
+        self.stage = stage
+        self.description = (stage.map { "\($0):" } ?? "") + "\(name)\(comparison.rawValue)\(value)"
     }
 
     /// The metric's value in `result`: nanoseconds, percent, a count or requests per second.
@@ -126,6 +138,12 @@ public struct Threshold: Sendable, Hashable, CustomStringConvertible {
 
     /// Whether `result` meets the condition.
     public func holds(for result: LoadResult) -> Bool { comparison.holds(measured(in: result), bound) }
+
+    /// The part of `run` the condition looks at: the run, or its stage; nil when it has no such stage.
+    public func target(in run: LoadResult) -> LoadResult? {
+        guard let stage else { return run }
+        return run.stageIndex(named: stage).map { run.stageRun($0) }
+    }
 }
 
 /// One condition's verdict.
@@ -140,13 +158,23 @@ public struct ThresholdVerdict: Sendable, Hashable, Codable {
 
 extension Array where Element == Threshold {
     /// Each condition's verdict on `result`.
+    /// A condition on a stage the run does not have fails, measured as `no such stage`.
     public func evaluate(_ result: LoadResult) -> [ThresholdVerdict] {
         map { threshold in
-            ThresholdVerdict(
+            guard let part = threshold.target(in: result) else {
+                return ThresholdVerdict(
+                    condition: threshold.description, measured: "no such stage", passed: false)
+            }
+            return ThresholdVerdict(
                 condition: threshold.description,
-                measured: threshold.formatted(threshold.measured(in: result)),
-                passed: threshold.holds(for: result))
+                measured: threshold.formatted(threshold.measured(in: part)),
+                passed: threshold.holds(for: part))
         }
+    }
+
+    /// The stages the conditions name that `stages` does not have.
+    public func unknownStages(in stages: [Stage]) -> [String] {
+        compactMap(\.stage).filter { name in !stages.contains { $0.name == name } }
     }
 }
 

@@ -7,10 +7,18 @@ import ServiceKit
 import Synchronization
 import ZeroMQ
 
-/// A failure that stops the tool before or instead of a run (exit 2).
+/// A failure that stops the tool before or instead of a run: exit 2, or 64 for options that do not
+/// go together (``usage(_:)``).
 struct CommandError: Error, CustomStringConvertible {
     let description: String
-    init(_ description: String) { self.description = description }
+    let exitCode: Int32
+    init(_ description: String, exitCode: Int32 = 2) {
+        self.description = description
+        self.exitCode = exitCode
+    }
+
+    /// Options that cannot be used together or as given (exit 64, like any bad option).
+    static func usage(_ description: String) -> CommandError { CommandError(description, exitCode: 64) }
 }
 
 /// One invocation: connect, check, seed, run, report. Returns the exit code: 0, or 1 when a
@@ -36,19 +44,20 @@ struct LoadTestCommand {
             for endpoint in configuration[options.endpoint] { try checkEndpoint(endpoint) }
             if configuration[options.curve] == .on { curve = try curveSettings() }
         }
+        let shard = configuration[options.shard]
         let clients = try (0..<configuration[options.connections]).map { index in
             try RemoteClient(
                 context: context,
                 configuration: .init(
                     endpoints: endpoints, deadline: configuration[options.timeout],
-                    name: "loadtest-\(index)",
+                    name: shard.isWhole ? "loadtest-\(index)" : "loadtest-\(shard.index)-\(index)",
                     curve: curve, discoversShards: true))
         }
         defer { context.terminate() }
         let workloadOptions = WorkloadOptions(
             scenario: scenario, users: echo ? 1 : configuration[options.users],
             failRatio: configuration[options.failRatio], clients: configuration[options.clients],
-            seed: UInt64(configuration[options.seed]), timeout: configuration[options.timeout])
+            seed: UInt64(configuration[options.seed]), timeout: configuration[options.timeout], shard: shard)
         let tokens: [String]
         do {
             tokens = try await prepare(
@@ -71,6 +80,7 @@ struct LoadTestCommand {
         await stopAll(clients, stub)
         result.scenario = echo ? "exists (in-process stub, --echo)" : scenario.description
         result.connections = clients.count
+        result.shard = shard.isWhole ? nil : shard
         let verdicts = configuration[options.failIf].evaluate(result)
         print(result.report(verdicts: verdicts), terminator: "")
         if let path = configuration[options.json] {
@@ -88,22 +98,65 @@ struct LoadTestCommand {
         await stub?.stop()
     }
 
+    /// The run's pacing and bounds: with `--shard I/N`, this generator's share of them.
     private func makePlan() throws -> RunPlan {
         let options = LoadTestOptions.self
+        let shard = configuration[options.shard]
+        var stages = configuration[options.stages]
         let model: LoadModel
         switch (configuration[options.rate], configuration[options.concurrency]) {
         case (.some, .some):
-            throw CommandError("give --rate (open model) or --concurrency (closed), not both")
-        case (.some(let rate), nil): model = .open(rate: rate)
-        case (nil, .some(let concurrency)): model = .closed(concurrency: concurrency)
-        case (nil, nil): model = .open(rate: 1_000)
+            throw CommandError.usage("give --rate (open model) or --concurrency (closed), not both")
+        case (.some(let rate), nil): model = .open(rate: shard.share(ofRate: rate))
+        case (nil, .some(let concurrency)):
+            let share = shard.range(of: concurrency).count
+            guard share > 0 else {
+                throw CommandError.usage(
+                    "--concurrency \(concurrency) cannot be shared by \(shard.count) generators")
+            }
+            model = .closed(concurrency: share)
+            if let stage = stages.first(where: { $0.target != $0.target.rounded() || $0.target > 100_000 }) {
+                throw CommandError.usage(
+                    "--stages: stage \(stage.name) ramps the concurrency to \(stage.target); give a whole number up to 100000"
+                )
+            }
+        case (nil, nil): model = .open(rate: stages.isEmpty ? shard.share(ofRate: 1_000) : 0)
+        }
+        if case .open = model, let stage = stages.first(where: { $0.target > 10_000_000 }) {
+            throw CommandError.usage("--stages: stage \(stage.name)'s rate \(stage.target) is over 10000000")
+        }
+        // Each generator of N ramps to 1/N of every target.
+        for index in stages.indices { stages[index].target = shard.share(ofRate: stages[index].target) }
+        let unknown = configuration[options.failIf].unknownStages(in: stages)
+        if let name = unknown.first {
+            throw CommandError.usage(
+                stages.isEmpty
+                    ? "--fail-if \(name):…: there are no --stages"
+                    : "--fail-if \(name):…: no stage is named \(name) (stages: \(stages.map(\.name).joined(separator: ", ")))"
+            )
+        }
+        if !stages.isEmpty, configuration.source(of: options.duration) != .defaultValue {
+            throw CommandError.usage("--stages sets the measured time: leave out --duration")
         }
         let duration = nanoseconds(configuration[options.duration])
-        guard duration > 0 else { throw CommandError("--duration must be positive") }
+        guard duration > 0 else { throw CommandError.usage("--duration must be positive") }
+        var warmup = nanoseconds(configuration[options.warmup])
+        // A ramp from nothing has nothing to warm up with.
+        if !stages.isEmpty, model == .open(rate: 0) { warmup = 0 }
+        var requests = configuration[options.requests]
+        if let total = requests {
+            requests = shard.range(of: total).count
+            guard requests != 0 else {
+                throw CommandError.usage("--requests \(total) cannot be shared by \(shard.count) generators")
+            }
+        }
+        guard shard.range(of: configuration[options.clients]).count > 0 else {
+            throw CommandError.usage(
+                "--clients \(configuration[options.clients]) cannot be shared by \(shard.count) generators")
+        }
         return RunPlan(
-            model: model, duration: duration, warmup: nanoseconds(configuration[options.warmup]),
-            maxRequests: configuration[options.requests],
-            drainTimeout: nanoseconds(configuration[options.timeout]) + 2_000_000_000)
+            model: model, duration: duration, warmup: warmup, maxRequests: requests,
+            drainTimeout: nanoseconds(configuration[options.timeout]) + 2_000_000_000, stages: stages)
     }
 
     /// Refuses a tcp endpoint off the loopback interface unless `--allow-remote`.
@@ -170,18 +223,26 @@ struct LoadTestCommand {
         }
         let kinds = options.scenario.kinds
         let needsUsers = kinds.contains { $0 != .register }
-        guard !needsUsers || options.users > 0 else {
-            throw CommandError("--users must be at least 1 for \(options.scenario)")
+        let users = options.userRange
+        guard !needsUsers || !users.isEmpty else {
+            throw CommandError(
+                options.shard.isWhole
+                    ? "--users must be at least 1 for \(options.scenario)"
+                    : "--users must be at least \(options.shard.count) to share among \(options.shard.count) generators"
+            )
         }
         if needsUsers {
-            let created = try await AuthWorkload.seed(client: client, users: options.users)
+            let created = try await AuthWorkload.seed(client: client, users: users)
+            let which =
+                options.shard.isWhole
+                ? "" : " (\(users.lowerBound)..<\(users.upperBound), generator \(options.shard))"
             FileHandle.standardError.write(
                 Data(
-                    "seeded \(options.users) users (\(created) new, \(options.users - created) reused)\n".utf8
-                ))
+                    "seeded \(users.count) users\(which) (\(created) new, \(users.count - created) reused)\n"
+                        .utf8))
         }
         guard kinds.contains(.verify) else { return [] }
-        return try await AuthWorkload.fetchTokens(client: client, users: options.users, count: 64)
+        return try await AuthWorkload.fetchTokens(client: client, users: users, count: 64)
     }
 }
 

@@ -21,6 +21,25 @@ extension ValueParser where Value == Scenario {
     }
 }
 
+extension ValueParser where Value == GeneratorShard {
+    /// `I/N`, 0 ≤ I < N.
+    static var shard: ValueParser<GeneratorShard> {
+        ValueParser(
+            expected: "I/N with 0 <= I < N (0/3, 1/3, 2/3)", placeholder: "<I/N>",
+            parse: { GeneratorShard(parsing: $0) }, format: { $0.description })
+    }
+}
+
+extension ValueParser where Value == [Stage] {
+    /// `[name=]DURATION:TARGET,…`.
+    static var stages: ValueParser<[Stage]> {
+        ValueParser(
+            expected: "stages such as 30s:100,peak=1m:2000,30s:0 ([name=]duration:target, names unique)",
+            placeholder: "<stages>", parse: { Stage.parseList($0) },
+            format: { $0.isEmpty ? "none" : $0.map(\.description).joined(separator: ",") })
+    }
+}
+
 extension ValueParser where Value == Double {
     /// A finite number in `range`.
     static func number(in range: ClosedRange<Double>) -> ValueParser<Double> {
@@ -84,6 +103,11 @@ enum LoadTestOptions {
     static let concurrency = Option(
         "concurrency", environment: nil, default: Int?.none, parser: .optional(.integer(in: 1...100_000)),
         help: "Closed model: requests in flight, each reply sending the next.")
+    static let stages = Option(
+        "stages", environment: nil, default: [Stage](), parser: .stages,
+        help: "Ramp the load through stages after the warm-up, each linear from where the one before "
+            + "ended to its target: the rate from --rate (default 0), or the concurrency from "
+            + "--concurrency. Sets the measured time; --fail-if 'name:p99<50ms' checks one stage.")
     static let duration = Option(
         "duration", environment: nil, default: Duration.seconds(10), parser: .duration,
         help: "The measured time, after the warm-up.")
@@ -111,6 +135,10 @@ enum LoadTestOptions {
     static let seed = Option(
         "seed", environment: nil, default: 1, parser: .integer(in: 0...Int.max),
         help: "Seed of the request sequence (users, kinds, wrong passwords).")
+    static let shard = Option(
+        "shard", environment: "LOADTEST_SHARD", default: GeneratorShard.whole, parser: .shard,
+        help: "Generator I of N running at once: a disjoint share of --users, --clients and the "
+            + "sequence, and 1/N of --rate, --concurrency and --requests; `merge` combines their --json.")
     static let json = Option(
         "json", environment: nil, default: String?.none, parser: .optional(.path),
         help: "Write the full result as JSON to this file.")
@@ -142,8 +170,10 @@ enum LoadTestOptions {
             + "tcp loopback) instead of --endpoint.")
 
     static let all: [any AnyOption] = [
-        endpoint, allowRemote, scenario, rate, concurrency, duration, warmup, requests, users, failRatio,
-        clients, connections, timeout, seed, json, svg, failIf, curve, stateDirectory, serverKey, clientKey,
+        endpoint, allowRemote, scenario, rate, concurrency, stages, duration, warmup, requests, users,
+        failRatio,
+        clients, connections, timeout, seed, shard, json, svg, failIf, curve, stateDirectory, serverKey,
+        clientKey,
         progress, echo,
     ]
 

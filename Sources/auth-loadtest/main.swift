@@ -13,5 +13,5 @@ do {
     exit(code)
 } catch {
     FileHandle.standardError.write(Data("auth-loadtest: \(error)\n".utf8))
-    exit(2)
+    exit((error as? CommandError)?.exitCode ?? 2)
 }

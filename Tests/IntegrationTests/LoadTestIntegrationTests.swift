@@ -175,6 +175,72 @@ struct LoadTestIntegrationTests {
         }
     }
 
+    @Test("--shard: two generators each offer half the rate, name their share, and merge into the whole")
+    func shards() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        var files: [String] = []
+        for index in 0..<2 {
+            let file = directory.file("shard\(index).json")
+            files.append(file)
+            let (ended, report, error) = try await runLoadTest(
+                [
+                    "--echo", "--rate", "400", "--shard", "\(index)/2", "--duration", "1s", "--warmup", "0s",
+                    "--progress", "off", "--json", file,
+                ],
+                in: directory)
+            #expect(ended == .exited(0), "\(error)")
+            #expect(report.contains("open model at 200 req/s"), "\(report)")
+            #expect(report.contains("generator \(index)/2"), "\(report)")
+        }
+        let (ended, report, _) = try await runLoadTest(["merge"] + files, in: directory)
+        #expect(ended == .exited(0), "\(report)")
+        #expect(report.contains("open model at 400 req/s"), "\(report)")
+        #expect(!report.contains("generator"), "\(report)")
+        // The same generator's file twice is a mistake, not a bigger run.
+        let (twice, _, error) = try await runLoadTest(["merge", files[0], files[0]], in: directory)
+        #expect(twice == .exited(64))
+        #expect(error.contains("both generator 0/2"), "\(error)")
+    }
+
+    @Test("--stages: the report, JSON and SVG show each stage; --fail-if on a named stage; bad ramps exit 64")
+    func stages() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (json, svg) = (directory.file("ramp.json"), directory.file("ramp.svg"))
+        let (ended, report, error) = try await runLoadTest(
+            [
+                "--echo", "--stages", "up=1s:300,1s:300", "--progress", "off", "--json", json, "--svg", svg,
+                "--fail-if", "errors<1%,stage2:rate>=250,up:p50<1ns",
+            ],
+            in: directory)
+        #expect(ended == .exited(1), "\(error)")
+        #expect(report.contains("open model ramping 0 → 300 → 300 req/s"), "\(report)")
+        #expect(report.contains("    up "), "\(report)")
+        #expect(report.contains("    stage2 "), "\(report)")
+        #expect(report.contains("pass  stage2:rate>=250"), "\(report)")
+        #expect(report.contains("FAIL  up:p50<1ns"), "\(report)")
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: json)))
+                as? [String: Any])
+        #expect(object["format_version"] as? Int == 2)
+        let stages = try #require(object["stages"] as? [[String: Any]])
+        #expect(stages.map { $0["name"] as? String } == ["up", "stage2"])
+        #expect(stages.map { $0["sent"] as? Int } == [150, 300])
+        #expect(try String(contentsOfFile: svg, encoding: .utf8).contains(">stage2</text>"))
+        for (arguments, message) in [
+            (["--stages", "1s:10", "--duration", "5s"], "leave out --duration"),
+            (["--stages", "1s:10", "--fail-if", "peak:p99<1s"], "no stage is named peak"),
+            (["--fail-if", "peak:p99<1s"], "there are no --stages"),
+            (["--stages", "1s:10,1s:x"], "--stages"),
+            (["--concurrency", "2", "--stages", "1s:2.5"], "whole number"),
+        ] {
+            let (refused, _, text) = try await runLoadTest(["--echo"] + arguments, in: directory)
+            #expect(refused == .exited(64), "\(arguments)")
+            #expect(text.contains(message), "\(text)")
+        }
+    }
+
     @Test("usage errors exit 64, an unreachable or remote endpoint exits 2, --help exits 0")
     func exitCodes() async throws {
         let directory = try TemporaryDirectory()
@@ -187,8 +253,17 @@ struct LoadTestIntegrationTests {
         #expect(usageText.contains("--scenario"))
         let (both, _, bothText) = try await runLoadTest(
             ["--rate", "10", "--concurrency", "2"], in: directory)
-        #expect(both == .exited(2))
+        #expect(both == .exited(64))
         #expect(bothText.contains("not both"))
+        let (unshared, _, unsharedText) = try await runLoadTest(
+            ["--concurrency", "2", "--shard", "2/3", "--echo"], in: directory)
+        #expect(unshared == .exited(64))
+        #expect(unsharedText.contains("cannot be shared by 3 generators"))
+        for bad in ["3/3", "-1/2", "1", "a/b", "1/0"] {
+            let (refused, _, text) = try await runLoadTest(["--shard", bad, "--echo"], in: directory)
+            #expect(refused == .exited(64), "\(bad)")
+            #expect(text.contains("--shard"), "\(text)")
+        }
         let (remote, _, remoteText) = try await runLoadTest(
             ["--endpoint", "tcp://192.0.2.1:5562", "--curve", "off"], in: directory)
         #expect(remote == .exited(2))
