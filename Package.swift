@@ -120,11 +120,14 @@ let package = Package(
         .testTarget(name: "TracingTests", dependencies: ["Tracing"], swiftSettings: common),
         .testTarget(name: "MetricsTests", dependencies: ["Metrics"], swiftSettings: common),
         .target(
-            name: "RemoteStreams", dependencies: ["Metrics", "Reactive", "RemoteProtocol", "Tracing", "ZeroMQ"],
+            name: "RemoteStreams",
+            dependencies: ["Metrics", "Reactive", "RemoteProtocol", "Tracing", "ZeroMQ"],
             swiftSettings: common),
         .testTarget(
             name: "RemoteStreamsTests",
-            dependencies: ["RemoteStreams", "Reactive", "RemoteProtocol", "Tracing", "ZeroMQ", "TestSupport"],
+            dependencies: [
+                "RemoteStreams", "Reactive", "RemoteProtocol", "Tracing", "ZeroMQ", "TestSupport",
+            ],
             swiftSettings: common),
         .testTarget(
             name: "ReactiveTests",
@@ -181,7 +184,7 @@ let package = Package(
         .executableTarget(
             name: "hero-catalog-service",
             dependencies: [
-                "Metrics", 
+                "Metrics",
                 "HeroCatalogCore", "ServiceKit", "RemoteStreams", "ZeroMQ", "Contracts", "Reactive",
             ],
             swiftSettings: common),
@@ -193,7 +196,8 @@ let package = Package(
         .target(
             name: "AuthCore",
             dependencies: [
-                "Argon2", "Sodium", "SQLite", "Postgres", "Reactive", "Contracts", "Metrics", "RemoteProtocol",
+                "Argon2", "Sodium", "SQLite", "Postgres", "Reactive", "Contracts", "Metrics",
+                "RemoteProtocol",
                 "RemoteStreams", "Tracing", "ZeroMQ",
             ],
             swiftSettings: common),
@@ -208,7 +212,7 @@ let package = Package(
         .executableTarget(
             name: "auth-service",
             dependencies: [
-                "Metrics", 
+                "Metrics",
                 "AuthCore", "Argon2", "ServiceKit", "RemoteStreams", "ZeroMQ", "Contracts", "SQLite",
                 "Sodium",
                 "Reactive",
@@ -223,7 +227,8 @@ let package = Package(
         .testTarget(
             name: "ServiceKitTests",
             dependencies: [
-                "ServiceKit", "Metrics", "Contracts", "Reactive", "RemoteStreams", "ZeroMQ", "TestSupport", "Tracing",
+                "ServiceKit", "Metrics", "Contracts", "Reactive", "RemoteStreams", "ZeroMQ", "TestSupport",
+                "Tracing",
             ],
             swiftSettings: common),
         .target(
@@ -240,7 +245,7 @@ let package = Package(
         .executableTarget(
             name: "validation-service",
             dependencies: [
-                "Metrics", 
+                "Metrics",
                 "ValidationCore", "ServiceKit", "RemoteStreams", "ZeroMQ", "Contracts", "Reactive",
             ],
             swiftSettings: common),
@@ -259,7 +264,9 @@ let package = Package(
             swiftSettings: common),
         .executableTarget(
             name: "auth-loadtest",
-            dependencies: ["LoadTestCore", "Contracts", "RemoteStreams", "ServiceKit", "ZeroMQ"],
+            dependencies: [
+                "LoadTestCore", "Contracts", "Measuring", "RemoteStreams", "ServiceKit", "ZeroMQ",
+            ],
             swiftSettings: common),
         .testTarget(
             name: "LoadTestCoreTests",

@@ -162,6 +162,18 @@ public final class LoadDriver: Sendable {
 
     private var stopping: Bool { stopRequested.load(ordering: .sequentiallyConsistent) }
 
+    /// Requests sent so far, the warm-up's included.
+    public var issuedRequests: Int { issued.load(ordering: .sequentiallyConsistent) }
+
+    /// Requests sent and not yet answered: after ``run(progress:interval:)`` returns, the ones the
+    /// drain timeout gave up on, until their answers or deadlines come.
+    public var outstanding: Int {
+        max(
+            0,
+            issued.load(ordering: .sequentiallyConsistent)
+                - completions.load(ordering: .sequentiallyConsistent))
+    }
+
     /// Sends on this thread, waits for the replies, and collects the shards.
     private func drive() -> LoadResult {
         let start = monotonicNanoseconds() + 1_000_000

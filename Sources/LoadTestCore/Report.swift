@@ -119,6 +119,11 @@ extension LoadResult {
     /// milliseconds, the histogram's non-empty buckets, outcomes, throughput per second and the
     /// thresholds' verdicts.
     public func json(verdicts: [ThresholdVerdict] = []) throws -> Data {
+        try json(verdicts: verdicts, capacity: nil)
+    }
+
+    /// The result file, with a capacity search's curve when it came from one.
+    func json(verdicts: [ThresholdVerdict], capacity: JSONReport.CapacityPart?) throws -> Data {
         var document = JSONReport(
             format: JSONReport.formatName, formatVersion: JSONReport.currentVersion,
             scenario: scenario,
@@ -148,6 +153,7 @@ extension LoadResult {
                     p99: DurationText.milliseconds(senderLag.value(atPercentile: 99)),
                     max: DurationText.milliseconds(senderLag.max)),
             thresholds: verdicts)
+        document.capacity = capacity
         if !stages.isEmpty {
             document.stages = stages.indices.map { index in
                 let stage = stages[index]
@@ -206,6 +212,48 @@ public struct JSONReport: Codable, Sendable {
                 Point(percentile: $0, value: DurationText.milliseconds(histogram.value(atPercentile: $0)))
             }
         }
+    }
+
+    /// A capacity search (`--find-capacity`).
+    public struct CapacityPart: Codable, Sendable {
+        /// One step of the search.
+        public struct Step: Codable, Sendable {
+            /// The rate asked for.
+            public var rate: Double
+            /// `coarse` or `bisection`.
+            public var phase: String
+            /// Whether it met the objective and kept up.
+            public var passed: Bool
+            /// Why it did not keep up, if it did not.
+            public var shortfall: String?
+            /// Requests sent per second.
+            public var sentRate: Double
+            /// Requests answered per second.
+            public var completedRate: Double
+            /// The median latency, in milliseconds.
+            public var p50Milliseconds: Double
+            /// The 99th percentile, in milliseconds.
+            public var p99Milliseconds: Double
+            /// Errors as a percentage.
+            public var errorPercent: Double
+            /// The tool's CPU as a share of one core, in percent.
+            public var cpuPercent: Double
+            /// The objective's verdicts.
+            public var verdicts: [ThresholdVerdict]
+        }
+
+        /// The objective, as typed.
+        public var objective: String
+        /// The highest rate that met it (absent when none did).
+        public var rate: Double?
+        /// The lowest rate above it that missed (absent when none did).
+        public var missedRate: Double?
+        /// The relative interval width at which the bisection stops.
+        public var precision: Double
+        /// Whether the time bound ended the search first.
+        public var boundReached: Bool
+        /// The steps in the order they ran.
+        public var steps: [Step]
     }
 
     /// A histogram's non-empty buckets.
@@ -353,6 +401,8 @@ public struct JSONReport: Codable, Sendable {
     public var shard: String?
     /// Each stage of a ramp (`--stages`); absent for a constant load.
     public var stages: [StagePart]?
+    /// A capacity search's answer and curve (`--find-capacity`); the run above is its best step's.
+    public var capacity: CapacityPart?
     /// The open model's sender lag (absent in the closed model).
     public var senderLagMilliseconds: Lag?
     /// Each `--fail-if` condition's verdict.

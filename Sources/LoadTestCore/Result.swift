@@ -38,6 +38,9 @@ public struct LoadResult: Sendable {
     public var shard: GeneratorShard?
     /// Each stage's share of the run (`--stages`), in order; empty for a constant load.
     public var stages: [StageResult] = []
+    /// The capacity search's objective when this is the best step of one (read from a result
+    /// file of `--find-capacity`); such runs do not merge.
+    public var capacityObjective: String?
 
     /// An empty result for a run of `model` over `duration` (nanoseconds).
     public init(scenario: String, model: LoadModel, connections: Int, duration: UInt64, warmup: UInt64) {

@@ -76,6 +76,7 @@ extension LoadResult {
             }
             self.shard = shard
         }
+        capacityObjective = document.capacity?.objective
         for part in document.stages ?? [] {
             guard let histogram = Self.histogram(part.histogram, part.latencyNanoseconds) else {
                 throw ResultFileError("\(name): stage \(part.name)'s latency histogram does not add up")
@@ -123,6 +124,9 @@ extension LoadResult {
                 throw ResultFileError("\(other) and \(name) are both generator \(shard): the same run twice?")
             }
             shards[shard] = name
+        }
+        if let (name, _) = runs.first(where: { $0.result.capacityObjective != nil }) {
+            throw ResultFileError("\(name) holds a capacity search (--find-capacity): searches do not merge")
         }
         var merged = first
         merged.shard = nil

@@ -47,3 +47,12 @@ public func grouped(_ value: Double) -> String {
     }
     return String(digits)
 }
+
+/// This process's CPU time so far, user and system, in seconds (`getrusage(RUSAGE_SELF)`).
+public func processCPUSeconds() -> Double {
+    var usage = rusage()
+    guard getrusage(RUSAGE_SELF.rawValue, &usage) == 0 else { return 0 }
+    return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
+        + Double(usage.ru_stime.tv_sec)
+        + Double(usage.ru_stime.tv_usec) / 1e6
+}

@@ -2,6 +2,7 @@ import Contracts
 import Dispatch
 import Foundation
 import LoadTestCore
+import Measuring
 import RemoteStreams
 import ServiceKit
 import Synchronization
@@ -29,6 +30,7 @@ struct LoadTestCommand {
     func run() async throws -> Int32 {
         let options = LoadTestOptions.self
         let plan = try makePlan()
+        let search = try makeSearch(plan)
         let echo = configuration[options.echo]
         let context = try Context()
         var stub: StubAuthServer?
@@ -68,6 +70,12 @@ struct LoadTestCommand {
             throw error
         }
         let workload = AuthWorkload(clients: clients, options: workloadOptions, tokens: tokens)
+        let label = echo ? "exists (in-process stub, --echo)" : scenario.description
+        if let search {
+            let found = await runSearch(search, plan: plan, workload: workload, label: label)
+            await stopAll(clients, stub)
+            return try report(found)
+        }
         let driver = LoadDriver(plan: plan, shards: clients.count) { index, done in workload.call(index, done)
         }
         let interruption = Interruption(driver: driver)
@@ -78,7 +86,7 @@ struct LoadTestCommand {
         line.finish()
         interruption.cancel()
         await stopAll(clients, stub)
-        result.scenario = echo ? "exists (in-process stub, --echo)" : scenario.description
+        result.scenario = label
         result.connections = clients.count
         result.shard = shard.isWhole ? nil : shard
         let verdicts = configuration[options.failIf].evaluate(result)
@@ -98,12 +106,121 @@ struct LoadTestCommand {
         await stub?.stop()
     }
 
+    /// The capacity search `--find-capacity` asks for, or nil; `plan` is a step's plan at the
+    /// starting rate.
+    private func makeSearch(_ plan: RunPlan) throws -> CapacitySearch? {
+        let options = LoadTestOptions.self
+        guard let objective = configuration[options.findCapacity] else { return nil }
+        for (option, given) in [
+            ("--concurrency", configuration[options.concurrency] != nil),
+            ("--stages", !configuration[options.stages].isEmpty),
+            ("--requests", configuration[options.requests] != nil),
+            ("--shard", !configuration[options.shard].isWhole),
+        ] where given {
+            throw CommandError.usage(
+                "--find-capacity steps the open model's rate from one generator: leave out \(option)")
+        }
+        if objective.contains(where: { $0.stage != nil }) {
+            throw CommandError.usage(
+                "--find-capacity: the objective's conditions apply to each step, not to a stage")
+        }
+        let budget =
+            configuration.source(of: options.duration) == .defaultValue
+            ? 120_000_000_000 : nanoseconds(configuration[options.duration])
+        let step = nanoseconds(configuration[options.stepDuration])
+        guard step >= 1_000_000_000 else { throw CommandError.usage("--step-duration must be at least 1s") }
+        let cost = plan.warmup + step + 2 * Self.allowance(step: step, timeout: plan.drainTimeout)
+        guard cost <= budget else {
+            throw CommandError.usage(
+                "--duration \(DurationText.format(budget)) cannot hold one step "
+                    + "(--warmup + --step-duration + drain: \(DurationText.format(cost)))")
+        }
+        return CapacitySearch(
+            objective: objective, startRate: configuration[options.rate] ?? 100, stepCost: cost,
+            budget: budget)
+    }
+
+    /// How long a step waits for answers after its last send, and again for stragglers before the
+    /// next step: a fifth of the step, at least 200 ms, at most the request timeout.
+    private static func allowance(step: UInt64, timeout: UInt64) -> UInt64 {
+        min(timeout, max(200_000_000, step / 5))
+    }
+
+    /// Runs the search's steps, one driver each; SIGINT stops the step in progress and the search.
+    private func runSearch(_ search: CapacitySearch, plan: RunPlan, workload: AuthWorkload, label: String)
+        async -> CapacityResult
+    {
+        let options = LoadTestOptions.self
+        let step = nanoseconds(configuration[options.stepDuration])
+        let allowance = Self.allowance(step: step, timeout: plan.drainTimeout)
+        let current = CurrentDriver()
+        let interruption = Interruption { current.stop() }
+        defer { interruption.cancel() }
+        let verbose = configuration[options.progress] != .off
+        let connections = workload.clients.count
+        var offset = 0
+        var number = 0
+        let result = await search.run(
+            step: { rate in
+                let base = offset
+                let driver = LoadDriver(
+                    plan: RunPlan(
+                        model: .open(rate: rate), duration: step, warmup: plan.warmup, drainTimeout: allowance
+                    ),
+                    shards: connections
+                ) { index, done in workload.call(base + index, done) }
+                current.set(driver)
+                let cpu = processCPUSeconds()
+                var run = await driver.run()
+                // Stragglers of an overloaded step would land in the next one: give them a moment.
+                let settled = monotonicNanoseconds() + allowance
+                while driver.outstanding > 0, monotonicNanoseconds() < settled {
+                    try? await Task.sleep(for: .milliseconds(10))
+                }
+                offset += driver.issuedRequests
+                run.scenario = label
+                run.connections = connections
+                number += 1
+                if verbose {
+                    let verdicts = search.objective.evaluate(run)
+                    let met = verdicts.allSatisfy(\.passed) ? "met" : "missed"
+                    FileHandle.standardError.write(
+                        Data(
+                            ("step \(number): \(grouped(rate)) req/s, p99 \(DurationText.format(run.latency.value(atPercentile: 99))), "
+                                + "errors \(fixed(run.errorPercent, 2)) %: objective \(met)\n").utf8))
+                }
+                return (run, processCPUSeconds() - cpu)
+            }, now: monotonicNanoseconds)
+        return result
+    }
+
+    /// Prints the search's report and the best step's, writes --json and --svg; exit 0, 1 when no
+    /// rate met the objective or a --fail-if condition was missed, 130 when interrupted.
+    private func report(_ found: CapacityResult) throws -> Int32 {
+        let options = LoadTestOptions.self
+        print(found.report(), terminator: "")
+        var verdicts: [ThresholdVerdict] = []
+        if let best = found.best {
+            verdicts = configuration[options.failIf].evaluate(best.run)
+            print("the best step's run:")
+            print(best.run.report(verdicts: verdicts), terminator: "")
+        }
+        if let path = configuration[options.json], !found.steps.isEmpty {
+            try found.json(verdicts: verdicts).write(to: URL(fileURLWithPath: path))
+        }
+        if let path = configuration[options.svg], !found.steps.isEmpty {
+            try Data(found.svg().utf8).write(to: URL(fileURLWithPath: path))
+        }
+        if found.interrupted { return 130 }
+        return found.best != nil && verdicts.allSatisfy(\.passed) ? 0 : 1
+    }
+
     /// The run's pacing and bounds: with `--shard I/N`, this generator's share of them.
     private func makePlan() throws -> RunPlan {
         let options = LoadTestOptions.self
         let shard = configuration[options.shard]
         var stages = configuration[options.stages]
-        let model: LoadModel
+        var model: LoadModel
         switch (configuration[options.rate], configuration[options.concurrency]) {
         case (.some, .some):
             throw CommandError.usage("give --rate (open model) or --concurrency (closed), not both")
@@ -127,6 +244,10 @@ struct LoadTestCommand {
         }
         // Each generator of N ramps to 1/N of every target.
         for index in stages.indices { stages[index].target = shard.share(ofRate: stages[index].target) }
+        if configuration[options.findCapacity] != nil, configuration[options.rate] == nil {
+            // A search starts from --rate or 100 req/s.
+            model = .open(rate: 100)
+        }
         let unknown = configuration[options.failIf].unknownStages(in: stages)
         if let name = unknown.first {
             throw CommandError.usage(
@@ -135,10 +256,14 @@ struct LoadTestCommand {
                     : "--fail-if \(name):…: no stage is named \(name) (stages: \(stages.map(\.name).joined(separator: ", ")))"
             )
         }
-        if !stages.isEmpty, configuration.source(of: options.duration) != .defaultValue {
+        if !stages.isEmpty, configuration.source(of: options.duration) != .defaultValue,
+            configuration[options.findCapacity] == nil
+        {
             throw CommandError.usage("--stages sets the measured time: leave out --duration")
         }
-        let duration = nanoseconds(configuration[options.duration])
+        let duration = nanoseconds(
+            configuration[options.findCapacity] == nil
+                ? configuration[options.duration] : configuration[options.stepDuration])
         guard duration > 0 else { throw CommandError.usage("--duration must be positive") }
         var warmup = nanoseconds(configuration[options.warmup])
         // A ramp from nothing has nothing to warm up with.
@@ -285,7 +410,12 @@ final class Interruption {
     private let signals = ProcessSignals()
     private let watcher: Task<Void, Never>
 
-    init(driver: LoadDriver) {
+    convenience init(driver: LoadDriver) {
+        self.init { driver.stop() }
+    }
+
+    /// Calls `stop` on the first SIGINT.
+    init(stop: @escaping @Sendable () -> Void) {
         let signals = self.signals
         signals.watch([SIGINT])
         watcher = Task {
@@ -294,7 +424,7 @@ final class Interruption {
                 presses += 1
                 if presses > 1 { exit(130) }
                 FileHandle.standardError.write(Data("\ninterrupted: stopping (again to quit at once)\n".utf8))
-                driver.stop()
+                stop()
             }
         }
     }
@@ -304,5 +434,27 @@ final class Interruption {
         signals.finish()
         watcher.cancel()
         signal(SIGINT, SIG_DFL)
+    }
+}
+
+/// The driver of a capacity search's step in progress, for SIGINT to stop.
+final class CurrentDriver: Sendable {
+    private let state = Mutex<(driver: LoadDriver?, stopped: Bool)>((nil, false))
+
+    /// The step now running; stopped at once when the search already was.
+    func set(_ driver: LoadDriver) {
+        let stopped = state.withLock {
+            $0.driver = driver
+            return $0.stopped
+        }
+        if stopped { driver.stop() }
+    }
+
+    /// Stops the step in progress and any later one.
+    func stop() {
+        state.withLock {
+            $0.stopped = true
+            return $0.driver
+        }?.stop()
     }
 }

@@ -110,7 +110,16 @@ enum LoadTestOptions {
             + "--concurrency. Sets the measured time; --fail-if 'name:p99<50ms' checks one stage.")
     static let duration = Option(
         "duration", environment: nil, default: Duration.seconds(10), parser: .duration,
-        help: "The measured time, after the warm-up.")
+        help: "The measured time, after the warm-up; with --find-capacity, the whole search's bound.",
+        defaultDescription: "10s; 2m for --find-capacity")
+    static let findCapacity = Option(
+        "find-capacity", environment: nil, default: [Threshold]?.none, parser: .optional(.thresholds),
+        help: "Search for the highest open-model rate that meets these conditions (e.g. "
+            + "'p99<50ms,errors<0.1%'): steps doubling from --rate (default 100), then a bisection to 5 %, "
+            + "each with its own warm-up; reports that rate and the whole curve.")
+    static let stepDuration = Option(
+        "step-duration", environment: nil, default: Duration.seconds(5), parser: .duration,
+        help: "With --find-capacity: each step's measured time, after its --warmup.")
     static let warmup = Option(
         "warmup", environment: nil, default: Duration.seconds(2), parser: .duration,
         help: "Time sent at the same pace but not counted.")
@@ -170,7 +179,8 @@ enum LoadTestOptions {
             + "tcp loopback) instead of --endpoint.")
 
     static let all: [any AnyOption] = [
-        endpoint, allowRemote, scenario, rate, concurrency, stages, duration, warmup, requests, users,
+        endpoint, allowRemote, scenario, rate, concurrency, stages, findCapacity, stepDuration, duration,
+        warmup, requests, users,
         failRatio,
         clients, connections, timeout, seed, shard, json, svg, failIf, curve, stateDirectory, serverKey,
         clientKey,

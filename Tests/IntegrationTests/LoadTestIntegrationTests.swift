@@ -38,6 +38,11 @@ private struct LoadTestJSON: Decodable {
     let thresholds: [Verdict]
 }
 
+private func jsonObject(_ path: String) throws -> [String: Any] {
+    let object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path)))
+    return try #require(object as? [String: Any])
+}
+
 private func readJSON(_ path: String) throws -> LoadTestJSON {
     let decoder = JSONDecoder()
     decoder.keyDecodingStrategy = .convertFromSnakeCase
@@ -236,6 +241,95 @@ struct LoadTestIntegrationTests {
             (["--concurrency", "2", "--stages", "1s:2.5"], "whole number"),
         ] {
             let (refused, _, text) = try await runLoadTest(["--echo"] + arguments, in: directory)
+            #expect(refused == .exited(64), "\(arguments)")
+            #expect(text.contains(message), "\(text)")
+        }
+    }
+
+    /// The closed model's throughput at `concurrency` and the capacity `--find-capacity` finds for a
+    /// lenient objective, on the same target.
+    private func throughputAndCapacity(_ target: [String], concurrency: Int, in directory: TemporaryDirectory)
+        async throws -> (throughput: Double, capacity: Double)
+    {
+        let closed = directory.file("closed-\(concurrency).json")
+        let (ran, _, ranError) = try await runLoadTest(
+            target + [
+                "--concurrency", "\(concurrency)", "--duration", "2s", "--warmup", "500ms", "--progress",
+                "off",
+                "--json", closed,
+            ],
+            in: directory)
+        #expect(ran == .exited(0), "\(ranError)")
+        let throughput = try #require(try jsonObject(closed)["completed_rate"] as? Double)
+        let search = directory.file("search-\(concurrency).json")
+        let (searched, report, searchError) = try await runLoadTest(
+            target + [
+                "--find-capacity", "p99<200ms,errors<0.1%", "--rate", "\(Int(throughput / 8))",
+                "--step-duration", "1s",
+                "--warmup", "300ms", "--duration", "40s", "--progress", "off", "--json", search,
+            ],
+            in: directory, timeout: .seconds(50))
+        #expect(searched == .exited(0), "\(report)\(searchError)")
+        let capacity = try #require(try jsonObject(search)["capacity"] as? [String: Any])
+        return (throughput, try #require(capacity["rate"] as? Double, "\(report)"))
+    }
+
+    @Test(
+        "--find-capacity agrees with the closed model's throughput: within 25 % against a real auth-service")
+    func capacityAgreesWithService() async throws {
+        try await withService { service, directory in
+            let (throughput, capacity) = try await throughputAndCapacity(
+                ["--endpoint", service.endpoint, "--curve", "off", "--users", "20", "--scenario", "login"],
+                concurrency: 16, in: directory)
+            #expect(
+                capacity >= 0.75 * throughput && capacity <= 1.25 * throughput, "\(capacity) vs \(throughput)"
+            )
+        }
+    }
+
+    @Test(
+        "--find-capacity agrees with the closed model's throughput: within 40 % against --echo, where the tool is the bottleneck"
+    )
+    func capacityAgreesWithEcho() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (throughput, capacity) = try await throughputAndCapacity(
+            ["--echo"], concurrency: 256, in: directory)
+        #expect(capacity >= 0.6 * throughput && capacity <= 1.4 * throughput, "\(capacity) vs \(throughput)")
+    }
+
+    @Test(
+        "--find-capacity never overruns --duration: the bound ends the search and says so; bad uses exit 64")
+    func capacityTimeBound() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (json, svg) = (directory.file("bound.json"), directory.file("bound.svg"))
+        let started = ContinuousClock.now
+        let (ended, report, error) = try await runLoadTest(
+            [
+                "--echo", "--find-capacity", "p99<1s", "--rate", "100", "--step-duration", "1s", "--warmup",
+                "200ms",
+                "--duration", "5s", "--progress", "off", "--json", json, "--svg", svg,
+            ],
+            in: directory)
+        let elapsed = ContinuousClock.now - started
+        #expect(ended == .exited(0), "\(error)")
+        // The search's 5 s, and the process's start and stop.
+        #expect(elapsed < .seconds(7.5), "\(elapsed)")
+        #expect(report.contains("the time bound (--duration) ended the search"), "\(report)")
+        let capacity = try #require(try jsonObject(json)["capacity"] as? [String: Any])
+        #expect(capacity["bound_reached"] as? Bool == true)
+        #expect((capacity["steps"] as? [Any])?.count == 3)
+        #expect(try String(contentsOfFile: svg, encoding: .utf8).contains("capacity of"))
+        for (arguments, message) in [
+            (["--concurrency", "4"], "leave out --concurrency"),
+            (["--stages", "1s:10"], "leave out --stages"),
+            (["--shard", "0/2"], "leave out --shard"),
+            (["--duration", "1s"], "cannot hold one step"),
+            (["--step-duration", "500ms"], "at least 1s"),
+        ] {
+            let (refused, _, text) = try await runLoadTest(
+                ["--echo", "--find-capacity", "p99<1s"] + arguments, in: directory)
             #expect(refused == .exited(64), "\(arguments)")
             #expect(text.contains(message), "\(text)")
         }
