@@ -222,18 +222,23 @@ public final class StubAuthServer: Sendable {
         let value = Atomic<UInt64>(0)
     }
 
-    /// Listens on `endpoint` with its own threads in `context`; `observe`, when given, sees each
-    /// request's username and end client as it arrives (tests use it to check what a workload sends).
+    /// Listens on `endpoint` with its own threads in `context`, answering each request `delay`
+    /// after it came (at once for zero); `observe`, when given, sees each request's username and
+    /// end client as it arrives (tests use it to check what a workload sends).
     public init(
-        context: Context, endpoint: String,
+        context: Context, endpoint: String, delay: Duration = .zero,
         observe: (@Sendable (_ username: String, _ client: String?) -> Void)? = nil
     ) throws {
+        let delayNanoseconds =
+            UInt64(max(0, delay.components.seconds)) * 1_000_000_000
+            + UInt64(max(0, delay.components.attoseconds) / 1_000_000_000)
         var handlers = RemoteHandlers()
         let stallEnd = self.stallEnd
         handlers.handle(Methods.Auth.exists) { (request: ExistsRequest) -> Single<ExistsResponse> in
             observe?(request.username, request.client)
-            let until = stallEnd.value.load(ordering: .relaxed)
             let now = DispatchTime.now().uptimeNanoseconds
+            let until = max(
+                stallEnd.value.load(ordering: .relaxed), delayNanoseconds > 0 ? now + delayNanoseconds : 0)
             guard until > now else { return .just(ExistsResponse(exists: true)) }
             return Single.create { done in
                 DispatchQueue.global().asyncAfter(deadline: DispatchTime(uptimeNanoseconds: until)) {

@@ -41,6 +41,8 @@ public final class LoadDriver: Sendable {
         var perSecond: [Int]
         /// Per stage, when the plan has stages.
         var stages: [StageTally]
+        /// The measured latencies since the sampler last took them.
+        var interval = LatencyHistogram()
     }
 
     private struct StageTally: Sendable {
@@ -58,6 +60,8 @@ public final class LoadDriver: Sendable {
     private let stageSent: Mutex<[Int]>
     /// Closed model: the chains going on.
     private let chainsActive = Atomic<Int>(0)
+    /// Each second's latency summary, taken by the sampler.
+    private let samples = Mutex<[SecondSample]>([])
     private final class Recorder: Sendable {
         let state: Mutex<Shard>
         init(_ shard: Shard) { state = Mutex(shard) }
@@ -106,6 +110,10 @@ public final class LoadDriver: Sendable {
                 done.value.store(true, ordering: .sequentiallyConsistent)
                 return result
             }
+            group.addTask { [self] in
+                await sample(until: done)
+                return nil
+            }
             if let progress {
                 group.addTask { [self] in
                     var previous = 0
@@ -132,6 +140,39 @@ public final class LoadDriver: Sendable {
             }
             return result
                 ?? LoadResult(scenario: "", model: plan.model, connections: 0, duration: 0, warmup: 0)
+        }
+    }
+
+    /// Every second after the warm-up, takes the latencies recorded since the last time into one
+    /// ``SecondSample``: what `compare` judges the noise by.
+    private func sample(until done: Flag) async {
+        var next: UInt64 = 0
+        while !done.value.load(ordering: .sequentiallyConsistent) {
+            let (start, measureStart, _) = times.withLock { $0 }
+            let now = monotonicNanoseconds()
+            if start == 0 {
+                // The sender has not started yet.
+                try? await Task.sleep(for: .milliseconds(5))
+                continue
+            }
+            if next == 0 { next = measureStart + 1_000_000_000 }
+            if now < next {
+                // Short sleeps, so that the end of the run is noticed soon.
+                try? await Task.sleep(nanoseconds: min(next - now, 100_000_000))
+                continue
+            }
+            var second = LatencyHistogram()
+            for shard in shards {
+                let taken = shard.state.withLock { shard in
+                    let taken = shard.interval
+                    shard.interval = LatencyHistogram()
+                    return taken
+                }
+                second.merge(taken)
+            }
+            let sample = SecondSample(offset: next - measureStart, second)
+            samples.withLock { $0.append(sample) }
+            next += 1_000_000_000
         }
     }
 
@@ -300,6 +341,7 @@ public final class LoadDriver: Sendable {
             shard.state.withLock { shard in
                 if measured {
                     shard.latency.record(now &- min(now, stamp))
+                    shard.interval.record(now &- min(now, stamp))
                     shard.outcomes[outcome.label, default: 0] += 1
                     shard.completed += 1
                     if outcome.isError { shard.errors += 1 }
@@ -375,6 +417,8 @@ public final class LoadDriver: Sendable {
             stages[index].errors += stages[index].unfinished
         }
         result.stages = stages
+        // Whole seconds of the measured window; those of the drain would judge the tail alone.
+        result.latencySamples = samples.withLock { $0 }.filter { $0.offset <= window }
         if case .open = plan.model, !stages.isEmpty, window > 0 {
             // A ramp's requested rate is its mean over the measured time.
             result.model = .open(rate: stages.reduce(0) { $0 + $1.planned } / (Double(plan.duration) / 1e9))

@@ -154,6 +154,14 @@ extension LoadResult {
                     max: DurationText.milliseconds(senderLag.max)),
             thresholds: verdicts)
         document.capacity = capacity
+        if !latencySamples.isEmpty {
+            document.perSecondLatency = latencySamples.map {
+                JSONReport.Second(
+                    offsetNanoseconds: $0.offset, count: $0.count, p50Nanoseconds: $0.p50,
+                    p90Nanoseconds: $0.p90,
+                    p99Nanoseconds: $0.p99, p999Nanoseconds: $0.p999, maxNanoseconds: $0.max)
+            }
+        }
         if !stages.isEmpty {
             document.stages = stages.indices.map { index in
                 let stage = stages[index]
@@ -212,6 +220,24 @@ public struct JSONReport: Codable, Sendable {
                 Point(percentile: $0, value: DurationText.milliseconds(histogram.value(atPercentile: $0)))
             }
         }
+    }
+
+    /// One second's latency summary, in nanoseconds.
+    public struct Second: Codable, Sendable {
+        /// The end of the second after the warm-up.
+        public var offsetNanoseconds: UInt64
+        /// Answers in it.
+        public var count: UInt64
+        /// The median.
+        public var p50Nanoseconds: UInt64
+        /// The 90th percentile.
+        public var p90Nanoseconds: UInt64
+        /// The 99th percentile.
+        public var p99Nanoseconds: UInt64
+        /// The 99.9th percentile.
+        public var p999Nanoseconds: UInt64
+        /// The largest.
+        public var maxNanoseconds: UInt64
     }
 
     /// A capacity search (`--find-capacity`).
@@ -403,6 +429,8 @@ public struct JSONReport: Codable, Sendable {
     public var stages: [StagePart]?
     /// A capacity search's answer and curve (`--find-capacity`); the run above is its best step's.
     public var capacity: CapacityPart?
+    /// Each whole second's latency summary (the samples of `compare`'s noise estimate).
+    public var perSecondLatency: [Second]?
     /// The open model's sender lag (absent in the closed model).
     public var senderLagMilliseconds: Lag?
     /// Each `--fail-if` condition's verdict.

@@ -38,6 +38,9 @@ public struct LoadResult: Sendable {
     public var shard: GeneratorShard?
     /// Each stage's share of the run (`--stages`), in order; empty for a constant load.
     public var stages: [StageResult] = []
+    /// Each whole second of the measured window's latencies, summarized (by completion time):
+    /// the samples `compare` measures run-to-run noise with. A merged run holds every generator's.
+    public var latencySamples: [SecondSample] = []
     /// The capacity search's objective when this is the best step of one (read from a result
     /// file of `--find-capacity`); such runs do not merge.
     public var capacityObjective: String?
@@ -151,4 +154,44 @@ extension LoadResult {
 
     /// The stage named `name`'s index.
     public func stageIndex(named name: String) -> Int? { stages.firstIndex { $0.name == name } }
+}
+
+/// One second of a run's latencies: how many answers came in it and their percentiles, in
+/// nanoseconds.
+public struct SecondSample: Sendable, Hashable {
+    /// The end of the second, in nanoseconds after the warm-up.
+    public var offset: UInt64
+    /// Answers in it.
+    public var count: UInt64
+    /// The median.
+    public var p50: UInt64
+    /// The 90th percentile.
+    public var p90: UInt64
+    /// The 99th percentile.
+    public var p99: UInt64
+    /// The 99.9th percentile.
+    public var p999: UInt64
+    /// The largest.
+    public var max: UInt64
+
+    /// A sample with these figures.
+    public init(
+        offset: UInt64, count: UInt64, p50: UInt64, p90: UInt64, p99: UInt64, p999: UInt64, max: UInt64
+    ) {
+        self.offset = offset
+        self.count = count
+        self.p50 = p50
+        self.p90 = p90
+        self.p99 = p99
+        self.p999 = p999
+        self.max = max
+    }
+
+    /// The sample of `histogram`, one second's latencies, ending at `offset`.
+    public init(offset: UInt64, _ histogram: LatencyHistogram) {
+        self.init(
+            offset: offset, count: histogram.count, p50: histogram.value(atPercentile: 50),
+            p90: histogram.value(atPercentile: 90), p99: histogram.value(atPercentile: 99),
+            p999: histogram.value(atPercentile: 99.9), max: histogram.max)
+    }
 }

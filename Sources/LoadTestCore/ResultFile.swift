@@ -77,6 +77,11 @@ extension LoadResult {
             self.shard = shard
         }
         capacityObjective = document.capacity?.objective
+        latencySamples = (document.perSecondLatency ?? []).map {
+            SecondSample(
+                offset: $0.offsetNanoseconds, count: $0.count, p50: $0.p50Nanoseconds, p90: $0.p90Nanoseconds,
+                p99: $0.p99Nanoseconds, p999: $0.p999Nanoseconds, max: $0.maxNanoseconds)
+        }
         for part in document.stages ?? [] {
             guard let histogram = Self.histogram(part.histogram, part.latencyNanoseconds) else {
                 throw ResultFileError("\(name): stage \(part.name)'s latency histogram does not add up")
@@ -161,6 +166,7 @@ extension LoadResult {
             }
             for (second, count) in run.perSecond.enumerated() { merged.perSecond[second] += count }
             merged.interrupted = merged.interrupted || run.interrupted
+            merged.latencySamples += run.latencySamples
             guard run.stages.map(\.name) == first.stages.map(\.name),
                 run.stages.map(\.duration) == first.stages.map(\.duration)
             else {

@@ -38,7 +38,8 @@ struct LoadTestCommand {
         var scenario = configuration[options.scenario]
         var curve: RemoteClient.Curve?
         if echo {
-            let server = try StubAuthServer(context: context, endpoint: "tcp://127.0.0.1:*")
+            let server = try StubAuthServer(
+                context: context, endpoint: "tcp://127.0.0.1:*", delay: configuration[options.echoDelay])
             stub = server
             endpoints = [server.server.endpoints[0]]
             scenario = Scenario(weights: [(.exists, 1)])

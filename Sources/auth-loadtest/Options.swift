@@ -178,19 +178,25 @@ enum LoadTestOptions {
         help: "Measure the tool itself: load an in-process stub answering auth.exists at once (on "
             + "tcp loopback) instead of --endpoint.")
 
+    static let echoDelay = Option(
+        "echo-delay", environment: nil, default: Duration.zero, parser: .duration,
+        help: "With --echo: the stub answers each request this long after it came, as a service with "
+            + "that service time and no queue would.")
+
     static let all: [any AnyOption] = [
         endpoint, allowRemote, scenario, rate, concurrency, stages, findCapacity, stepDuration, duration,
         warmup, requests, users,
         failRatio,
         clients, connections, timeout, seed, shard, json, svg, failIf, curve, stateDirectory, serverKey,
         clientKey,
-        progress, echo,
+        progress, echo, echoDelay,
     ]
 
     static let interface = CommandLineInterface(
         executable: "auth-loadtest", version: ProjectVersion.current,
         summary: "A load generator for auth-service: open (--rate) or closed (--concurrency) model, "
             + "HdrHistogram-style latencies, report, --json, --svg, --fail-if; "
-            + "`auth-loadtest merge A.json B.json…` combines generators' result files (docs/LOADTEST.md).",
+            + "`auth-loadtest merge A.json B.json…` combines generators' result files, "
+            + "`auth-loadtest compare BASE.json NEW.json` sets two runs side by side (docs/LOADTEST.md).",
         options: all)
 }

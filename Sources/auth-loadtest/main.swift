@@ -7,6 +7,9 @@ import ServiceKit
 if CommandLine.arguments.count > 1, CommandLine.arguments[1] == "merge" {
     exit(MergeCommand.run(Array(CommandLine.arguments.dropFirst(2))))
 }
+if CommandLine.arguments.count > 1, CommandLine.arguments[1] == "compare" {
+    exit(CompareCommand.run(Array(CommandLine.arguments.dropFirst(2))))
+}
 let configuration = LoadTestOptions.interface.parseOrExit()
 do {
     let code = try await LoadTestCommand(configuration: configuration).run()

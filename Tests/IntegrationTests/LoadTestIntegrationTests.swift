@@ -335,6 +335,46 @@ struct LoadTestIntegrationTests {
         }
     }
 
+    @Test(
+        "compare: a run against its twin is within the noise; against a slower stub, --fail-if-slower exits 1"
+    )
+    func compare() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (base, twin, slow) = (
+            directory.file("base.json"), directory.file("twin.json"), directory.file("slow.json")
+        )
+        for (file, delay) in [(base, "0s"), (twin, "0s"), (slow, "3ms")] {
+            let (ended, _, error) = try await runLoadTest(
+                [
+                    "--echo", "--echo-delay", delay, "--rate", "300", "--duration", "4s", "--warmup", "500ms",
+                    "--progress", "off", "--json", file,
+                ],
+                in: directory)
+            #expect(ended == .exited(0), "\(error)")
+        }
+        let (same, sameReport, _) = try await runLoadTest(
+            ["compare", base, base, "--fail-if-slower", "5%"], in: directory)
+        #expect(same == .exited(0), "\(sameReport)")
+        #expect(!sameReport.contains("WORSE"), "\(sameReport)")
+        let (slower, slowerReport, _) = try await runLoadTest(
+            ["compare", twin, slow, "--fail-if-slower", "5%"], in: directory)
+        #expect(slower == .exited(1), "\(slowerReport)")
+        #expect(slowerReport.contains("FAIL  whole run: p50"), "\(slowerReport)")
+        let (informational, _, _) = try await runLoadTest(["compare", twin, slow], in: directory)
+        #expect(informational == .exited(0))
+        for (arguments, message) in [
+            ([base], "give two result files"), ([base, directory.file("none.json")], "cannot read"),
+            ([base, base, "--fail-if-slower", "five"], "a percentage"),
+            ([base, base, "--bogus"], "unknown option"),
+        ] {
+            let (refused, _, text) = try await runLoadTest(["compare"] + arguments, in: directory)
+            #expect(refused == .exited(64), "\(arguments)")
+            #expect(text.contains(message), "\(text)")
+            #expect(text.split(separator: "\n").count == 1)
+        }
+    }
+
     @Test("usage errors exit 64, an unreachable or remote endpoint exits 2, --help exits 0")
     func exitCodes() async throws {
         let directory = try TemporaryDirectory()
