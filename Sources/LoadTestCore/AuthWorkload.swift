@@ -212,7 +212,8 @@ public final class AuthWorkload: Sendable {
 
 /// A stand-in auth service for measuring the tool itself and for tests: answers `auth.exists` at
 /// once (`{"exists": true}`), except during a stall, when every request is held until the stall
-/// ends, as a paused server would hold them.
+/// ends, as a paused server would hold them. It is ready to `sys.health`, and answers every
+/// `auth.register` with `409 username.exists`, so a generator pointed at it seeds nothing.
 public final class StubAuthServer: Sendable {
     /// The server.
     public let server: RemoteServer
@@ -246,6 +247,14 @@ public final class StubAuthServer: Sendable {
                 }
                 return Disposables.create()
             }
+        }
+        // Enough of auth-service for the tool's own start: ready, and every seeded user already there.
+        handlers.handle(Methods.System.health) { (_: NoParameters) in
+            Single.just(HealthReport(service: "stub-auth", version: "stub", status: .ready, reasons: []))
+        }
+        handlers.handle(Methods.Auth.register) { (request: RegisterRequest) in
+            Single.just(
+                RegisterResponse(statusCode: 409, message: .usernameExists, username: request.username))
         }
         server = try RemoteServer(
             context: context,

@@ -10,6 +10,9 @@ if CommandLine.arguments.count > 1, CommandLine.arguments[1] == "merge" {
 if CommandLine.arguments.count > 1, CommandLine.arguments[1] == "compare" {
     exit(CompareCommand.run(Array(CommandLine.arguments.dropFirst(2))))
 }
+if CommandLine.arguments.count > 1, CommandLine.arguments[1] == "stub" {
+    exit(await StubCommand.run(Array(CommandLine.arguments.dropFirst(2))))
+}
 let configuration = LoadTestOptions.interface.parseOrExit()
 do {
     let code = try await LoadTestCommand(configuration: configuration).run()

@@ -2,6 +2,7 @@ import Contracts
 import Foundation
 import RemoteStreams
 import ServiceKit
+import TestSupport
 import Testing
 import ZeroMQ
 
@@ -373,6 +374,34 @@ struct LoadTestIntegrationTests {
             #expect(text.contains(message), "\(text)")
             #expect(text.split(separator: "\n").count == 1)
         }
+    }
+
+    @Test("auth-loadtest stub: a stub of its own process answers a generator; SIGTERM stops it with 0")
+    func stubProcess() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let output = directory.file("stub.out")
+        let stub = try ChildProcess(
+            executable: try Binaries.path("auth-loadtest"),
+            arguments: ["stub", "--endpoint", "tcp://127.0.0.1:*"],
+            standardOutput: output, standardError: output + ".err")
+        #expect(await waitForFile(output, containing: "listening tcp://", timeout: .seconds(10)))
+        let line = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+        let endpoint = String(
+            line.split(separator: " ").last?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "")
+        let (ended, report, error) = try await runLoadTest(
+            [
+                "--endpoint", endpoint, "--curve", "off", "--scenario", "exists", "--users", "4", "--rate",
+                "200",
+                "--duration", "1s", "--warmup", "0s", "--progress", "off",
+            ],
+            in: directory)
+        #expect(ended == .exited(0), "\(error)")
+        #expect(report.contains("200 answered"), "\(report)")
+        #expect(await stub.stop() == .exited(0))
+        let (refused, _, text) = try await runLoadTest(["stub", "--endpoint", "udp://x"], in: directory)
+        #expect(refused == .exited(64))
+        #expect(text.contains("--endpoint"))
     }
 
     @Test("usage errors exit 64, an unreachable or remote endpoint exits 2, --help exits 0")
