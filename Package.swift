@@ -265,7 +265,8 @@ let package = Package(
         .executableTarget(
             name: "auth-loadtest",
             dependencies: [
-                "LoadTestCore", "Contracts", "Measuring", "RemoteStreams", "ServiceKit", "ZeroMQ",
+                "LoadTestCore", "Contracts", "GatewayClient", "Measuring", "RemoteStreams", "ServiceKit",
+                "ZeroMQ",
             ],
             swiftSettings: common),
         .testTarget(

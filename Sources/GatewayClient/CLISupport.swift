@@ -32,7 +32,19 @@ public enum GatewayKeys {
         throws(CLIUsageError) -> RemoteClient.Curve?
     {
         guard invocation.curve else { return nil }
-        let serverKey = try serverKey(invocation.serverKey, environment: environment)
+        return try curve(serverKey: invocation.serverKey, environment: environment)
+    }
+
+    /// The CURVE settings of a client that reaches the gateway as `gateway-cli` does: the server
+    /// key `serverKey` names (a key file or 40 Z85 characters), or the first of
+    /// ``defaultServerKeyPaths(environment:)`` that exists, and `gateway-cli`'s own client pair.
+    /// `auth-loadtest --target gateway` uses it.
+    ///
+    /// - Throws: ``CLIUsageError`` naming the file or value when a key cannot be found or read.
+    public static func curve(serverKey value: String?, environment: [String: String])
+        throws(CLIUsageError) -> RemoteClient.Curve
+    {
+        let serverKey = try serverKey(value, environment: environment)
         do {
             let directory = try StateDirectory.prepare(
                 service: "gateway-cli", override: nil, environment: environment)

@@ -197,6 +197,9 @@ public final class AuthWorkload: Sendable {
             _ = client.request(Methods.Auth.exists, request, deadline: deadline)
                 .subscribe(
                     onSuccess: { _ in done(Outcome("exists ok", isError: false)) }, onFailure: failed)
+        case .flowLogin, .flowRegister, .flowSignin, .flowHeroes:
+            // Flows go to the gateway (GatewayWorkload); the command never mixes them in here.
+            DispatchQueue.global().async { done(Outcome("error not_an_auth_call", isError: true)) }
         case .verify:
             guard !tokens.isEmpty else {
                 DispatchQueue.global().async { done(Outcome("error no_token", isError: true)) }

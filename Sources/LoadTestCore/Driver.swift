@@ -43,6 +43,8 @@ public final class LoadDriver: Sendable {
         var stages: [StageTally]
         /// The measured latencies since the sampler last took them.
         var interval = LatencyHistogram()
+        /// Requests made of interactions: each kind's latencies.
+        var kinds: [String: LatencyHistogram] = [:]
     }
 
     private struct StageTally: Sendable {
@@ -340,15 +342,24 @@ public final class LoadDriver: Sendable {
             next?()
             shard.state.withLock { shard in
                 if measured {
-                    shard.latency.record(now &- min(now, stamp))
-                    shard.interval.record(now &- min(now, stamp))
+                    if let samples = outcome.samples {
+                        for sample in samples {
+                            shard.latency.record(sample.nanoseconds)
+                            shard.interval.record(sample.nanoseconds)
+                            shard.kinds[sample.kind, default: LatencyHistogram()].record(sample.nanoseconds)
+                            if stage >= 0 { shard.stages[stage].latency.record(sample.nanoseconds) }
+                        }
+                    } else {
+                        shard.latency.record(now &- min(now, stamp))
+                        shard.interval.record(now &- min(now, stamp))
+                        if stage >= 0 { shard.stages[stage].latency.record(now &- min(now, stamp)) }
+                    }
                     shard.outcomes[outcome.label, default: 0] += 1
                     shard.completed += 1
                     if outcome.isError { shard.errors += 1 }
                     let second = Int((now &- min(now, measureStart)) / 1_000_000_000)
                     shard.perSecond[min(second, shard.perSecond.count - 1)] += 1
                     if stage >= 0 {
-                        shard.stages[stage].latency.record(now &- min(now, stamp))
                         shard.stages[stage].outcomes[outcome.label, default: 0] += 1
                         shard.stages[stage].completed += 1
                         if outcome.isError { shard.stages[stage].errors += 1 }
@@ -387,6 +398,9 @@ public final class LoadDriver: Sendable {
         }
         for shard in shards {
             shard.state.withLock { shard in
+                for (kind, histogram) in shard.kinds {
+                    result.latencyByKind[kind, default: LatencyHistogram()].merge(histogram)
+                }
                 for (index, tally) in shard.stages.enumerated() {
                     stages[index].latency.merge(tally.latency)
                     for (label, count) in tally.outcomes {

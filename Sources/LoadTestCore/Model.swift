@@ -161,16 +161,36 @@ public struct RunPlan: Sendable, Hashable {
 }
 
 /// How one request ended: a label (`login 200`, `error overloaded`) and whether it counts as an
-/// error.
+/// error; for a request made of several interactions (a virtual user's session on a flow), the
+/// latency of each output the user waited for, by kind.
 public struct Outcome: Sendable, Hashable {
+    /// One awaited output: what kind of wait (`keystroke`, `tap`, `screen`) and how long, in
+    /// nanoseconds.
+    public struct Sample: Sendable, Hashable {
+        /// The kind of wait.
+        public var kind: String
+        /// Its latency.
+        public var nanoseconds: UInt64
+
+        /// A sample.
+        public init(_ kind: String, _ nanoseconds: UInt64) {
+            self.kind = kind
+            self.nanoseconds = nanoseconds
+        }
+    }
+
     /// The label the report counts by.
     public let label: String
     /// Whether it is an error (a failed call, or an answer the scenario did not expect).
     public let isError: Bool
+    /// The latencies to record instead of the request's own (from its send to this outcome); nil
+    /// for a single call.
+    public let samples: [Sample]?
 
     /// An outcome.
-    public init(_ label: String, isError: Bool) {
+    public init(_ label: String, isError: Bool, samples: [Sample]? = nil) {
         self.label = label
         self.isError = isError
+        self.samples = samples
     }
 }

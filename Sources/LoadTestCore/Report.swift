@@ -41,6 +41,13 @@ extension LoadResult {
                 }.joined(separator: "  ")
                 + "  max \(DurationText.format(latency.max))  mean \(DurationText.format(UInt64(latency.mean)))"
         )
+        for (kind, histogram) in latencyByKind.sorted(by: { $0.key < $1.key }) {
+            lines.append(
+                "    \(kind.padding(toLength: 9, withPad: " ", startingAt: 0)) \(grouped(Double(histogram.count))) waits  "
+                    + reportedPercentiles.map {
+                        "p\(percentileName($0)) \(DurationText.format(histogram.value(atPercentile: $0)))"
+                    }.joined(separator: "  ") + "  max \(DurationText.format(histogram.max))")
+        }
         lines.append(
             "  errors     \(grouped(Double(errors))) (\(fixed(errorPercent, 2)) %)"
                 + (warmupRequests > 0
@@ -154,6 +161,13 @@ extension LoadResult {
                     max: DurationText.milliseconds(senderLag.max)),
             thresholds: verdicts)
         document.capacity = capacity
+        if !latencyByKind.isEmpty {
+            document.interactions = latencyByKind.mapValues {
+                JSONReport.Interaction(
+                    latencyMilliseconds: JSONReport.Latency($0), histogram: JSONReport.buckets($0),
+                    latencyNanoseconds: JSONReport.Exact($0))
+            }
+        }
         if !latencySamples.isEmpty {
             document.perSecondLatency = latencySamples.map {
                 JSONReport.Second(
@@ -220,6 +234,16 @@ public struct JSONReport: Codable, Sendable {
                 Point(percentile: $0, value: DurationText.milliseconds(histogram.value(atPercentile: $0)))
             }
         }
+    }
+
+    /// One kind of awaited output's latencies.
+    public struct Interaction: Codable, Sendable {
+        /// The summary and curve, in milliseconds.
+        public var latencyMilliseconds: Latency
+        /// The histogram's non-empty buckets.
+        public var histogram: [Bucket]
+        /// Its exact count, min, max and sum.
+        public var latencyNanoseconds: Exact
     }
 
     /// One second's latency summary, in nanoseconds.
@@ -431,6 +455,9 @@ public struct JSONReport: Codable, Sendable {
     public var capacity: CapacityPart?
     /// Each whole second's latency summary (the samples of `compare`'s noise estimate).
     public var perSecondLatency: [Second]?
+    /// Sessions on the gateway's flows: each kind of awaited output's latencies (`screen`,
+    /// `keystroke`, `tap`), which together make the main histogram.
+    public var interactions: [String: Interaction]?
     /// The open model's sender lag (absent in the closed model).
     public var senderLagMilliseconds: Lag?
     /// Each `--fail-if` condition's verdict.

@@ -38,6 +38,10 @@ public struct LoadResult: Sendable {
     public var shard: GeneratorShard?
     /// Each stage's share of the run (`--stages`), in order; empty for a constant load.
     public var stages: [StageResult] = []
+    /// For requests made of interactions (virtual users on the gateway's flows): the latencies of
+    /// each kind of awaited output (`screen`, `keystroke`, `tap`); ``latency`` holds them all.
+    /// Empty for single calls.
+    public var latencyByKind: [String: LatencyHistogram] = [:]
     /// Each whole second of the measured window's latencies, summarized (by completion time):
     /// the samples `compare` measures run-to-run noise with. A merged run holds every generator's.
     public var latencySamples: [SecondSample] = []

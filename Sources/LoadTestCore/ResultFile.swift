@@ -77,6 +77,12 @@ extension LoadResult {
             self.shard = shard
         }
         capacityObjective = document.capacity?.objective
+        for (kind, part) in document.interactions ?? [:] {
+            guard let histogram = Self.histogram(part.histogram, part.latencyNanoseconds) else {
+                throw ResultFileError("\(name): the \(kind) latency histogram does not add up")
+            }
+            latencyByKind[kind] = histogram
+        }
         latencySamples = (document.perSecondLatency ?? []).map {
             SecondSample(
                 offset: $0.offsetNanoseconds, count: $0.count, p50: $0.p50Nanoseconds, p90: $0.p90Nanoseconds,
@@ -167,6 +173,9 @@ extension LoadResult {
             for (second, count) in run.perSecond.enumerated() { merged.perSecond[second] += count }
             merged.interrupted = merged.interrupted || run.interrupted
             merged.latencySamples += run.latencySamples
+            for (kind, histogram) in run.latencyByKind {
+                merged.latencyByKind[kind, default: LatencyHistogram()].merge(histogram)
+            }
             guard run.stages.map(\.name) == first.stages.map(\.name),
                 run.stages.map(\.duration) == first.stages.map(\.duration)
             else {

@@ -8,6 +8,17 @@ public enum RequestKind: String, Sendable, Hashable, CaseIterable, Codable {
     case exists
     /// `auth.verify` of a token obtained by logging seeded users in before the run.
     case verify
+    /// A virtual user on the gateway's phone login: types a seeded phone and its password, taps.
+    case flowLogin = "flow.login"
+    /// A virtual user on the gateway's registration: types a new username, a password twice, taps.
+    case flowRegister = "flow.register"
+    /// A virtual user on the gateway's username sign-in: types a seeded name and password, taps.
+    case flowSignin = "flow.signin"
+    /// A virtual user on the gateway's hero list (signed in before the run): types a search.
+    case flowHeroes = "flow.heroes"
+
+    /// Whether it is a session on a gateway flow (`--target gateway`) rather than an auth call.
+    public var isFlow: Bool { rawValue.hasPrefix("flow.") }
 }
 
 /// What a run sends: one kind of call, or a weighted mix (`mix:login=80,exists=15,register=5`).

@@ -1,6 +1,7 @@
 import Contracts
 import Dispatch
 import Foundation
+import GatewayClient
 import LoadTestCore
 import Measuring
 import RemoteStreams
@@ -32,10 +33,14 @@ struct LoadTestCommand {
         let plan = try makePlan()
         let search = try makeSearch(plan)
         let echo = configuration[options.echo]
+        let target = configuration[options.target]
+        var scenario = try checkedScenario()
         let context = try Context()
         var stub: StubAuthServer?
         var endpoints = configuration[options.endpoint].map(\.description)
-        var scenario = configuration[options.scenario]
+        if target == .gateway, configuration.source(of: options.endpoint) == .defaultValue {
+            endpoints = ["tcp://127.0.0.1:5560"]
+        }
         var curve: RemoteClient.Curve?
         if echo {
             let server = try StubAuthServer(
@@ -45,7 +50,9 @@ struct LoadTestCommand {
             scenario = Scenario(weights: [(.exists, 1)])
         } else {
             for endpoint in configuration[options.endpoint] { try checkEndpoint(endpoint) }
-            if configuration[options.curve] == .on { curve = try curveSettings() }
+            if configuration[options.curve] == .on {
+                curve = target == .gateway ? try gatewayCurve() : try curveSettings()
+            }
         }
         let shard = configuration[options.shard]
         let clients = try (0..<configuration[options.connections]).map { index in
@@ -70,15 +77,32 @@ struct LoadTestCommand {
             await stopAll(clients, stub)
             throw error
         }
-        let workload = AuthWorkload(clients: clients, options: workloadOptions, tokens: tokens)
-        let label = echo ? "exists (in-process stub, --echo)" : scenario.description
+        let call: LoadDriver.Call
+        switch target {
+        case .auth:
+            let workload = AuthWorkload(clients: clients, options: workloadOptions, tokens: tokens)
+            call = { index, done in workload.call(index, done) }
+        case .gateway:
+            let workload = GatewayWorkload(
+                clients: clients, options: workloadOptions,
+                flow: FlowOptions(
+                    think: nanoseconds(configuration[options.think]),
+                    timeEveryKeystroke: configuration[options.timeKeystrokes] == .all),
+                tokens: tokens)
+            call = { index, done in workload.call(index, done) }
+        }
+        var label = echo ? "exists (in-process stub, --echo)" : scenario.description
+        if target == .gateway {
+            label +=
+                " via the gateway, think \(DurationText.format(nanoseconds(configuration[options.think])))"
+        }
         if let search {
-            let found = await runSearch(search, plan: plan, workload: workload, label: label)
+            let found = await runSearch(
+                search, plan: plan, call: call, connections: clients.count, label: label)
             await stopAll(clients, stub)
             return try report(found)
         }
-        let driver = LoadDriver(plan: plan, shards: clients.count) { index, done in workload.call(index, done)
-        }
+        let driver = LoadDriver(plan: plan, shards: clients.count, call: call)
         let interruption = Interruption(driver: driver)
         let line = ProgressLine(setting: configuration[options.progress])
         var show: (@Sendable (ProgressSnapshot) -> Void)?
@@ -148,9 +172,10 @@ struct LoadTestCommand {
     }
 
     /// Runs the search's steps, one driver each; SIGINT stops the step in progress and the search.
-    private func runSearch(_ search: CapacitySearch, plan: RunPlan, workload: AuthWorkload, label: String)
-        async -> CapacityResult
-    {
+    private func runSearch(
+        _ search: CapacitySearch, plan: RunPlan, call: @escaping LoadDriver.Call, connections: Int,
+        label: String
+    ) async -> CapacityResult {
         let options = LoadTestOptions.self
         let step = nanoseconds(configuration[options.stepDuration])
         let allowance = Self.allowance(step: step, timeout: plan.drainTimeout)
@@ -158,7 +183,6 @@ struct LoadTestCommand {
         let interruption = Interruption { current.stop() }
         defer { interruption.cancel() }
         let verbose = configuration[options.progress] != .off
-        let connections = workload.clients.count
         var offset = 0
         var number = 0
         let result = await search.run(
@@ -169,7 +193,7 @@ struct LoadTestCommand {
                         model: .open(rate: rate), duration: step, warmup: plan.warmup, drainTimeout: allowance
                     ),
                     shards: connections
-                ) { index, done in workload.call(base + index, done) }
+                ) { index, done in call(base + index, done) }
                 current.set(driver)
                 let cpu = processCPUSeconds()
                 var run = await driver.run()
@@ -330,11 +354,53 @@ struct LoadTestCommand {
         return RemoteClient.Curve(serverKey: serverKey, keys: keys)
     }
 
-    /// Checks the service answers, seeds the users and fetches tokens for `auth.verify`.
+    /// The scenario, checked against the target: auth's calls for `--target auth`, flows for
+    /// `--target gateway` (whose default is `flow.login`).
+    private func checkedScenario() throws -> Scenario {
+        let options = LoadTestOptions.self
+        let scenario = configuration[options.scenario]
+        switch configuration[options.target] {
+        case .auth:
+            if let kind = scenario.kinds.first(where: \.isFlow) {
+                throw CommandError.usage(
+                    "--scenario \(kind.rawValue) is a gateway flow: add --target gateway")
+            }
+        case .gateway:
+            if configuration.source(of: options.scenario) == .defaultValue {
+                return Scenario(weights: [(.flowLogin, 1)])
+            }
+            if let kind = scenario.kinds.first(where: { !$0.isFlow }) {
+                throw CommandError.usage(
+                    "--target gateway runs flows (flow.login, flow.register, flow.signin, flow.heroes), not \(kind.rawValue)"
+                )
+            }
+            if configuration[options.echo] {
+                throw CommandError.usage("--echo stands in for auth-service, not the gateway")
+            }
+        }
+        return scenario
+    }
+
+    /// The gateway's key and this client's pair, found as `gateway-cli` finds them.
+    private func gatewayCurve() throws -> RemoteClient.Curve {
+        do {
+            return try GatewayKeys.curve(
+                serverKey: configuration[LoadTestOptions.serverKey],
+                environment: ProcessInfo.processInfo.environment)
+        } catch {
+            throw CommandError(error.message)
+        }
+    }
+
+    /// Checks the service answers, seeds the users and fetches tokens for `auth.verify` (auth) or
+    /// `flow.heroes` (gateway).
     private func prepare(client: RemoteClient, options: WorkloadOptions, endpoint: String, echo: Bool)
         async throws -> [String]
     {
         if echo { return [] }
+        if configuration[LoadTestOptions.target] == .gateway {
+            return try await prepareGateway(client: client, options: options, endpoint: endpoint)
+        }
         do {
             let health = try await client.request(
                 Methods.System.health, deadline: .seconds(5)
@@ -369,6 +435,38 @@ struct LoadTestCommand {
         }
         guard kinds.contains(.verify) else { return [] }
         return try await AuthWorkload.fetchTokens(client: client, users: users, count: 64)
+    }
+}
+
+extension LoadTestCommand {
+    /// The gateway's side of ``prepare(client:options:endpoint:echo:)``: it answers, the flows'
+    /// accounts exist (registered through it), and `flow.heroes` users have sessions.
+    fileprivate func prepareGateway(client: RemoteClient, options: WorkloadOptions, endpoint: String)
+        async throws -> [String]
+    {
+        do {
+            let health = try await client.request(Methods.System.health, deadline: .seconds(5)).value
+            guard health.ready else {
+                throw CommandError("\(endpoint) is not ready (status \(health.status.rawValue))")
+            }
+        } catch let error as CommandError {
+            throw error
+        } catch {
+            throw CommandError("the gateway at \(endpoint) does not answer sys.health: \(error)")
+        }
+        let kinds = options.scenario.kinds
+        let users = options.userRange
+        guard kinds == [.flowRegister] || !users.isEmpty else {
+            throw CommandError.usage(
+                "--users must be at least \(options.shard.count) for \(options.scenario)")
+        }
+        if kinds != [.flowRegister] {
+            let created = try await GatewayWorkload.seed(client: client, users: users, kinds: kinds)
+            FileHandle.standardError.write(
+                Data("seeded \(users.count) users through the gateway (\(created) accounts new)\n".utf8))
+        }
+        guard kinds.contains(.flowHeroes) else { return [] }
+        return try await GatewayWorkload.fetchTokens(client: client, users: users, count: 16)
     }
 }
 

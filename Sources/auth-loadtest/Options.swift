@@ -16,7 +16,9 @@ extension ValueParser where Value == Scenario {
     /// `login`, `register`, `exists`, `verify` or `mix:login=80,exists=15,register=5`.
     static var scenario: ValueParser<Scenario> {
         ValueParser(
-            expected: "login, register, exists, verify or mix:kind=weight,... (mix:login=80,exists=20)",
+            expected:
+                "login, register, exists, verify, flow.login, flow.register, flow.signin, flow.heroes "
+                + "or mix:kind=weight,... (mix:login=80,exists=20)",
             placeholder: "<scenario>", parse: { Scenario(parsing: $0) }, format: { $0.description })
     }
 }
@@ -82,6 +84,22 @@ extension ValueParser where Value == String {
     }
 }
 
+/// `--target`.
+enum TargetSetting: String, CaseIterable, Sendable {
+    /// auth-service's calls.
+    case auth
+    /// Virtual users on the gateway's flows.
+    case gateway
+}
+
+/// `--time-keystrokes`.
+enum KeystrokeTiming: String, CaseIterable, Sendable {
+    /// Each field's last keystroke.
+    case last
+    /// Every keystroke (each sent with a sampled traceparent).
+    case all
+}
+
 /// Every option of `auth-loadtest`.
 enum LoadTestOptions {
     static let endpoint = Option(
@@ -93,6 +111,18 @@ enum LoadTestOptions {
     static let allowRemote = Option(
         "allow-remote", environment: nil, default: false, parser: .boolean,
         help: "Allow a tcp endpoint that is not on the loopback interface.")
+    static let target = Option(
+        "target", environment: "LOADTEST_TARGET", default: TargetSetting.auth, parser: .choice(),
+        help: "What to load: auth-service's calls, or the gateway's flows as virtual users "
+            + "(--scenario flow.login|flow.register|flow.signin|flow.heroes or a mix; --endpoint "
+            + "default tcp://127.0.0.1:5560, CURVE keys found as gateway-cli finds them).")
+    static let think = Option(
+        "think", environment: nil, default: Duration.milliseconds(120), parser: .duration,
+        help: "With --target gateway: a virtual user's pause before each keystroke and before a tap.")
+    static let timeKeystrokes = Option(
+        "time-keystrokes", environment: nil, default: KeystrokeTiming.last, parser: .choice(),
+        help: "With --target gateway: time each field's last keystroke, or every one (each then "
+            + "carries a sampled traceparent, which costs the gateway tracing's price).")
     static let scenario = Option(
         "scenario", environment: "LOADTEST_SCENARIO", default: Scenario(weights: [(.login, 1)]),
         parser: .scenario, help: "What to send.")
@@ -184,7 +214,8 @@ enum LoadTestOptions {
             + "that service time and no queue would.")
 
     static let all: [any AnyOption] = [
-        endpoint, allowRemote, scenario, rate, concurrency, stages, findCapacity, stepDuration, duration,
+        endpoint, allowRemote, target, think, timeKeystrokes, scenario, rate, concurrency, stages,
+        findCapacity, stepDuration, duration,
         warmup, requests, users,
         failRatio,
         clients, connections, timeout, seed, shard, json, svg, failIf, curve, stateDirectory, serverKey,
