@@ -366,6 +366,9 @@ struct LoadTestCommand {
                     "--scenario \(kind.rawValue) is a gateway flow: add --target gateway")
             }
         case .gateway:
+            if configuration[options.echo] {
+                throw CommandError.usage("--echo stands in for auth-service, not the gateway")
+            }
             if configuration.source(of: options.scenario) == .defaultValue {
                 return Scenario(weights: [(.flowLogin, 1)])
             }
@@ -373,9 +376,6 @@ struct LoadTestCommand {
                 throw CommandError.usage(
                     "--target gateway runs flows (flow.login, flow.register, flow.signin, flow.heroes), not \(kind.rawValue)"
                 )
-            }
-            if configuration[options.echo] {
-                throw CommandError.usage("--echo stands in for auth-service, not the gateway")
             }
         }
         return scenario
