@@ -7,6 +7,9 @@
 #   make bench-json       JSON bodies: RemoteProtocol's own coder against Foundation's, ns per call
 #   make bench-auth       argon2id verifications (libsodium, all cores) against logins through auth-service
 #   make loadtest         auth-loadtest for 20 s against auth-service (started if not running), with the report
+#   make loadtest-distributed
+#                         as root: LOADTEST_GENERATORS (3) auth-loadtest generators on rig hosts, each on the
+#                         same CPU quota, merged, side by side with one alone, and the ratio to N x one
 #   make format           format the sources with swift-format
 #   make fuzz             fuzz the RemoteProtocol codec with libFuzzer for FUZZ_SECONDS (default 60)
 #   make fuzz-argon2      fuzz the Swift Argon2id against libsodium (raw output, PHC strings) for FUZZ_SECONDS
@@ -238,6 +241,25 @@ loadtest: deps
 	      "a stack with another STACK_DIR: make loadtest STACK_DIR=...)" >&2; exit 1; }; \
 	fi; \
 	$$bin/auth-loadtest --endpoint $(LOADTEST_ENDPOINT) --curve off $(LOADTEST_ARGS)
+
+# Many auth-loadtest generators at once, merged, against one generator alone (deploy/local/loadtest-distributed.sh;
+# docs/LOADTEST.md, "Many machines"). As root: the script makes hosts of its own (deploy/local/hosts.sh
+# with HOSTS_PREFIX rld- and 10.88.0.0/24, apart from cluster-up's, bench-scale's and the tests'), a stub
+# per generator on host 1 and LOADTEST_GENERATORS generators on hosts of their own with the same CPU quota
+# (LOADTEST_CPU, 0.25), closed model, each with --shard I/N and --json; merges them with
+# `auth-loadtest merge`, runs one generator alone on the same quota, in LOADTEST_ROUNDS (3) rounds, prints
+# the medians side by side and the ratio to N x one, and removes the hosts at the end, also on failure.
+# LOADTEST_TARGET=stack loads the local stack's auth-service instead (make up
+# STACK_AUTH_ENDPOINT=tcp://0.0.0.0:5562); the script's header lists the rest (LOADTEST_CONCURRENCY,
+# LOADTEST_DURATION, LOADTEST_WORKLOAD, LOADTEST_RESULTS, ...).
+LOADTEST_GENERATORS ?= 3
+
+.PHONY: loadtest-distributed
+
+loadtest-distributed: deps
+	$(SWIFT) build -c release $(STRICT) --product auth-loadtest
+	@LOADTEST_GENERATORS="$(LOADTEST_GENERATORS)" BIN_DIR="$(if $(BIN_DIR),$(BIN_DIR),$$($(SWIFT) build -c release --show-bin-path))" \
+	  deploy/local/loadtest-distributed.sh
 
 # The codec's libFuzzer target: Tests/Fuzz/RemoteProtocolFuzz.swift compiled with the RemoteProtocol
 # sources into one binary (not a SwiftPM target: SwiftPM cannot link libFuzzer's main). The seed
