@@ -249,7 +249,7 @@ loadtest: deps
 # (LOADTEST_CPU, 0.25), closed model, each with --shard I/N and --json; merges them with
 # `auth-loadtest merge`, runs one generator alone on the same quota, in LOADTEST_ROUNDS (3) rounds, prints
 # the medians side by side and the ratio to N x one, and removes the hosts at the end, also on failure.
-# LOADTEST_TARGET=stack loads the local stack's auth-service instead (make up
+# LOADTEST_SERVER=stack loads the local stack's auth-service instead (make up
 # STACK_AUTH_ENDPOINT=tcp://0.0.0.0:5562); the script's header lists the rest (LOADTEST_CONCURRENCY,
 # LOADTEST_DURATION, LOADTEST_WORKLOAD, LOADTEST_RESULTS, ...).
 LOADTEST_GENERATORS ?= 3

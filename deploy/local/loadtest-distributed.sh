@@ -3,16 +3,16 @@
 # by side with one generator alone on the same CPU quota: does the load scale with the generators?
 # Needs root. `make loadtest-distributed` runs it (docs/LOADTEST.md, "Many machines").
 #
-#   loadtest-distributed.sh    hosts for the target and the generators; then LOADTEST_ROUNDS rounds, each
+#   loadtest-distributed.sh    hosts for the server and the generators; then LOADTEST_ROUNDS rounds, each
 #                              (a) one generator alone (--shard 0/1) and (b) LOADTEST_GENERATORS at once,
 #                              each with --shard I/N and --json, merged with `auth-loadtest merge`
 #                              (in turn: (a) first in odd rounds, (b) first in even ones); prints each
 #                              round, the medians side by side and the ratio of (b) to N × (a); removes
 #                              the hosts at the end, also on failure or Ctrl-C
 #
-# Host 1 is the target's, hosts 2..N+1 the generators' (the one alone runs on host 2), each generator
+# Host 1 is the server's, hosts 2..N+1 the generators' (the one alone runs on host 2), each generator
 # under `hosts.sh run --cpu LOADTEST_CPU`, all in the closed model with the same requests in flight
-# each, so that a generator's CPU quota is what bounds it. The target:
+# each, so that a generator's CPU quota is what bounds it. The server they load (LOADTEST_SERVER):
 #   stub   (default) one `auth-loadtest stub` per generator on host 1, without a quota: generator I loads
 #          stub I (the one alone stub 0), so that no stub serves more than one generator; a stub costs
 #          about as much CPU per request as its generator, so N × LOADTEST_CPU × 2 should fit the cores
@@ -21,14 +21,17 @@
 #          address HOSTS_NET.1, CURVE keys from LOADTEST_STACK_STATE_DIR (its curve.pub and auth's own
 #          client key, always admitted). The service, not the generators, may then be the bottleneck.
 #
-# Settings (environment):
+# Settings (environment; the generators themselves get none of the LOADTEST_ variables, only flags):
 #   LOADTEST_GENERATORS    N, the generators that run at once (default 3; 1 to 32)
 #   LOADTEST_CPU           each generator's CPU quota, in CPUs (default 0.25)
 #   LOADTEST_CONCURRENCY   requests in flight per generator (default 64): the one alone gets it as
 #                          --concurrency, each of the N gets N × it with --shard I/N (which takes 1/N)
 #   LOADTEST_DURATION      each run's measured time (default 5s), LOADTEST_WARMUP its warm-up (default 1s)
 #   LOADTEST_ROUNDS        rounds of (a) and (b) (default 3)
-#   LOADTEST_TARGET        stub (default) or stack
+#   LOADTEST_PIN           1 (the default on 2 cores or more): every generator on CPU 0 and the stubs on
+#                          the others (taskset), so that the generators' quotas share one core the stubs
+#                          never take; 0: anywhere
+#   LOADTEST_SERVER        stub (default) or stack, as above
 #   LOADTEST_WORKLOAD      the scenario options of every generator (split on spaces; default
 #                          "--scenario exists --users 300"; the stub answers only auth.exists)
 #   LOADTEST_STACK_PORT    with stack: auth-service's port (default 5562)
@@ -62,7 +65,7 @@ concurrency=${LOADTEST_CONCURRENCY:-64}
 duration=${LOADTEST_DURATION:-5s}
 warmup=${LOADTEST_WARMUP:-1s}
 rounds=${LOADTEST_ROUNDS:-3}
-target=${LOADTEST_TARGET:-stub}
+server=${LOADTEST_SERVER:-stub}
 workload=${LOADTEST_WORKLOAD:---scenario exists --users 300}
 stack_port=${LOADTEST_STACK_PORT:-5562}
 stack_state=${LOADTEST_STACK_STATE_DIR:-${STACK_DIR:-${XDG_STATE_HOME:-$HOME/.local/state}/reactive-login/stack}/auth}
@@ -88,24 +91,27 @@ for pair in "LOADTEST_DURATION=$duration" "LOADTEST_WARMUP=$warmup"; do
     [[ ${pair#*=} =~ ^[0-9]+(\.[0-9]+)?(ms|s|m)$ ]] ||
         usage_error "${pair%%=*} must be a duration such as 5s, 500ms or 1m, not '${pair#*=}'"
 done
-case $target in stub | stack) ;; *) usage_error "LOADTEST_TARGET must be stub or stack, not '$target'" ;; esac
+case $server in stub | stack) ;; *) usage_error "LOADTEST_SERVER must be stub or stack, not '$server'" ;; esac
 positive "$stack_port" && [ "$stack_port" -le 65535 ] ||
     usage_error "LOADTEST_STACK_PORT must be a port number, not '$stack_port'"
 positive "$wait_seconds" || usage_error "LOADTEST_WAIT_SECONDS must be a positive whole number"
-case $pin in 0) ;; 1) [ "$cores" -ge 2 ] || usage_error "LOADTEST_PIN=1 needs 2 cores or more" ;; *) usage_error "LOADTEST_PIN must be 0 or 1" ;; esac
+case $pin in 0) ;; 1) [ "$cores" -ge 2 ] || usage_error "LOADTEST_PIN=1 needs 2 cores or more" ;; *) usage_error "LOADTEST_PIN must be 0 or 1, not '$pin'" ;; esac
 read -r -a workload_arguments <<<"$workload"
+# auth-loadtest reads some LOADTEST_ variables itself (LOADTEST_ENDPOINT, LOADTEST_SHARD, ...): the
+# generators get only the flags below.
+unset "${!LOADTEST_@}"
 
 [ "$(id -u)" -eq 0 ] || fail "needs root (hosts.sh makes network namespaces and CPU cgroups)"
 loadtest="$bin/auth-loadtest"
 [ -x "$loadtest" ] || fail "no $loadtest (swift build -c release --product auth-loadtest, or BIN_DIR)"
 command -v python3 >/dev/null || fail "python3 not found (it reads the result files)"
-if [ "$target" = stack ]; then
+if [ "$server" = stack ]; then
     [ -r "$stack_state/curve.pub" ] ||
         fail "no $stack_state/curve.pub: start the stack (make up STACK_AUTH_ENDPOINT=tcp://0.0.0.0:$stack_port) or set LOADTEST_STACK_STATE_DIR"
 fi
 # What the quotas must fit for the generators to be what bounds the load: pinned, N quotas on CPU 0
 # and the stubs (about as much again) on the others; unpinned, both on all the cores.
-if [ "$target" = stub ] && awk -v n="$generators" -v c="$cpu" -v k="$cores" -v p="$pin" \
+if [ "$server" = stub ] && awk -v n="$generators" -v c="$cpu" -v k="$cores" -v p="$pin" \
     'BEGIN { exit !(p == 1 ? (n * c > 1 || n * c > k - 1) : 2 * n * c > k) }'; then
     echo "$program: warning: $generators × $cpu CPU for the generators and about as much for the stubs do not fit" \
         "$([ "$pin" = 1 ] && echo "CPU 0 and the other cores" || echo "the $cores cores"): the quotas may no longer be what bounds the generators" >&2
@@ -120,7 +126,7 @@ if [ "$pin" = 1 ]; then
     [ "$cores" -eq 2 ] || others="1-$((cores - 1))"
     stub_pin=(taskset -c "$others")
     pin_text=", generators on CPU 0"
-    [ "$target" = stub ] && pin_text="$pin_text and stubs on CPU $others"
+    [ "$server" = stub ] && pin_text="$pin_text and stubs on CPU $others"
 fi
 mkdir -p "$results" || fail "cannot make $results"
 
@@ -140,14 +146,14 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 
 "$hosts" up $((generators + 1)) >"$results/hosts.log" 2>&1 || { cat "$results/hosts.log" >&2; fail "hosts.sh up failed"; }
-target_host=$("$hosts" address 1)
+server_host=$("$hosts" address 1)
 
 # The endpoint generator $1 loads.
 endpoint_of() {
-    if [ "$target" = stub ]; then echo "tcp://$target_host:$((5600 + $1))"; else echo "tcp://$HOSTS_NET.1:$stack_port"; fi
+    if [ "$server" = stub ]; then echo "tcp://$server_host:$((5600 + $1))"; else echo "tcp://$HOSTS_NET.1:$stack_port"; fi
 }
 
-if [ "$target" = stub ]; then
+if [ "$server" = stub ]; then
     for ((i = 0; i < generators; i++)); do
         "$hosts" run 1 "${stub_pin[@]}" "$loadtest" stub --endpoint "$(endpoint_of "$i")" >"$results/stub-$i.log" 2>&1 </dev/null &
         started+=($!)
@@ -161,10 +167,10 @@ if [ "$target" = stub ]; then
         done
     done
     keys=(--curve off)
-    target_text="a stub per generator on ${HOSTS_PREFIX}h1"
+    server_text="a stub per generator on ${HOSTS_PREFIX}h1"
 else
     keys=(--state-dir "$stack_state")
-    target_text="the stack's auth-service at $(endpoint_of 0)"
+    server_text="the stack's auth-service at $(endpoint_of 0)"
 fi
 
 # The CPU seconds (user + system) of this shell's children that have ended and been waited for.
@@ -247,7 +253,7 @@ run_many() {
         "$generators" "${files[@]}")
 }
 
-echo "$program: $generators generators × $cpu CPU against $target_text (${workload}), closed model," \
+echo "$program: $generators generators × $cpu CPU against $server_text (${workload}), closed model," \
     "$concurrency in flight per generator, $duration after $warmup, $rounds round(s)${pin_text}; results in $results"
 columns=()
 for ((round = 1; round <= rounds; round++)); do
@@ -272,11 +278,14 @@ median() {
         awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 awk -v n="$generators" -v q="$cpu" -v rounds="$rounds" -v o="$(median 1)" -v oc="$(median 2)" -v oe="$(median 3)" \
-    -v m="$(median 4)" -v mc="$(median 5)" -v me="$(median 6)" 'BEGIN {
+    -v m="$(median 4)" -v mc="$(median 5)" -v me="$(median 6)" -v server="$server" 'BEGIN {
     ratio = m / (n * o)
     printf "\nmedians of %d round(s)          answered/s   CPU used per generator   requests per CPU-second\n", rounds
     printf "%-30s %11.0f   %22.2f   %23.0f\n", "one generator (" q " CPU quota)", o, oc, oe
     printf "%-30s %11.0f   %22.2f   %23.0f\n", n " generators, merged", m, mc, me
     printf "%-30s %11.3f   %22s   %23.3f\n", "ratio to " n " x one", ratio, "", me / oe
-    printf "goal: %d generators reach at least 0.9 x %d x one generator'"'"'s rate: %s\n", n, n, (ratio >= 0.9 ? "met" : "missed")
+    if (server == "stub")
+        printf "goal: %d generators reach at least 0.9 x %d x one generator'"'"'s rate: %s\n", n, n, (ratio >= 0.9 ? "met" : "missed")
+    else
+        printf "(against the stack, a ratio below 1 may be the service'"'"'s limit rather than the generators'"'"')\n"
 }'
