@@ -453,6 +453,193 @@ struct KubernetesManifestTests {
         }
     }
 
+    /// deploy/kubernetes/loadtest: the generators' Indexed Job, their results claim and NetworkPolicy.
+    static let loadTestDirectory = directory + "/loadtest"
+
+    /// `kubectl kustomize directory`, parsed.
+    private func render(_ directory: String) async throws -> [[String: Any]] {
+        let result = try await runCommand(try #require(commandOnPath("kubectl")), ["kustomize", directory])
+        try #require(result.status == 0, "kubectl kustomize \(directory): \(result.error)")
+        return try await parseRendered(result.output)
+    }
+
+    /// The value after `flag` in `arguments`.
+    private func value(of flag: String, in arguments: [String]) -> String? {
+        arguments.firstIndex(of: flag).flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
+    }
+
+    @Test(
+        "the load-test Job is Indexed, N pods at once, each `--shard $(JOB_COMPLETION_INDEX)/N` against auth's Service, each writing its own file on a shared claim",
+        .enabled(if: commandOnPath("kubectl") != nil, "kubectl is not installed"))
+    func loadTestJob() async throws {
+        let rendered = try await render(Self.loadTestDirectory)
+        func named(_ kind: String, _ name: String) -> [String: Any]? {
+            rendered.first { $0.string("kind") == kind && $0.object("metadata").string("name") == name }
+        }
+        #expect(rendered.allSatisfy { $0.object("metadata").string("namespace") == "reactive-login" })
+        // Its own set: the base lists no part of it.
+        let base = try #require(
+            try await parseYAML([Self.directory + "/kustomization.yaml"]).values.first?.first
+                as? [String: Any])
+        #expect(!base.strings("resources").contains { $0.contains("loadtest") })
+
+        let job = try #require(named("Job", "auth-loadtest")).object("spec")
+        #expect(job.string("completionMode") == "Indexed")
+        let completions = try #require(job["completions"] as? Int)
+        #expect(completions == 3)
+        #expect(job["parallelism"] as? Int == completions)
+        let pod = job.object("template").object("spec")
+        #expect(pod.string("restartPolicy") == "Never")
+        let container = try #require(pod.list("containers").first { $0.string("name") == "auth-loadtest" })
+        #expect(container.strings("command") == ["/usr/local/bin/auth-loadtest"])
+        let arguments = container.strings("args")
+        #expect(
+            value(of: "--shard", in: arguments) == "$(JOB_COMPLETION_INDEX)/\(completions)", "\(arguments)")
+        #expect(value(of: "--concurrency", in: arguments) != nil || value(of: "--rate", in: arguments) != nil)
+        let environment = container.list("env")
+        if let index = environment.first(where: { $0.string("name") == "JOB_COMPLETION_INDEX" }) {
+            #expect(
+                index.object("valueFrom").object("fieldRef").string("fieldPath")
+                    == "metadata.annotations['batch.kubernetes.io/job-completion-index']")
+        }
+
+        // Against the auth Service of the base, by its name and port.
+        let baseRendered = try await render(Self.directory)
+        let authService = try #require(
+            baseRendered.first {
+                $0.string("kind") == "Service" && $0.object("metadata").string("name") == "auth"
+            })
+        let authPort = try #require(
+            authService.object("spec").list("ports").first { $0.string("name") == "zmq" }?["port"] as? Int)
+        #expect(value(of: "--endpoint", in: arguments) == "tcp://auth:\(authPort)")
+        #expect(arguments.contains("--allow-remote"))
+
+        // The image of the other manifests, after kustomize.
+        let images = Set(
+            baseRendered.filter { $0.string("kind") == "Deployment" }.flatMap {
+                $0.object("spec").object("template").object("spec").list("containers").compactMap {
+                    $0.string("image")
+                }
+            })
+        #expect(images.count == 1, "\(images)")
+        #expect(container.string("image") == images.first)
+
+        // Each pod writes its own file on the shared, ReadWriteMany claim.
+        let json = try #require(value(of: "--json", in: arguments))
+        #expect(json.contains("$(JOB_COMPLETION_INDEX)"), "\(json)")
+        let resultsVolume = try #require(pod.list("volumes").first { $0["persistentVolumeClaim"] != nil })
+        let claimName = try #require(resultsVolume.object("persistentVolumeClaim").string("claimName"))
+        let claim = try #require(named("PersistentVolumeClaim", claimName), "no claim \(claimName)")
+        #expect(claim.object("spec").strings("accessModes").contains("ReadWriteMany"))
+        let mount = try #require(
+            container.list("volumeMounts").first { $0.string("name") == resultsVolume.string("name") })
+        let mountPath = try #require(mount.string("mountPath"))
+        #expect(json.hasPrefix(mountPath + "/"), "\(json) is not on \(mountPath)")
+        #expect(json == "/results/shard-$(JOB_COMPLETION_INDEX).json")
+
+        // CURVE: the server's public key and a client key auth admits, never auth's server secret.
+        let serverKey = try #require(environment.first { $0.string("name") == "AUTH_SERVER_KEY" })
+        let reference = serverKey.object("valueFrom").object("secretKeyRef")
+        #expect(
+            reference.string("name") == "reactive-login-auth-keys" && reference.string("key") == "curve.pub")
+        #expect(value(of: "--server-key", in: arguments) == "$(AUTH_SERVER_KEY)")
+        let keys = try #require(pod.list("volumes").first { $0["secret"] != nil }).object("secret")
+        #expect(keys.string("secretName") == "reactive-login-auth-keys")
+        #expect(keys.list("items").compactMap { $0.string("key") } == ["client.key"])
+        #expect(value(of: "--client-key", in: arguments)?.hasSuffix("/client.key") == true)
+
+        // Locked down as the servers are, with resources.
+        #expect(pod.object("securityContext")["runAsNonRoot"] as? Bool == true)
+        #expect(pod.object("securityContext").object("seccompProfile").string("type") == "RuntimeDefault")
+        let security = container.object("securityContext")
+        #expect(security["allowPrivilegeEscalation"] as? Bool == false)
+        #expect(security["readOnlyRootFilesystem"] as? Bool == true)
+        #expect(security.object("capabilities").strings("drop") == ["ALL"])
+        #expect(container.object("resources").object("requests").string("cpu") != nil)
+        #expect(container.object("resources").object("limits").string("memory") != nil)
+
+        // auth's NetworkPolicy admits only its callers: a policy of this set adds the generators.
+        let labels = job.object("template").object("metadata").object("labels")
+        let policies = rendered.filter { $0.string("kind") == "NetworkPolicy" }.map { $0.object("spec") }
+        #expect(
+            policies.contains { policy in
+                policy.object("podSelector").object("matchLabels").string("app.kubernetes.io/name") == "auth"
+                    && policy.list("ingress").contains { rule in
+                        rule.list("ports").contains { $0["port"] as? Int == authPort }
+                            && rule.list("from").contains { peer in
+                                let wanted = peer.object("podSelector").object("matchLabels")
+                                return !wanted.isEmpty
+                                    && wanted.allSatisfy { labels[$0.key] as? String == $0.value as? String }
+                            }
+                    }
+            }, "no NetworkPolicy lets the generators' pods reach auth on \(authPort)")
+    }
+
+    @Test(
+        "the number of generators is one field: completions set to 5 makes parallelism 5 and --shard I/5",
+        .enabled(if: commandOnPath("kubectl") != nil, "kubectl is not installed"))
+    func loadTestGeneratorCount() async throws {
+        let copy = try TemporaryDirectory(prefix: "loadtestjob")
+        defer { copy.remove() }
+        for name in try FileManager.default.contentsOfDirectory(atPath: Self.loadTestDirectory)
+        where name.hasSuffix(".yaml") {
+            var text = try String(contentsOfFile: Self.loadTestDirectory + "/" + name, encoding: .utf8)
+            if name == "job.yaml" {
+                #expect(text.contains("\n  completions: 3\n"))
+                text = text.replacingOccurrences(of: "\n  completions: 3\n", with: "\n  completions: 5\n")
+            }
+            try text.write(toFile: copy.file(name), atomically: true, encoding: .utf8)
+        }
+        let job = try #require(
+            try await render(copy.path).first {
+                $0.string("kind") == "Job" && $0.object("metadata").string("name") == "auth-loadtest"
+            }
+        ).object("spec")
+        #expect(job["completions"] as? Int == 5)
+        #expect(job["parallelism"] as? Int == 5)
+        let container = try #require(job.object("template").object("spec").list("containers").first)
+        #expect(value(of: "--shard", in: container.strings("args")) == "$(JOB_COMPLETION_INDEX)/5")
+    }
+
+    @Test(
+        "the merge Job reads every generator's file from the same claim and writes the merged run beside them",
+        .enabled(if: commandOnPath("kubectl") != nil, "kubectl is not installed"))
+    func loadTestMerge() async throws {
+        let generators = try #require(
+            try await render(Self.loadTestDirectory).first { $0.string("kind") == "Job" }
+        ).object("spec").object("template").object("spec")
+        let generator = try #require(generators.list("containers").first)
+        let json = try #require(value(of: "--json", in: generator.strings("args")))
+        let claim = generators.list("volumes").compactMap {
+            $0.object("persistentVolumeClaim").string("claimName")
+        }.first
+
+        let rendered = try await render(Self.loadTestDirectory + "/merge")
+        #expect(rendered.allSatisfy { $0.object("metadata").string("namespace") == "reactive-login" })
+        let job = try #require(
+            rendered.first {
+                $0.string("kind") == "Job" && $0.object("metadata").string("name") == "auth-loadtest-merge"
+            }
+        ).object("spec")
+        let pod = job.object("template").object("spec")
+        let container = try #require(pod.list("containers").first)
+        #expect(container.string("image") == generator.string("image"))
+        // A shell expands the glob: one pattern for every index the generators write.
+        let command = container.strings("command") + container.strings("args")
+        #expect(Array(command.prefix(2)) == ["/bin/sh", "-c"], "\(command)")
+        let script = command.dropFirst(2).joined(separator: " ")
+        let pattern = json.replacingOccurrences(of: "$(JOB_COMPLETION_INDEX)", with: "*")
+        #expect(script.contains("auth-loadtest merge \(pattern) "), "\(script)")
+        #expect(script.contains("--json /results/merged.json"), "\(script)")
+        let volume = try #require(pod.list("volumes").first { $0["persistentVolumeClaim"] != nil })
+        #expect(volume.object("persistentVolumeClaim").string("claimName") == claim)
+        let mount = try #require(
+            container.list("volumeMounts").first { $0.string("name") == volume.string("name") })
+        #expect(pattern.hasPrefix((mount.string("mountPath") ?? "?") + "/"))
+        #expect(pod.object("securityContext")["runAsNonRoot"] as? Bool == true)
+        #expect(container.object("securityContext")["readOnlyRootFilesystem"] as? Bool == true)
+    }
+
     /// The YAML stream kubectl printed, parsed.
     private func parseRendered(_ text: String) async throws -> [[String: Any]] {
         let directory = try TemporaryDirectory(prefix: "kustomize")
