@@ -7,9 +7,9 @@ extension CapacityResult {
         var lines: [String] = []
         let scenario = steps.first?.run.scenario ?? ""
         if let capacity {
-            let bracket = missed.map { " (\(grouped($0)) req/s missed it)" } ?? " (no step missed it)"
+            let bracket = missed.map { " (\(rateText($0)) req/s missed it)" } ?? " (no step missed it)"
             lines.append(
-                "auth-loadtest: capacity of \(scenario) for '\(objective)': \(grouped(capacity)) req/s\(bracket)"
+                "auth-loadtest: capacity of \(scenario) for '\(objective)': \(rateText(capacity)) req/s\(bracket)"
             )
         } else {
             lines.append("auth-loadtest: capacity of \(scenario) for '\(objective)': no rate tried met it")
@@ -33,7 +33,7 @@ extension CapacityResult {
                     ": " + (missedConditions + [step.shortfall].compactMap { $0 }).joined(separator: ", ")
             }
             return [
-                "\(index + 1)", step.phase.rawValue, grouped(step.rate), fixed(run.sentRate, 1),
+                "\(index + 1)", step.phase.rawValue, rateText(step.rate), fixed(run.sentRate, 1),
                 fixed(run.completedRate, 1),
                 DurationText.format(run.latency.value(atPercentile: 50)),
                 DurationText.format(run.latency.value(atPercentile: 99)), "\(fixed(run.errorPercent, 2)) %",
@@ -99,7 +99,7 @@ extension CapacityResult {
             #"<svg xmlns="http://www.w3.org/2000/svg" width="\#(Int(width))" height="\#(Int(height))" "#
                 + #"font-family="sans-serif" font-size="12">"#)
         out.append(#"<rect width="100%" height="100%" fill="white"/>"#)
-        let answer = capacity.map { "\(grouped($0)) req/s" } ?? "none"
+        let answer = capacity.map { "\(rateText($0)) req/s" } ?? "none"
         out.append(
             #"<text x="\#(Int(width / 2))" y="22" text-anchor="middle" font-size="15">"#
                 + escape(
@@ -178,3 +178,6 @@ extension CapacityResult {
         return out.joined(separator: "\n") + "\n"
     }
 }
+
+/// A rate as the curve shows it: whole and grouped from 100 up (`2,500`), one decimal below (`37.5`).
+func rateText(_ rate: Double) -> String { rate >= 100 ? grouped(rate) : fixed(rate, 1) }

@@ -96,7 +96,7 @@ extension LoadResult {
             let run = stageRun(index)
             return [
                 stage.name,
-                "\(DurationText.format(stage.offset))–\(DurationText.format(stage.offset + stage.duration))",
+                "\(stage.offset == 0 ? "0s" : DurationText.format(stage.offset))–\(DurationText.format(stage.offset + stage.duration))",
                 "\(grouped(stage.from))→\(grouped(stage.to))\(unit)", fixed(run.sentRate, 1),
                 fixed(run.completedRate, 1),
             ]

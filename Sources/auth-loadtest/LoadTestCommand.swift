@@ -154,21 +154,29 @@ struct LoadTestCommand {
             ? 120_000_000_000 : nanoseconds(configuration[options.duration])
         let step = nanoseconds(configuration[options.stepDuration])
         guard step >= 1_000_000_000 else { throw CommandError.usage("--step-duration must be at least 1s") }
-        let cost = plan.warmup + step + 2 * Self.allowance(step: step, timeout: plan.drainTimeout)
+        let cost = plan.warmup + step + 2 * allowance(step: step, timeout: plan.drainTimeout)
         guard cost <= budget else {
             throw CommandError.usage(
                 "--duration \(DurationText.format(budget)) cannot hold one step "
                     + "(--warmup + --step-duration + drain: \(DurationText.format(cost)))")
         }
+        // A virtual user's session lasts seconds and answers only at its end: the answers within a
+        // step say nothing of keeping up, so there the objective's latencies and errors decide.
+        let gateway = configuration[options.target] == .gateway
         return CapacitySearch(
-            objective: objective, startRate: configuration[options.rate] ?? 100, stepCost: cost,
-            budget: budget)
+            objective: objective, startRate: configuration[options.rate] ?? (gateway ? 5 : 100),
+            stepCost: cost,
+            budget: budget, keptUpShare: gateway ? 0 : 0.9)
     }
 
     /// How long a step waits for answers after its last send, and again for stragglers before the
-    /// next step: a fifth of the step, at least 200 ms, at most the request timeout.
-    private static func allowance(step: UInt64, timeout: UInt64) -> UInt64 {
-        min(timeout, max(200_000_000, step / 5))
+    /// next step: a fifth of the step, at least 200 ms, at most the request timeout; for the
+    /// gateway's virtual users, a session's typing time on top (50 thinks).
+    private func allowance(step: UInt64, timeout: UInt64) -> UInt64 {
+        let session =
+            configuration[LoadTestOptions.target] == .gateway
+            ? 50 * nanoseconds(configuration[LoadTestOptions.think]) : 0
+        return min(timeout, max(200_000_000, step / 5)) + session
     }
 
     /// Runs the search's steps, one driver each; SIGINT stops the step in progress and the search.
@@ -178,7 +186,7 @@ struct LoadTestCommand {
     ) async -> CapacityResult {
         let options = LoadTestOptions.self
         let step = nanoseconds(configuration[options.stepDuration])
-        let allowance = Self.allowance(step: step, timeout: plan.drainTimeout)
+        let allowance = allowance(step: step, timeout: plan.drainTimeout)
         let current = CurrentDriver()
         let interruption = Interruption { current.stop() }
         defer { interruption.cancel() }
@@ -304,9 +312,13 @@ struct LoadTestCommand {
             throw CommandError.usage(
                 "--clients \(configuration[options.clients]) cannot be shared by \(shard.count) generators")
         }
+        // A virtual user's session may take its typing time (up to 50 thinks) besides the timeout.
+        let sessionTime =
+            configuration[options.target] == .gateway ? 50 * nanoseconds(configuration[options.think]) : 0
         return RunPlan(
             model: model, duration: duration, warmup: warmup, maxRequests: requests,
-            drainTimeout: nanoseconds(configuration[options.timeout]) + 2_000_000_000, stages: stages)
+            drainTimeout: nanoseconds(configuration[options.timeout]) + 2_000_000_000 + sessionTime,
+            stages: stages)
     }
 
     /// Refuses a tcp endpoint off the loopback interface unless `--allow-remote`.
