@@ -7,8 +7,8 @@
 #                              (a) one generator alone (--shard 0/1) and (b) LOADTEST_GENERATORS at once,
 #                              each with --shard I/N and --json, merged with `auth-loadtest merge`
 #                              (in turn: (a) first in odd rounds, (b) first in even ones); prints each
-#                              round, the medians side by side and the ratio of (b) to N × (a); removes
-#                              the hosts at the end, also on failure or Ctrl-C
+#                              round, the medians side by side and the median of the rounds' ratios of
+#                              (b) to N × (a); removes the hosts at the end, also on failure or Ctrl-C
 #
 # Host 1 is the server's, hosts 2..N+1 the generators' (the one alone runs on host 2), each generator
 # under `hosts.sh run --cpu LOADTEST_CPU`, all in the closed model with the same requests in flight
@@ -27,10 +27,9 @@
 #   LOADTEST_CONCURRENCY   requests in flight per generator (default 64): the one alone gets it as
 #                          --concurrency, each of the N gets N × it with --shard I/N (which takes 1/N)
 #   LOADTEST_DURATION      each run's measured time (default 5s), LOADTEST_WARMUP its warm-up (default 1s)
-#   LOADTEST_ROUNDS        rounds of (a) and (b) (default 3)
-#   LOADTEST_PIN           1 (the default on 2 cores or more): every generator on CPU 0 and the stubs on
-#                          the others (taskset), so that the generators' quotas share one core the stubs
-#                          never take; 0: anywhere
+#   LOADTEST_ROUNDS        rounds of (a) and (b) (default 5)
+#   LOADTEST_PIN           1: every generator on CPU 0 and the stubs on the others (taskset); 0 (the
+#                          default): anywhere, bounded by their quotas alone
 #   LOADTEST_SERVER        stub (default) or stack, as above
 #   LOADTEST_WORKLOAD      the scenario options of every generator (split on spaces; default
 #                          "--scenario exists --users 300"; the stub answers only auth.exists)
@@ -64,7 +63,7 @@ cpu=${LOADTEST_CPU:-0.25}
 concurrency=${LOADTEST_CONCURRENCY:-64}
 duration=${LOADTEST_DURATION:-5s}
 warmup=${LOADTEST_WARMUP:-1s}
-rounds=${LOADTEST_ROUNDS:-3}
+rounds=${LOADTEST_ROUNDS:-5}
 server=${LOADTEST_SERVER:-stub}
 workload=${LOADTEST_WORKLOAD:---scenario exists --users 300}
 stack_port=${LOADTEST_STACK_PORT:-5562}
@@ -73,7 +72,7 @@ results=${LOADTEST_RESULTS:-$repository/.build/loadtest-distributed}
 bin=${BIN_DIR:-$repository/.build/release}
 wait_seconds=${LOADTEST_WAIT_SECONDS:-10}
 cores=$(nproc)
-pin=${LOADTEST_PIN:-$([ "$cores" -ge 2 ] && echo 1 || echo 0)}
+pin=${LOADTEST_PIN:-0}
 export HOSTS_PREFIX=${HOSTS_PREFIX:-rld-}
 export HOSTS_NET=${HOSTS_NET:-10.88.0}
 export PATH="$PATH:/usr/sbin:/sbin"
@@ -266,7 +265,7 @@ for ((round = 1; round <= rounds; round++)); do
         run_many "$directory"
         run_one "$directory"
     fi
-    columns+=("${one[*]} ${many[*]}")
+    columns+=("${one[*]} ${many[*]} $(awk -v n="$generators" -v o="${one[0]}" -v m="${many[0]}" 'BEGIN { print m / (n * o) }')")
     awk -v r="$round" -v n="$generators" -v o="${one[0]}" -v oc="${one[1]}" -v m="${many[0]}" -v mc="${many[1]}" \
         'BEGIN { printf "round %d: one generator %.0f/s (%.2f CPU), %d merged %.0f/s (%.2f CPU each), ratio %.3f\n",
             r, o, oc, n, m, mc, m / (n * o) }'
@@ -277,13 +276,15 @@ median() {
     printf '%s\n' "${columns[@]}" | awk -v k="$1" '{ print $k }' | sort -g |
         awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
+# The ratio is each round's (its two runs made one after the other), their median the verdict.
 awk -v n="$generators" -v q="$cpu" -v rounds="$rounds" -v o="$(median 1)" -v oc="$(median 2)" -v oe="$(median 3)" \
-    -v m="$(median 4)" -v mc="$(median 5)" -v me="$(median 6)" -v server="$server" 'BEGIN {
-    ratio = m / (n * o)
+    -v m="$(median 4)" -v mc="$(median 5)" -v me="$(median 6)" -v ratio="$(median 7)" \
+    -v low="$(printf '%s\n' "${columns[@]}" | awk '{ print $7 }' | sort -g | head -n 1)" \
+    -v high="$(printf '%s\n' "${columns[@]}" | awk '{ print $7 }' | sort -g | tail -n 1)" -v server="$server" 'BEGIN {
     printf "\nmedians of %d round(s)          answered/s   CPU used per generator   requests per CPU-second\n", rounds
     printf "%-30s %11.0f   %22.2f   %23.0f\n", "one generator (" q " CPU quota)", o, oc, oe
     printf "%-30s %11.0f   %22.2f   %23.0f\n", n " generators, merged", m, mc, me
-    printf "%-30s %11.3f   %22s   %23.3f\n", "ratio to " n " x one", ratio, "", me / oe
+    printf "ratio to %d x one generator, per round: median %.3f (%.3f to %.3f)\n", n, ratio, low, high
     if (server == "stub")
         printf "goal: %d generators reach at least 0.9 x %d x one generator'"'"'s rate: %s\n", n, n, (ratio >= 0.9 ? "met" : "missed")
     else
