@@ -44,6 +44,17 @@ public struct WorkloadOptions: Sendable {
 
     /// The end-client numbers this generator sends as: its share of `clients`.
     public var clientRange: Range<Int> { shard.range(of: clients) }
+
+    /// Request `index`'s choices, drawn from `seed` by its index alone (so any thread can make
+    /// them): its kind, its user among ``userRange``, and the two random draws they came from.
+    func choices(for index: Int, seed: UInt64) -> (kind: RequestKind, user: Int, draw: UInt64, second: UInt64)
+    {
+        let draw = SplitMix64.value(seed: seed, index: UInt64(index))
+        let second = SplitMix64.value(seed: seed ^ 0x5EED, index: UInt64(index))
+        let users = userRange
+        let user = users.isEmpty ? 0 : users.lowerBound + Int(second % UInt64(users.count))
+        return (scenario.kind(for: draw), user, draw, second)
+    }
 }
 
 /// A failure while preparing a run (seeding, fetching tokens).
@@ -65,7 +76,6 @@ public final class AuthWorkload: Sendable {
     private let tokens: [String]
     private let runTag: String
     private let seed: UInt64
-    private let users: Range<Int>
     private let endClients: Range<Int>
 
     /// A workload over `clients` with session `tokens` for `auth.verify` (needed when the scenario
@@ -78,7 +88,6 @@ public final class AuthWorkload: Sendable {
         let tag = String(UInt32.random(in: 0...UInt32.max), radix: 36)
         runTag = options.shard.isWhole ? tag : "\(tag)s\(options.shard.index)"
         seed = options.shard.seed(options.seed)
-        users = options.userRange
         endClients = options.clientRange.isEmpty ? 0..<1 : options.clientRange
     }
 
@@ -95,44 +104,28 @@ public final class AuthWorkload: Sendable {
     /// `409 username.exists` as already done (so later runs reuse them), retrying `overloaded`.
     /// Returns how many were created now.
     public static func seed(client: RemoteClient, users: Range<Int>, inFlight: Int = 16) async throws -> Int {
-        let next = Counter()
-        return try await withThrowingTaskGroup(of: Int.self) { group in
-            for _ in 0..<max(1, min(inFlight, users.count)) {
-                group.addTask {
-                    var created = 0
-                    while let offset = next.next(below: users.count) {
-                        created +=
-                            try await register(client: client, index: users.lowerBound + offset) ? 1 : 0
-                    }
-                    return created
-                }
-            }
-            return try await group.reduce(0, +)
+        try await Seeding.count(users.count, inFlight: inFlight) { offset in
+            try await register(client: client, index: users.lowerBound + offset)
         }
     }
 
     private static func register(client: RemoteClient, index: Int) async throws -> Bool {
         // One key for every attempt: the registration is safe to send again (to another replica too).
         let requestID = RegisterRequest.newRequestID()
-        for attempt in 0..<50 {
-            do {
-                let response = try await client.request(
-                    Methods.Auth.register,
-                    RegisterRequest(
-                        username: userName(index), password: password(index), client: "loadtest-seed",
-                        requestID: requestID),
-                    deadline: .seconds(30)
-                ).value
-                switch response.statusCode {
-                case 201: return true
-                case 409: return false
-                default: throw WorkloadError("registering \(userName(index)): status \(response.statusCode)")
-                }
-            } catch let error as RemoteError where error.code == .overloaded && attempt < 49 {
-                try await Task.sleep(for: .milliseconds(20))
-            }
+        let response = try await Seeding.retryingOverloaded("registering \(userName(index))") {
+            try await client.request(
+                Methods.Auth.register,
+                RegisterRequest(
+                    username: userName(index), password: password(index), client: "loadtest-seed",
+                    requestID: requestID),
+                deadline: .seconds(30)
+            ).value
         }
-        throw WorkloadError("registering \(userName(index)): overloaded 50 times")
+        switch response.statusCode {
+        case 201: return true
+        case 409: return false
+        default: throw WorkloadError("registering \(userName(index)): status \(response.statusCode)")
+        }
     }
 
     /// Logs the first `count` of the seeded users numbered `users` in (correct passwords) and
@@ -160,10 +153,7 @@ public final class AuthWorkload: Sendable {
     /// Makes request `index` and reports its outcome to `done`: the ``LoadDriver/Call`` of a run.
     public func call(_ index: Int, _ done: @escaping @Sendable (Outcome) -> Void) {
         let client = clients[index % clients.count]
-        let draw = SplitMix64.value(seed: seed, index: UInt64(index))
-        let kind = options.scenario.kind(for: draw)
-        let second = SplitMix64.value(seed: seed ^ 0x5EED, index: UInt64(index))
-        let user = users.isEmpty ? 0 : users.lowerBound + Int(second % UInt64(users.count))
+        let (kind, user, draw, second) = options.choices(for: index, seed: seed)
         let endClient = "loadtest-\(endClients.lowerBound + Int((draw >> 20) % UInt64(endClients.count)))"
         let deadline = options.timeout
         let failed: @Sendable (any Error) -> Void = { error in

@@ -41,16 +41,8 @@ extension CapacityResult {
             ]
         }
         let table = [header] + rows
-        let widths = header.indices.map { column in table.map { $0[column].count }.max() ?? 0 }
         lines.append("  curve")
-        for row in table {
-            lines.append(
-                "    "
-                    + row.enumerated().map { column, cell in
-                        column == row.count - 1
-                            ? cell : cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
-                    }.joined(separator: "  "))
-        }
+        lines += tableLines(table)
         return lines.joined(separator: "\n") + "\n"
     }
 
@@ -94,18 +86,11 @@ extension CapacityResult {
             max(ordered.map { Double($0.run.latency.value(atPercentile: 99)) / 1e6 }.max() ?? 1, 0.001))
         let topPercent = niceCeiling(
             max(ordered.map { max($0.run.errorPercent, $0.cpuPercent) }.max() ?? 1, 1))
-        var out: [String] = []
-        out.append(
-            #"<svg xmlns="http://www.w3.org/2000/svg" width="\#(Int(width))" height="\#(Int(height))" "#
-                + #"font-family="sans-serif" font-size="12">"#)
-        out.append(#"<rect width="100%" height="100%" fill="white"/>"#)
         let answer = capacity.map { "\(rateText($0)) req/s" } ?? "none"
-        out.append(
-            #"<text x="\#(Int(width / 2))" y="22" text-anchor="middle" font-size="15">"#
-                + escape(
-                    "auth-loadtest: capacity of \(steps.first?.run.scenario ?? "") for '\(objective)': \(answer)"
-                )
-                + "</text>")
+        var out = svgOpening(
+            width: width, height: height,
+            title:
+                "auth-loadtest: capacity of \(steps.first?.run.scenario ?? "") for '\(objective)': \(answer)")
         func point(_ origin: (x: Double, y: Double), _ rate: Double, _ value: Double, _ top: Double) -> (
             Double, Double
         ) {

@@ -238,16 +238,7 @@ public struct RunComparison: Sendable {
                 }
                 return [row.metric.rawValue, format(row.base), format(row.new), change, interval, verdict]
             }
-            let table = [header] + rows
-            let widths = header.indices.map { column in table.map { $0[column].count }.max() ?? 0 }
-            for row in table {
-                lines.append(
-                    "    "
-                        + row.enumerated().map { column, cell in
-                            column == row.count - 1
-                                ? cell : cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
-                        }.joined(separator: "  "))
-            }
+            lines += tableLines([header] + rows)
         }
         if let bound {
             let slower = slower(by: bound)

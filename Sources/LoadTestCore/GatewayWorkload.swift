@@ -58,7 +58,6 @@ public final class GatewayWorkload: Sendable {
     private let tokens: [String]
     private let runTag: String
     private let seed: UInt64
-    private let users: Range<Int>
 
     /// A workload over `clients`; `tokens` are sessions for `flow.heroes` (see
     /// ``fetchTokens(client:users:count:)``).
@@ -71,7 +70,6 @@ public final class GatewayWorkload: Sendable {
         let tag = String(UInt32.random(in: 0...UInt32.max), radix: 36)
         runTag = options.shard.isWhole ? tag : "\(tag)s\(options.shard.index)"
         seed = options.shard.seed(options.seed)
-        users = options.userRange
     }
 
     /// The `index`-th seeded user's phone number (`flow.login` logs in with it as the username).
@@ -93,41 +91,26 @@ public final class GatewayWorkload: Sendable {
                 names.append((AuthWorkload.userName(index), AuthWorkload.password(index)))
             }
         }
-        let next = Counter()
         let list = names
-        return try await withThrowingTaskGroup(of: Int.self) { group in
-            for _ in 0..<max(1, min(inFlight, list.count)) {
-                group.addTask {
-                    var created = 0
-                    while let offset = next.next(below: list.count) {
-                        created += try await register(client: client, list[offset].0, list[offset].1) ? 1 : 0
-                    }
-                    return created
-                }
-            }
-            return try await group.reduce(0, +)
+        return try await Seeding.count(list.count, inFlight: inFlight) { index in
+            try await register(client: client, list[index].0, list[index].1)
         }
     }
 
     private static func register(client: RemoteClient, _ username: String, _ password: String) async throws
         -> Bool
     {
-        for attempt in 0..<50 {
-            do {
-                let result = try await client.request(
-                    Methods.Command.register,
-                    RegisterCommand(
-                        username: username, password: password, repeatPassword: password, locale: .en),
-                    deadline: .seconds(30)
-                ).value
-                if result.ok { return true }
-                if result.code == .usernameExists { return false }
-                throw WorkloadError("registering \(username) through the gateway: \(result.code.rawValue)")
-            } catch let error as RemoteError where error.code == .overloaded && attempt < 49 {
-                try await Task.sleep(for: .milliseconds(20))
-            }
+        let result = try await Seeding.retryingOverloaded("registering \(username) through the gateway") {
+            try await client.request(
+                Methods.Command.register,
+                RegisterCommand(
+                    username: username, password: password, repeatPassword: password, locale: .en),
+                deadline: .seconds(30)
+            ).value
         }
-        throw WorkloadError("registering \(username) through the gateway: overloaded 50 times")
+        if result.ok { return true }
+        if result.code == .usernameExists { return false }
+        throw WorkloadError("registering \(username) through the gateway: \(result.code.rawValue)")
     }
 
     /// Signs the first `count` of the seeded users numbered `users` in through the gateway's
@@ -154,10 +137,7 @@ public final class GatewayWorkload: Sendable {
     /// Runs session `index` and reports it to `done` once it ends: the ``LoadDriver/Call`` of a run.
     public func call(_ index: Int, _ done: @escaping @Sendable (Outcome) -> Void) {
         let client = clients[index % clients.count]
-        let draw = SplitMix64.value(seed: seed, index: UInt64(index))
-        let kind = options.scenario.kind(for: draw)
-        let second = SplitMix64.value(seed: seed ^ 0x5EED, index: UInt64(index))
-        let user = users.isEmpty ? 0 : users.lowerBound + Int(second % UInt64(users.count))
+        let (kind, user, _, second) = options.choices(for: index, seed: seed)
         let plan: SessionPlan
         switch kind {
         case .flowLogin:

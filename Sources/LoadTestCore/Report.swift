@@ -111,15 +111,7 @@ extension LoadResult {
             + reportedPercentiles.map { "p\(percentileName($0))" }
             + ["max", "errors"]
         let table = [header] + rows
-        let widths = header.indices.map { column in table.map { $0[column].count }.max() ?? 0 }
-        return ["  stages"]
-            + table.map { row in
-                "    "
-                    + row.enumerated().map { column, cell in
-                        column == row.count - 1
-                            ? cell : cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
-                    }.joined(separator: "  ")
-            }
+        return ["  stages"] + tableLines(table)
     }
 
     /// The result as JSON (`--json FILE`): the run, counts, rates, latency percentiles in
@@ -194,6 +186,22 @@ extension LoadResult {
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         encoder.keyEncodingStrategy = .convertToSnakeCase
         return try encoder.encode(document)
+    }
+}
+
+/// A table's rows as lines, `indent` first, each column as wide as its widest cell and two spaces
+/// apart (the last column not padded).
+func tableLines(_ table: [[String]], indent: String = "    ") -> [String] {
+    let columns = table.map(\.count).max() ?? 0
+    let widths = (0..<columns).map { column in
+        table.map { column < $0.count ? $0[column].count : 0 }.max() ?? 0
+    }
+    return table.map { row in
+        indent
+            + row.enumerated().map { column, cell in
+                column == row.count - 1
+                    ? cell : cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
+            }.joined(separator: "  ")
     }
 }
 

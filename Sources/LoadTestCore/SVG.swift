@@ -11,16 +11,9 @@ extension LoadResult {
         let panel = (width: 400.0, height: 260.0)
         let left = (x: 70.0, y: 50.0)
         let right = (x: 550.0, y: 50.0)
-        var out: [String] = []
-        out.append(
-            #"<svg xmlns="http://www.w3.org/2000/svg" width="\#(Int(width))" height="\#(Int(height))" "#
-                + #"font-family="sans-serif" font-size="12">"#)
-        out.append(#"<rect width="100%" height="100%" fill="white"/>"#)
-        out.append(
-            #"<text x="\#(Int(width / 2))" y="22" text-anchor="middle" font-size="15">"#
-                + escape("auth-loadtest: \(scenario), \(modelDescription), \(DurationText.format(duration))")
-                + "</text>"
-        )
+        var out = svgOpening(
+            width: width, height: height,
+            title: "auth-loadtest: \(scenario), \(modelDescription), \(DurationText.format(duration))")
 
         // Left: latency by percentile.
         let maxDepth = 5.0  // up to 99.999 %
@@ -153,6 +146,17 @@ extension LoadResult {
             + "\n"
             + #"<text x="\#(x - 8)" y="\#(fixed(y + 4, 1))" text-anchor="end">\#(escape(label))</text>"#
     }
+}
+
+/// The start of every image the tool draws: the root element, a white ground, the title.
+func svgOpening(width: Double, height: Double, title: String) -> [String] {
+    [
+        #"<svg xmlns="http://www.w3.org/2000/svg" width="\#(Int(width))" height="\#(Int(height))" "#
+            + #"font-family="sans-serif" font-size="12">"#,
+        #"<rect width="100%" height="100%" fill="white"/>"#,
+        #"<text x="\#(Int(width / 2))" y="22" text-anchor="middle" font-size="15">"# + escape(title)
+            + "</text>",
+    ]
 }
 
 /// The colours of the stages' curves and labels.

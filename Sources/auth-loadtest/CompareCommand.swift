@@ -16,34 +16,22 @@ enum CompareCommand {
         """
 
     static func run(_ arguments: [String]) -> Int32 {
-        var files: [String] = []
-        var bound: Double?
-        var index = 0
-        func fail(_ message: String) -> Int32 {
-            FileHandle.standardError.write(Data("auth-loadtest compare: \(message)\n".utf8))
-            return 64
+        func fail(_ message: String) -> Int32 { SubcommandArguments.fail("compare", message) }
+        let parsed: SubcommandArguments
+        switch SubcommandArguments.parse(
+            arguments, name: "compare", options: ["--fail-if-slower"], usage: usage)
+        {
+        case .exit(let code): return code
+        case .run(let arguments): parsed = arguments
         }
-        while index < arguments.count {
-            let argument = arguments[index]
-            index += 1
-            switch argument {
-            case "--help", "-h":
-                FileHandle.standardOutput.write(Data(usage.utf8))
-                return 0
-            case "--fail-if-slower":
-                guard index < arguments.count else {
-                    return fail("--fail-if-slower needs a value such as 5%")
-                }
-                let text = arguments[index]
-                index += 1
-                guard text.hasSuffix("%"), let percent = Double(text.dropLast()), percent >= 0,
-                    percent.isFinite
-                else { return fail("--fail-if-slower: cannot read \"\(text)\" (a percentage such as 5%)") }
-                bound = percent / 100
-            default:
-                guard !argument.hasPrefix("-") else { return fail("unknown option \(argument)") }
-                files.append(argument)
+        let files = parsed.positional
+        var bound: Double?
+        if let text = parsed.value("--fail-if-slower") {
+            guard text.hasSuffix("%"), let percent = Double(text.dropLast()), percent >= 0, percent.isFinite
+            else {
+                return fail("--fail-if-slower: cannot read \"\(text)\" (a percentage such as 5%)")
             }
+            bound = percent / 100
         }
         guard files.count == 2 else {
             return fail("give two result files, BASE.json and NEW.json (see --help)")

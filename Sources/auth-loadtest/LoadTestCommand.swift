@@ -413,18 +413,7 @@ struct LoadTestCommand {
         if configuration[LoadTestOptions.target] == .gateway {
             return try await prepareGateway(client: client, options: options, endpoint: endpoint)
         }
-        do {
-            let health = try await client.request(
-                Methods.System.health, deadline: .seconds(5)
-            ).value
-            guard health.ready else {
-                throw CommandError("\(endpoint) is not ready (status \(health.status.rawValue))")
-            }
-        } catch let error as CommandError {
-            throw error
-        } catch {
-            throw CommandError("\(endpoint) does not answer sys.health: \(error)")
-        }
+        try await checkReady(client, "\(endpoint)")
         let kinds = options.scenario.kinds
         let needsUsers = kinds.contains { $0 != .register }
         let users = options.userRange
@@ -451,21 +440,26 @@ struct LoadTestCommand {
 }
 
 extension LoadTestCommand {
+    /// Whether the target `client` reaches (named `target` in errors) answers `sys.health` ready.
+    fileprivate func checkReady(_ client: RemoteClient, _ target: String) async throws {
+        do {
+            let health = try await client.request(Methods.System.health, deadline: .seconds(5)).value
+            guard health.ready else {
+                throw CommandError("\(target) is not ready (status \(health.status.rawValue))")
+            }
+        } catch let error as CommandError {
+            throw error
+        } catch {
+            throw CommandError("\(target) does not answer sys.health: \(error)")
+        }
+    }
+
     /// The gateway's side of ``prepare(client:options:endpoint:echo:)``: it answers, the flows'
     /// accounts exist (registered through it), and `flow.heroes` users have sessions.
     fileprivate func prepareGateway(client: RemoteClient, options: WorkloadOptions, endpoint: String)
         async throws -> [String]
     {
-        do {
-            let health = try await client.request(Methods.System.health, deadline: .seconds(5)).value
-            guard health.ready else {
-                throw CommandError("\(endpoint) is not ready (status \(health.status.rawValue))")
-            }
-        } catch let error as CommandError {
-            throw error
-        } catch {
-            throw CommandError("the gateway at \(endpoint) does not answer sys.health: \(error)")
-        }
+        try await checkReady(client, "the gateway at \(endpoint)")
         let kinds = options.scenario.kinds
         let users = options.userRange
         guard kinds == [.flowRegister] || !users.isEmpty else {

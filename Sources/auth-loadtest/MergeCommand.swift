@@ -16,40 +16,22 @@ enum MergeCommand {
         """
 
     static func run(_ arguments: [String]) -> Int32 {
-        var files: [String] = []
-        var json: String?
-        var svg: String?
-        var thresholds: [Threshold] = []
-        var index = 0
-        func fail(_ message: String) -> Int32 {
-            FileHandle.standardError.write(Data("auth-loadtest merge: \(message)\n".utf8))
-            return 64
+        func fail(_ message: String) -> Int32 { SubcommandArguments.fail("merge", message) }
+        let parsed: SubcommandArguments
+        switch SubcommandArguments.parse(
+            arguments, name: "merge", options: ["--json", "--svg", "--fail-if"], usage: usage)
+        {
+        case .exit(let code): return code
+        case .run(let arguments): parsed = arguments
         }
-        while index < arguments.count {
-            let argument = arguments[index]
-            index += 1
-            switch argument {
-            case "--help", "-h":
-                FileHandle.standardOutput.write(Data(usage.utf8))
-                return 0
-            case "--json", "--svg", "--fail-if":
-                guard index < arguments.count else { return fail("\(argument) needs a value") }
-                let value = arguments[index]
-                index += 1
-                if argument == "--json" {
-                    json = value
-                } else if argument == "--svg" {
-                    svg = value
-                } else {
-                    guard let parsed = Threshold.parseList(value) else {
-                        return fail("--fail-if: cannot read \"\(value)\" (e.g. 'p99<50ms,errors<1%')")
-                    }
-                    thresholds += parsed
-                }
-            default:
-                guard !argument.hasPrefix("-") else { return fail("unknown option \(argument)") }
-                files.append(argument)
+        let files = parsed.positional
+        let (json, svg) = (parsed.value("--json"), parsed.value("--svg"))
+        var thresholds: [Threshold] = []
+        for value in parsed.all("--fail-if") {
+            guard let list = Threshold.parseList(value) else {
+                return fail("--fail-if: cannot read \"\(value)\" (e.g. 'p99<50ms,errors<1%')")
             }
+            thresholds += list
         }
         guard files.count >= 1 else { return fail("give the result files to merge (see --help)") }
         var runs: [(name: String, result: LoadResult)] = []

@@ -18,41 +18,27 @@ enum StubCommand {
         """
 
     static func run(_ arguments: [String]) async -> Int32 {
-        var endpoint: String?
-        var delay = Duration.zero
-        var index = 0
-        func fail(_ message: String) -> Int32 {
-            FileHandle.standardError.write(Data("auth-loadtest stub: \(message)\n".utf8))
-            return 64
+        func fail(_ message: String) -> Int32 { SubcommandArguments.fail("stub", message) }
+        let parsed: SubcommandArguments
+        switch SubcommandArguments.parse(
+            arguments, name: "stub", options: ["--endpoint", "--echo-delay"], usage: usage)
+        {
+        case .exit(let code): return code
+        case .run(let arguments): parsed = arguments
         }
-        while index < arguments.count {
-            let argument = arguments[index]
-            index += 1
-            switch argument {
-            case "--help", "-h":
-                FileHandle.standardOutput.write(Data(usage.utf8))
-                return 0
-            case "--endpoint", "--echo-delay":
-                guard index < arguments.count else { return fail("\(argument) needs a value") }
-                let value = arguments[index]
-                index += 1
-                if argument == "--endpoint" {
-                    // A port of * binds a free one; the listening line names it.
-                    guard value.hasPrefix("tcp://") || value.hasPrefix("ipc://") else {
-                        return fail(
-                            "--endpoint: cannot read \"\(value)\" (tcp://host:port, tcp://host:* or ipc://path)"
-                        )
-                    }
-                    endpoint = value
-                } else {
-                    guard let nanoseconds = DurationText.nanoseconds(value) else {
-                        return fail("--echo-delay: cannot read \"\(value)\" (a duration such as 2ms)")
-                    }
-                    delay = .nanoseconds(Int64(min(nanoseconds, UInt64(Int64.max))))
-                }
-            default:
-                return fail("unknown argument \(argument) (see --help)")
+        if let extra = parsed.positional.first { return fail("unknown argument \(extra) (see --help)") }
+        let endpoint = parsed.value("--endpoint")
+        // A port of * binds a free one; the listening line names it.
+        if let endpoint, !endpoint.hasPrefix("tcp://"), !endpoint.hasPrefix("ipc://") {
+            return fail(
+                "--endpoint: cannot read \"\(endpoint)\" (tcp://host:port, tcp://host:* or ipc://path)")
+        }
+        var delay = Duration.zero
+        if let text = parsed.value("--echo-delay") {
+            guard let nanoseconds = DurationText.nanoseconds(text) else {
+                return fail("--echo-delay: cannot read \"\(text)\" (a duration such as 2ms)")
             }
+            delay = .nanoseconds(Int64(min(nanoseconds, UInt64(Int64.max))))
         }
         guard let endpoint else { return fail("give --endpoint tcp://HOST:PORT") }
         let signals = ProcessSignals()
