@@ -28,8 +28,13 @@
 #                          --concurrency, each of the N gets N × it with --shard I/N (which takes 1/N)
 #   LOADTEST_DURATION      each run's measured time (default 5s), LOADTEST_WARMUP its warm-up (default 1s)
 #   LOADTEST_ROUNDS        rounds of (a) and (b) (default 5)
-#   LOADTEST_PIN           1: every generator on CPU 0 and the stubs on the others (taskset); 0 (the
-#                          default): anywhere, bounded by their quotas alone
+#   LOADTEST_PIN           1 (the default on 2 cores or more): every generator on CPU 0 and the stubs on
+#                          the others (taskset), so that the generators' quotas share one core the stubs
+#                          never take; 0: anywhere, bounded by their quotas alone. Unpinned, a generator
+#                          alone spreads its threads over every core and spends more CPU per request
+#                          than it does beside others, by as much as the neighbours' load decides: the
+#                          baseline swings and the ratio with it (docs/BENCHMARKS.md, "Distributed load
+#                          generation")
 #   LOADTEST_SERVER        stub (default) or stack, as above
 #   LOADTEST_WORKLOAD      the scenario options of every generator (split on spaces; default
 #                          "--scenario exists --users 300"; the stub answers only auth.exists)
@@ -72,7 +77,7 @@ results=${LOADTEST_RESULTS:-$repository/.build/loadtest-distributed}
 bin=${BIN_DIR:-$repository/.build/release}
 wait_seconds=${LOADTEST_WAIT_SECONDS:-10}
 cores=$(nproc)
-pin=${LOADTEST_PIN:-0}
+pin=${LOADTEST_PIN:-$([ "$cores" -ge 2 ] && echo 1 || echo 0)}
 export HOSTS_PREFIX=${HOSTS_PREFIX:-rld-}
 export HOSTS_NET=${HOSTS_NET:-10.88.0}
 export PATH="$PATH:/usr/sbin:/sbin"
