@@ -1,6 +1,7 @@
 import Dispatch
 import Reactive
 import ReactiveTestKit
+import Synchronization
 import Testing
 
 #if canImport(Glibc)
@@ -47,12 +48,51 @@ struct ObserveOnTests {
         #expect(xs.subscriptions == [Subscription(200, 300)])
     }
 
-    @Test func queuedEventsAreDeliveredOnePerStep() {
+    /// Events queued by the time the pump runs go out in that one step, in order.
+    @Test func queuedEventsAreDeliveredInOneStep() {
         let scheduler = TestScheduler(initialClock: 0)
         let xs = scheduler.createColdObservable([.next(10, 1), .next(10, 2), .next(10, 3), .completed(10)])
         let res = scheduler.start { xs.observe(on: scheduler) }
-        #expect(res.events == [.next(211, 1), .next(212, 2), .next(213, 3), .completed(214)])
+        #expect(res.events == [.next(211, 1), .next(211, 2), .next(211, 3), .completed(211)])
         #expect(xs.subscriptions == [Subscription(200, 210)])
+    }
+
+    /// A burst sent while the scheduler is busy costs one scheduled step, not one per event; every
+    /// event still arrives, in order, on the scheduler's thread.
+    @Test func aBurstCostsOneStep() {
+        final class Counting: ImmediateSchedulerType, Sendable {
+            let inner: SerialScheduler
+            let steps = Atomic<Int>(0)
+            init(_ inner: SerialScheduler) { self.inner = inner }
+            func schedule<State: Sendable>(
+                _ state: State, action: @escaping @Sendable (State) -> any Disposable
+            ) -> any Disposable {
+                steps.add(1, ordering: .relaxed)
+                return inner.schedule(state, action: action)
+            }
+        }
+        let serial = SerialScheduler(name: "observe-on-burst")
+        defer { serial.dispose() }
+        let scheduler = Counting(serial)
+        let gate = DispatchSemaphore(value: 0)
+        let done = DispatchSemaphore(value: 0)
+        // Hold the scheduler's thread while the burst is queued.
+        _ = serial.schedule(()) { _ in
+            gate.wait()
+            return Disposables.create()
+        }
+        let received = Mutex<[Int]>([])
+        let subject = PublishSubject<Int>()
+        let subscription = subject.observe(on: scheduler).subscribe(onNext: { value in
+            received.withLock { $0.append(value) }
+            if value == 999 { done.signal() }
+        })
+        for value in 0..<1_000 { subject.onNext(value) }
+        gate.signal()
+        #expect(done.wait(timeout: .now() + 10) == .success)
+        subscription.dispose()
+        #expect(received.withLock { $0 } == Array(0..<1_000))
+        #expect(scheduler.steps.load(ordering: .relaxed) == 1)
     }
 
     @Test func error() {
@@ -82,7 +122,7 @@ struct ObserveOnTests {
             }
             .observe(on: scheduler)
         }
-        #expect(res.events == [.next(201, 1), .next(202, 2), .completed(203)])
+        #expect(res.events == [.next(201, 1), .next(201, 2), .completed(201)])
     }
 
     @Test func noLeaks() {

@@ -513,7 +513,7 @@ struct SingleSchedulingTests {
         let scheduler = TestScheduler(initialClock: 0)
         let xs = scheduler.createColdObservable([.next(10, 1), .completed(10)])
         let observed = scheduler.start { xs.asSingle().observe(on: scheduler) }
-        #expect(observed.events == [.next(211, 1), .completed(212)])
+        #expect(observed.events == [.next(211, 1), .completed(211)])
 
         let scheduler2 = TestScheduler(initialClock: 0)
         let ys = scheduler2.createColdObservable([.next(10, 1), .completed(10)])

@@ -3,9 +3,10 @@ public import Synchronization
 extension ObservableType {
     /// Delivers the source's events to the observer on `scheduler`.
     ///
-    /// Events are queued as they arrive; a pump scheduled on `scheduler` delivers them in order,
-    /// one per scheduled step, and stops when the queue is empty (the next event schedules it
-    /// again). Subscription and disposal of the source still happen on the calling thread; use
+    /// Events are queued as they arrive; a pump scheduled on `scheduler` delivers them in order:
+    /// one scheduled step takes every event queued by then, delivers them, and looks again, until
+    /// the queue is empty (the next event schedules it again). A burst therefore costs one step,
+    /// not one per event. Subscription and disposal of the source still happen on the calling thread; use
     /// `subscribe(on:)` to move them.
     ///
     /// The source subscription is disposed as soon as the source delivers its terminal event (which
@@ -27,9 +28,8 @@ extension ObservableType {
 final class ObserveOnSink<Element: Sendable>: ObserverType, Cancelable {
     @usableFromInline
     struct State {
-        /// Events received and not yet delivered, oldest at `head`.
+        /// Events received and not yet taken by the pump, oldest first.
         @usableFromInline var queue: [Event<Element>] = []
-        @usableFromInline var head = 0
         /// Whether a pump is scheduled or running.
         @usableFromInline var isPumping = false
 
@@ -43,27 +43,16 @@ final class ObserveOnSink<Element: Sendable>: ObserverType, Cancelable {
             return !isPumping
         }
 
-        /// Takes the oldest queued event, or stops the pump when there is none.
+        /// Swaps every queued event into `batch` (empty, its storage kept for reuse), or stops the
+        /// pump when there is none.
         @inlinable
-        mutating func next() -> Event<Element>? {
-            guard head < queue.count else {
-                queue.removeAll(keepingCapacity: true)
-                head = 0
+        mutating func take(into batch: inout [Event<Element>]) -> Bool {
+            guard !queue.isEmpty else {
                 isPumping = false
-                return nil
+                return false
             }
-            defer { head += 1 }
-            return queue[head]
-        }
-
-        /// Whether the pump should run another step; stops it when the queue is empty.
-        @inlinable
-        mutating func shouldContinue() -> Bool {
-            if head < queue.count { return true }
-            queue.removeAll(keepingCapacity: true)
-            head = 0
-            isPumping = false
-            return false
+            swap(&queue, &batch)
+            return true
         }
     }
 
@@ -93,24 +82,31 @@ final class ObserveOnSink<Element: Sendable>: ObserverType, Cancelable {
         if start { startPump() }
     }
 
-    /// Inlinable, as is `step`: the pump delivers every event.
+    /// Inlinable, as is `drain`: the pump delivers every event.
     @inlinable
     func startPump() {
-        pump.disposable = scheduler.scheduleRecursive(()) { [self] _, recurse in
-            if step() { recurse(()) }
+        pump.disposable = scheduler.schedule(()) { [self] _ in
+            drain()
+            return Disposables.create()
         }
     }
 
-    /// Delivers one queued event; returns whether to schedule another step.
+    /// Delivers batches of queued events until the queue is empty, in one scheduled step; events
+    /// that come meanwhile (from the observer itself, or another thread) join the next batch.
     @inlinable
-    func step() -> Bool {
-        guard let event = state.withLock({ $0.next() }), !isDisposed else { return false }
-        downstream.on(event)
-        if event.isStopEvent {
-            dispose()
-            return false
+    func drain() {
+        var batch: [Event<Element>] = []
+        while state.withLock({ $0.take(into: &batch) }) {
+            for event in batch {
+                guard !isDisposed else { return }
+                downstream.on(event)
+                if event.isStopEvent {
+                    dispose()
+                    return
+                }
+            }
+            batch.removeAll(keepingCapacity: true)
         }
-        return state.withLock { $0.shouldContinue() }
     }
 
     @inlinable var isDisposed: Bool { disposed.load(ordering: .acquiring) }
