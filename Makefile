@@ -246,7 +246,7 @@ loadtest: deps
 # docs/LOADTEST.md, "Many machines"). As root: the script makes hosts of its own (deploy/local/hosts.sh
 # with HOSTS_PREFIX rld- and 10.88.0.0/24, apart from cluster-up's, bench-scale's and the tests'), a stub
 # per generator on host 1 and LOADTEST_GENERATORS generators on hosts of their own with the same CPU quota
-# (LOADTEST_CPU, 0.25; all on CPU 0, the stubs on the other cores), closed model, each with --shard I/N
+# (LOADTEST_CPU, 0.2; all on CPU 0, the stubs on the other cores), closed model, each with --shard I/N
 # and --json; merges them with
 # `auth-loadtest merge`, runs one generator alone on the same quota, in LOADTEST_ROUNDS (5) rounds, prints
 # the medians side by side and the ratio to N x one, and removes the hosts at the end, also on failure.
