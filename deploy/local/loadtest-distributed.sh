@@ -272,11 +272,11 @@ for ((round = 1; round <= rounds; round++)); do
         run_one "$directory"
     fi
     columns+=("${one[*]} ${many[*]} $(awk -v n="$generators" -v o="${one[0]}" -v m="${many[0]}" 'BEGIN { print m / (n * o) }')")
-    # A run whose generators got less than their quota (the machine's other work took the CPU) was
-    # not bounded by the quota alone: said on the round's line.
+    # A run whose generators used less than their quota (the machine's other work took the CPU, or
+    # they waited for the server) was not bounded by the quota: said on the round's line.
     awk -v r="$round" -v n="$generators" -v q="$cpu" -v o="${one[0]}" -v oc="${one[1]}" -v m="${many[0]}" -v mc="${many[1]}" \
         'BEGIN { printf "round %d: one generator %.0f/s (%.2f CPU), %d merged %.0f/s (%.2f CPU each), ratio %.3f%s\n",
-            r, o, oc, n, m, mc, m / (n * o), (oc < 0.92 * q || mc < 0.92 * q) ? " (below the quota: the CPU was taken by other work)" : "" }'
+            r, o, oc, n, m, mc, m / (n * o), (oc < 0.92 * q || mc < 0.92 * q) ? " (below the quota: it did not bound them)" : "" }'
 done
 
 # The median of column $1 of the rounds' figures.
