@@ -223,9 +223,7 @@ public final class StubAuthServer: Sendable {
         context: Context, endpoint: String, delay: Duration = .zero,
         observe: (@Sendable (_ username: String, _ client: String?) -> Void)? = nil
     ) throws {
-        let delayNanoseconds =
-            UInt64(max(0, delay.components.seconds)) * 1_000_000_000
-            + UInt64(max(0, delay.components.attoseconds) / 1_000_000_000)
+        let delayNanoseconds = DurationText.nanoseconds(delay)
         var handlers = RemoteHandlers()
         let stallEnd = self.stallEnd
         handlers.handle(Methods.Auth.exists) { (request: ExistsRequest) -> Single<ExistsResponse> in
@@ -259,10 +257,8 @@ public final class StubAuthServer: Sendable {
 
     /// Holds every request that arrives in the next `duration` until it has passed.
     public func stall(for duration: Duration) {
-        let nanoseconds =
-            UInt64(duration.components.seconds) * 1_000_000_000
-            + UInt64(duration.components.attoseconds / 1_000_000_000)
-        stallEnd.value.store(DispatchTime.now().uptimeNanoseconds + nanoseconds, ordering: .relaxed)
+        stallEnd.value.store(
+            DispatchTime.now().uptimeNanoseconds + DurationText.nanoseconds(duration), ordering: .relaxed)
     }
 
     /// Stops the server.

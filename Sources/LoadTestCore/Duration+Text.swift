@@ -19,6 +19,13 @@ public enum DurationText {
         return nil
     }
 
+    /// `duration` in nanoseconds (a negative one as 0).
+    public static func nanoseconds(_ duration: Duration) -> UInt64 {
+        let (seconds, attoseconds) = duration.components
+        guard seconds >= 0 else { return 0 }
+        return UInt64(seconds) * 1_000_000_000 + UInt64(max(0, attoseconds) / 1_000_000_000)
+    }
+
     /// `nanoseconds` in the most readable unit with three significant digits: `812µs`, `12.3ms`,
     /// `1.50s`.
     public static func format(_ nanoseconds: UInt64) -> String {

@@ -257,7 +257,7 @@ final class FlowSession: Sendable {
             return false
         }
         if late { channel.dispose() }
-        let limit = nanoseconds(deadline) + typing
+        let limit = DurationText.nanoseconds(deadline) + typing
         queue.asyncAfter(deadline: .now() + .nanoseconds(Int(min(limit, UInt64(Int.max))))) { [self] in
             finish("error timeout", isError: true)
         }
@@ -403,11 +403,4 @@ final class FlowSession: Sendable {
         inputs.onCompleted()
         done(Outcome(label, isError: isError, samples: ended.samples))
     }
-}
-
-/// Duration to nanoseconds (negative as 0).
-private func nanoseconds(_ duration: Duration) -> UInt64 {
-    let (seconds, attoseconds) = duration.components
-    guard seconds >= 0 else { return 0 }
-    return UInt64(seconds) * 1_000_000_000 + UInt64(max(0, attoseconds) / 1_000_000_000)
 }

@@ -86,7 +86,7 @@ struct LoadTestCommand {
             let workload = GatewayWorkload(
                 clients: clients, options: workloadOptions,
                 flow: FlowOptions(
-                    think: nanoseconds(configuration[options.think]),
+                    think: DurationText.nanoseconds(configuration[options.think]),
                     timeEveryKeystroke: configuration[options.timeKeystrokes] == .all),
                 tokens: tokens)
             call = { index, done in workload.call(index, done) }
@@ -94,7 +94,7 @@ struct LoadTestCommand {
         var label = echo ? "exists (in-process stub, --echo)" : scenario.description
         if target == .gateway {
             label +=
-                " via the gateway, think \(DurationText.format(nanoseconds(configuration[options.think])))"
+                " via the gateway, think \(DurationText.format(DurationText.nanoseconds(configuration[options.think])))"
         }
         if let search {
             let found = await runSearch(
@@ -151,8 +151,8 @@ struct LoadTestCommand {
         }
         let budget =
             configuration.source(of: options.duration) == .defaultValue
-            ? 120_000_000_000 : nanoseconds(configuration[options.duration])
-        let step = nanoseconds(configuration[options.stepDuration])
+            ? 120_000_000_000 : DurationText.nanoseconds(configuration[options.duration])
+        let step = DurationText.nanoseconds(configuration[options.stepDuration])
         guard step >= 1_000_000_000 else { throw CommandError.usage("--step-duration must be at least 1s") }
         let cost = plan.warmup + step + 2 * allowance(step: step, timeout: plan.drainTimeout)
         guard cost <= budget else {
@@ -175,7 +175,7 @@ struct LoadTestCommand {
     private func allowance(step: UInt64, timeout: UInt64) -> UInt64 {
         let session =
             configuration[LoadTestOptions.target] == .gateway
-            ? 50 * nanoseconds(configuration[LoadTestOptions.think]) : 0
+            ? 50 * DurationText.nanoseconds(configuration[LoadTestOptions.think]) : 0
         return min(timeout, max(200_000_000, step / 5)) + session
     }
 
@@ -185,7 +185,7 @@ struct LoadTestCommand {
         label: String
     ) async -> CapacityResult {
         let options = LoadTestOptions.self
-        let step = nanoseconds(configuration[options.stepDuration])
+        let step = DurationText.nanoseconds(configuration[options.stepDuration])
         let allowance = allowance(step: step, timeout: plan.drainTimeout)
         let current = CurrentDriver()
         let interruption = Interruption { current.stop() }
@@ -294,11 +294,11 @@ struct LoadTestCommand {
         {
             throw CommandError.usage("--stages sets the measured time: leave out --duration")
         }
-        let duration = nanoseconds(
+        let duration = DurationText.nanoseconds(
             configuration[options.findCapacity] == nil
                 ? configuration[options.duration] : configuration[options.stepDuration])
         guard duration > 0 else { throw CommandError.usage("--duration must be positive") }
-        var warmup = nanoseconds(configuration[options.warmup])
+        var warmup = DurationText.nanoseconds(configuration[options.warmup])
         // A ramp from nothing has nothing to warm up with.
         if !stages.isEmpty, model == .open(rate: 0) { warmup = 0 }
         var requests = configuration[options.requests]
@@ -314,10 +314,12 @@ struct LoadTestCommand {
         }
         // A virtual user's session may take its typing time (up to 50 thinks) besides the timeout.
         let sessionTime =
-            configuration[options.target] == .gateway ? 50 * nanoseconds(configuration[options.think]) : 0
+            configuration[options.target] == .gateway
+            ? 50 * DurationText.nanoseconds(configuration[options.think]) : 0
         return RunPlan(
             model: model, duration: duration, warmup: warmup, maxRequests: requests,
-            drainTimeout: nanoseconds(configuration[options.timeout]) + 2_000_000_000 + sessionTime,
+            drainTimeout: DurationText.nanoseconds(configuration[options.timeout]) + 2_000_000_000
+                + sessionTime,
             stages: stages)
     }
 
@@ -474,13 +476,6 @@ extension LoadTestCommand {
         guard kinds.contains(.flowHeroes) else { return [] }
         return try await GatewayWorkload.fetchTokens(client: client, users: users, count: 16)
     }
-}
-
-/// Duration to nanoseconds (negative as 0).
-func nanoseconds(_ duration: Duration) -> UInt64 {
-    let (seconds, attoseconds) = duration.components
-    guard seconds >= 0 else { return 0 }
-    return UInt64(seconds) * 1_000_000_000 + UInt64(max(0, attoseconds) / 1_000_000_000)
 }
 
 /// The live line on standard error: elapsed, rate, p99 so far, errors; redrawn in place.
