@@ -91,6 +91,48 @@ struct LoopPhaseTests {
         #expect(!slot.readable && !slot.unchecked)  // would block: the descriptor is re-armed
     }
 
+    @Test(
+        "after a read that found one message and then nothing, a socket reads one and leaves the rest to the probe"
+    )
+    func expectsOne() {
+        var slot = Slot(socket: nil, group: 0, local: 0, options: .init(maxMessagesPerSocket: 16))
+        var queue = FakeQueue(count: 1)
+        var tries = 0
+        var batch: [SocketLoop.Received] = []
+        _ = slot.read(as: 0, into: &batch) { () throws(ZMQError) in
+            tries += 1
+            return queue.receive()
+        }
+        #expect(batch.count == 1 && tries == 2)  // one message, then the receive that would block
+        #expect(slot.expectsOne && !slot.readable && !slot.unchecked)
+
+        queue.count = 4
+        tries = 0
+        batch = []
+        _ = slot.read(as: 0, into: &batch) { () throws(ZMQError) in
+            tries += 1
+            return queue.receive()
+        }
+        #expect(batch.count == 1 && tries == 1)  // no second receive
+        #expect(!slot.readable && slot.unchecked)  // the turn's ZMQ_EVENTS probe must ask
+        slot.expectsOne = false  // the probe found more (LoopThread.computePollTimeout)
+        batch = []
+        _ = slot.read(as: 0, into: &batch, { () throws(ZMQError) in queue.receive() })
+        #expect(batch.count == 2 && !slot.unchecked)  // drained until it would block
+        #expect(!slot.expectsOne)  // two found: drained next time too
+
+        var drained = Slot(
+            socket: nil, group: 0, local: 1,
+            options: .init(maxMessagesPerSocket: 2, drainedEachTurn: [SocketLoop.SocketID(1)]))
+        var one = FakeQueue(count: 1)
+        _ = drained.read(as: 1, into: &batch, { () throws(ZMQError) in one.receive() })
+        #expect(!drained.expectsOne)  // a socket drained each turn always is
+        var single = Slot(socket: nil, group: 0, local: 0, options: .init(maxMessagesPerSocket: 1))
+        var another = FakeQueue(count: 1)
+        _ = single.read(as: 0, into: &batch, { () throws(ZMQError) in another.receive() })
+        #expect(!single.expectsOne && single.readable)  // one per turn: read again next turn
+    }
+
     @Test("a socket drained each turn is read until it would block, whatever the limit")
     func drainedEachTurn() {
         let options = SocketLoop.Options(maxMessagesPerSocket: 2, drainedEachTurn: [SocketLoop.SocketID(1)])

@@ -10,7 +10,7 @@ struct GroupRecord {
 /// The phases of one turn of the loop thread, in the order ``LoopThread/run()`` runs them.
 enum TurnPhase: CaseIterable {
     /// Work out how long `poll` may sleep (``PollTimeout``), asking `ZMQ_EVENTS` of the sockets
-    /// sent on since they were last read.
+    /// sent on since they were last read, and of those read one message of (``Slot/expectsOne``).
     case computePollTimeout
     /// Wait in `poll(2)` on the wake-up pipe and the sockets' descriptors; on a wake-up, take what
     /// other threads queued.
@@ -226,14 +226,15 @@ final class LoopThread {
     /// monitor's PAIR among them), so that closing a socket stops its monitor while the PAIR is
     /// still there (``Socket/close(linger:)``).
     static func closingOrder(_ indices: [Int], of slots: [Slot]) -> [Int] {
-        indices.filter { slots[$0].socket?.isMonitored == true } + indices.filter { slots[$0].socket?.isMonitored != true }
+        indices.filter { slots[$0].socket?.isMonitored == true }
+            + indices.filter { slots[$0].socket?.isMonitored != true }
     }
 
     // MARK: Waiting
 
     /// How long the next poll may sleep (``PollTimeout``): until the soonest timer, not at all when
-    /// a socket is to be read. Sockets the loop sent on are asked for `ZMQ_EVENTS` first (their
-    /// descriptor may not tell).
+    /// a socket is to be read. Sockets the loop sent on, or read one message of, are asked for
+    /// `ZMQ_EVENTS` first (their descriptor may not tell); one that has more is drained from then on.
     func computePollTimeout() {
         if let soonest = timers.nextDue { pollTimeout.wake(at: soonest, now: .now) }
         if slots.contains(where: \.readable) { pollTimeout.wakeNow() }
@@ -248,7 +249,10 @@ final class LoopThread {
                 if error.isContextTerminated { terminate() }
                 continue
             }
-            if events.contains(.readable) { slots[index].readable = true }
+            if events.contains(.readable) {
+                slots[index].readable = true
+                slots[index].expectsOne = false
+            }
             pollTimeout.socketReported(
                 readable: events.contains(.readable), writable: events.contains(.writable),
                 hasPending: slots[index].hasPending, stalled: slots[index].stalled)

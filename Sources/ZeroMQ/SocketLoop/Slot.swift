@@ -16,9 +16,16 @@ struct Slot {
     /// To read in this turn: its descriptor fired, `ZMQ_EVENTS` said so, or the last turn stopped at
     /// the limit. True at first: messages may have arrived before.
     var readable = true
-    /// Sent on since it was last read until it would block: a send may have processed the command
-    /// that fired the descriptor, so it must be asked before sleeping.
+    /// Sent on since it was last read until it would block (a send may have processed the command
+    /// that fired the descriptor), or read one message of without asking for more: it must be asked
+    /// for `ZMQ_EVENTS` before sleeping.
     var unchecked = false
+    /// Its last reads found one message each: read one and leave the question "is there more?" to
+    /// the turn's `ZMQ_EVENTS` probe (``unchecked``), which the answer it sends needs anyway, rather
+    /// than asking it twice (a receive that would block and `ZMQ_EVENTS` each make libzmq `poll` its
+    /// mailbox). Set by a read that found one message and then nothing; cleared when the probe
+    /// finds more. Never for a socket drained each turn or read one message per turn.
+    var expectsOne = false
     /// Messages to send, in order, from `pendingStart` on.
     var pending: [[Message]] = []
     var pendingStart = 0
@@ -64,8 +71,9 @@ struct Slot {
     // MARK: Reading
 
     /// Reads up to ``limit`` messages with `receive` into `batch` (as socket `index`, loop-wide),
-    /// and notes whether to read again next turn (it stopped at the limit: more may be queued, and
-    /// the descriptor will not say so) or not (it would block: its descriptor is re-armed). Returns
+    /// or one when it ``expectsOne``, and notes whether to read again next turn (it stopped at the
+    /// limit: more may be queued, and the descriptor will not say so), to ask `ZMQ_EVENTS` before
+    /// sleeping (it read its one), or neither (it would block: its descriptor is re-armed). Returns
     /// the error that ended the reading, if one did.
     mutating func read(
         as index: Int, into batch: inout [SocketLoop.Received],
@@ -75,7 +83,8 @@ struct Slot {
         let routed = peerLimit != nil
         var received = 0
         var failure: ZMQError?
-        while received < limit {
+        let budget = expectsOne ? 1 : limit
+        while received < budget {
             let result: ZMQResult<(parts: [Message], sourceFD: Int32)>
             do {
                 result = try receive()
@@ -95,8 +104,11 @@ struct Slot {
         }
         if received == limit {
             readable = true
+        } else if received == budget {
+            unchecked = true  // read its one: the turn's probe tells whether more is queued
         } else {
             unchecked = false
+            if received > 0 { expectsOne = received == 1 && limit > 1 && limit < Int.max }
         }
         return failure
     }
