@@ -78,8 +78,9 @@ public final class PasswordHashingPool: Sendable {
         public var libsodiumHashes: Int = 0
     }
 
-    /// The default number of workers: the number of active processors (one hash per core).
-    public static var defaultWorkers: Int { ProcessInfo.processInfo.activeProcessorCount }
+    /// The default number of workers: one hash per core the process may use (``AvailableCores``:
+    /// its affinity mask and CPU quota).
+    public static var defaultWorkers: Int { AvailableCores.count }
 
     /// The number of worker threads.
     public let workers: Int

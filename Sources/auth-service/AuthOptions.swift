@@ -66,7 +66,7 @@ enum AuthOptions {
     static let hashWorkers = Option(
         "hash-workers", environment: "AUTH_HASH_WORKERS", default: PasswordHashingPool.defaultWorkers,
         parser: .integer(in: 1...256), help: "Threads hashing passwords (each holds the cost's memory).",
-        defaultDescription: "the number of cores")
+        defaultDescription: "the cores the process may use")
     static let argon2 = Option(
         "argon2", environment: "AUTH_ARGON2", default: Argon2Choice.auto, parser: .choice(),
         help: "argon2id implementation: swift (this package's, each hashing thread owning the cost's memory "

@@ -19,21 +19,25 @@ struct ShardTests {
         #expect(tcp.forShard(0) == tcp)
         #expect(tcp.forShard(1).description == "tcp://127.0.0.1:*")
         #expect(try #require(Endpoint("tcp://[::1]:5561")).forShard(2).description == "tcp://[::1]:*")
-        #expect(try #require(Endpoint("ipc:///tmp/x/a.sock")).forShard(3).description == "ipc:///tmp/x/a.sock.3")
+        #expect(
+            try #require(Endpoint("ipc:///tmp/x/a.sock")).forShard(3).description == "ipc:///tmp/x/a.sock.3")
         #expect(try #require(Endpoint("inproc://auth")).forShard(1).description == "inproc://auth.1")
     }
 
-    @Test("--loops and <PREFIX>_LOOPS: default the number of cores")
+    @Test("--loops and <PREFIX>_LOOPS: default one per two available cores")
     func loopsOption() throws {
         let standard = StandardOptions(environmentPrefix: "TEST")
         let interface = CommandLineInterface(
             executable: "test", version: "1", summary: "test", options: standard.all)
         func loops(_ arguments: [String], _ environment: [String: String] = [:]) throws -> Int? {
-            guard case .run(let configuration) = try interface.parse(arguments: arguments, environment: environment)
+            guard
+                case .run(let configuration) = try interface.parse(
+                    arguments: arguments, environment: environment)
             else { return nil }
             return configuration[standard.loops]
         }
-        #expect(try loops([]) == ProcessInfo.processInfo.activeProcessorCount)
+        #expect(try loops([]) == StandardOptions.defaultLoops(cores: AvailableCores.count))
+        #expect((1...9).map { StandardOptions.defaultLoops(cores: $0) } == [1, 1, 1, 2, 2, 3, 3, 4, 4])
         #expect(try loops(["--loops", "3"]) == 3)
         #expect(try loops([], ["TEST_LOOPS": "2"]) == 2)
     }
@@ -104,7 +108,8 @@ struct ShardTests {
             var handlers = RemoteHandlers()
             handlers.request("test.echo") { (value: Int) -> Single<Int> in .just(value) }
             let server = try RemoteServer(
-                context: context, configuration: .init(endpoints: ["ipc://\(root)/old.sock"]), handlers: handlers)
+                context: context, configuration: .init(endpoints: ["ipc://\(root)/old.sock"]),
+                handlers: handlers)
             let client = try RemoteClient(
                 context: context,
                 configuration: .init(endpoints: server.endpoints, name: "test-old", discoversShards: true))
@@ -124,7 +129,8 @@ struct ShardTests {
             RemoteClient.dialableEndpoint("tcp://0.0.0.0:4001", dialled: "tcp://10.1.2.3:5561")
                 == "tcp://10.1.2.3:4001")
         #expect(
-            RemoteClient.dialableEndpoint("tcp://*:4001", dialled: "tcp://localhost:5561") == "tcp://localhost:4001")
+            RemoteClient.dialableEndpoint("tcp://*:4001", dialled: "tcp://localhost:5561")
+                == "tcp://localhost:4001")
         #expect(
             RemoteClient.dialableEndpoint("tcp://127.0.0.1:4001", dialled: "tcp://localhost:5561")
                 == "tcp://127.0.0.1:4001")

@@ -28,8 +28,8 @@ public struct StandardOptions: Sendable {
     public let clientQueueMessages: Option<Int>
     /// `--client-queue-bytes`: the same bound in bytes (default 4 MiB).
     public let clientQueueBytes: Option<Int>
-    /// `--loops`: how many shards (an event loop and a server each) the process runs (default: the
-    /// number of cores).
+    /// `--loops`: how many shards (an event loop and a server each) the process runs (default:
+    /// ``defaultLoops(cores:)`` of the ``AvailableCores``).
     public let loops: Option<Int>
     /// `--metrics-listen`: where the HTTP listener for `/metrics`, `/healthz` and `/readyz` binds
     /// (default: none, off).
@@ -73,11 +73,11 @@ public struct StandardOptions: Sendable {
             "client-queue-bytes", environment: "\(prefix)_CLIENT_QUEUE_BYTES", default: 4 << 20,
             parser: .byteSize, help: "The same bound in bytes (4MiB, 512KiB, ...).")
         loops = Option(
-            "loops", environment: "\(prefix)_LOOPS", default: ProcessInfo.processInfo.activeProcessorCount,
+            "loops", environment: "\(prefix)_LOOPS", default: Self.defaultLoops(cores: AvailableCores.count),
             parser: .integer(in: 1...256),
             help: "Shards: event loops, each with its own server and connections. Shard 0 listens on "
                 + "--endpoint, the others on endpoints derived from it (sys.endpoints lists them all).",
-            defaultDescription: "the number of cores")
+            defaultDescription: "one per two available cores, at least one")
         metricsListen = Option(
             "metrics-listen", environment: "\(prefix)_METRICS_LISTEN", default: nil,
             parser: .optional(.listenAddress),
@@ -102,6 +102,14 @@ public struct StandardOptions: Sendable {
             help: "File spans are appended to, one OTLP JSON ExportTraceServiceRequest per line.",
             defaultDescription: "none")
     }
+
+    /// The default `--loops` on a process with `cores` available cores (``AvailableCores``): one
+    /// loop per two cores, at least one. A loop's traffic also keeps libzmq's I/O thread (one per
+    /// process, for every shard) and the kernel's network path busy, so a loop with its share of
+    /// them is counted as two cores: on two cores one loop per process already fills both, and a
+    /// second costs CPU per call (wake-ups, a second set of sockets) without a core to run on
+    /// (docs/services/servicekit.md, "Shards").
+    public static func defaultLoops(cores: Int) -> Int { max(1, cores / 2) }
 
     /// All of them, for a ``CommandLineInterface``'s option list.
     public var all: [any AnyOption] {
