@@ -159,14 +159,14 @@ struct BenchmarksDocumentTests {
     @Test("every page of docs/performance/ is listed in its README.md, which docs/BENCHMARKS.md links")
     func pagesAreListed() {
         let index = contents(Paths.inRepository("docs/performance/README.md"))
-        let listed = Set(Self.links(in: index).map(\.path))
+        let listed = Set(Self.links(in: index).map { $0.path })
         for page in Self.files(under: "docs/performance", endingIn: [".md"]) {
             let name = URL(fileURLWithPath: page).lastPathComponent
             if name != "README.md" {
                 #expect(listed.contains(name), "docs/performance/README.md does not list \(name)")
             }
         }
-        let fromBenchmarks = Self.links(in: contents(Paths.inRepository(Self.benchmarks))).map(\.path)
+        let fromBenchmarks = Self.links(in: contents(Paths.inRepository(Self.benchmarks))).map { $0.path }
         #expect(
             fromBenchmarks.contains("performance/README.md"),
             "BENCHMARKS.md does not link performance/README.md")
@@ -260,7 +260,7 @@ struct BenchmarksDocumentTests {
     /// The relative links of `markdown` (`[text](path#anchor)`, not `scheme://`), outside code fences.
     static func links(in markdown: String) -> [(path: String, anchor: String?)] {
         let lines = markdown.components(separatedBy: "\n")
-        let prose = zip(lines, outsideFences(lines)).filter(\.1).map(\.0).joined(separator: "\n")
+        let prose = zip(lines, outsideFences(lines)).filter { $0.1 }.map { $0.0 }.joined(separator: "\n")
         return prose.matches(of: #/\]\(([^)\s]+)\)/#).compactMap { match in
             let target = String(match.1)
             guard !target.contains("://"), !target.hasPrefix("mailto:") else { return nil }
