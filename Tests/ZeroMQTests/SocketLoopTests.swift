@@ -57,6 +57,15 @@ final class WorkLog: Sendable {
     var entries: [(index: Int, thread: String)] { state.withLock { $0 } }
 }
 
+/// Counts turns of work across threads.
+final class TurnCounter: Sendable {
+    private let value = Atomic<Int>(0)
+
+    /// Counts one more and returns the count.
+    func next() -> Int { value.add(1, ordering: .relaxed).newValue }
+    var count: Int { value.load(ordering: .relaxed) }
+}
+
 @Suite("Socket loop", .timeLimit(.minutes(1)))
 struct SocketLoopTests {
     @Test("many queued messages arrive in few batches, in order")
@@ -88,6 +97,41 @@ struct SocketLoopTests {
         #expect(numbers == Array(0..<total))
         #expect(loop.statistics.received == total)
         #expect(loop.statistics.batches == batches.count)
+        await loop.stop()
+    }
+
+    @Test("a socket read one message at a time is still asked for more while the loop has work queued")
+    func readOneWhileBusy() async throws {
+        let collector = Collector()
+        let context = try Context()
+        let turns = TurnCounter()
+        let limit = 200_000
+        let loop = try await onThread { () -> SocketLoop in
+            let endpoint = inprocEndpoint()
+            let pull = try Socket(context, .pull, linger: 0)
+            try pull.bind(endpoint)
+            let push = try Socket(context, .push, linger: 0)
+            defer { push.close(linger: 0) }
+            try push.connect(endpoint)
+            let loop = try SocketLoop(context: context, sockets: [pull], handler: collector.add)
+            // One message at a time: each read finds one, so the socket reads one and leaves the
+            // rest to the turn's ZMQ_EVENTS probe.
+            for index in 0..<3 {
+                try push.send([Message("\(index)")])
+                #expect(collector.wait(for: index + 1))
+            }
+            // Work that queues itself again keeps the loop from sleeping (a bounded number of
+            // turns), while a burst comes in whose first message alone fires the descriptor.
+            @Sendable func busy() {
+                if turns.next() < limit && collector.messages < 7 { _ = loop.execute(busy) }
+            }
+            _ = loop.execute(busy)
+            for index in 3..<7 { try push.send([Message("\(index)")]) }
+            #expect(collector.wait(for: 7))
+            return loop
+        }
+        #expect(turns.count < limit)  // read while the loop was busy, not once it went quiet
+        #expect(collector.batches.flatMap { $0 }.map { $0.parts[0].string } == (0..<7).map { "\($0)" })
         await loop.stop()
     }
 

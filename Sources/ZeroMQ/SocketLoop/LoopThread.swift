@@ -238,8 +238,10 @@ final class LoopThread {
     func computePollTimeout() {
         if let soonest = timers.nextDue { pollTimeout.wake(at: soonest, now: .now) }
         if slots.contains(where: \.readable) { pollTimeout.wakeNow() }
-        guard !pollTimeout.isZero else { return }
         for index in slots.indices where slots[index].unchecked {
+            // When the loop will not sleep anyway, the next turn asks; but nothing but the probe
+            // says whether a socket read one message of has more, so it is asked now.
+            if pollTimeout.isZero && !slots[index].expectsOne { continue }
             slots[index].unchecked = false
             guard let socket = slots[index].socket else { continue }
             let events: PollEvents
