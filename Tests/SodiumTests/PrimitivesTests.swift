@@ -79,12 +79,44 @@ struct PrimitivesTests {
         #expect(draws.count == 64)
     }
 
-    @Test("constant-time comparison")
+    @Test("constant-time comparison: equal, different and shorter inputs")
     func constantTime() {
         #expect(constantTimeEquals([], []))
         #expect(constantTimeEquals([1, 2, 3], [1, 2, 3]))
         #expect(!constantTimeEquals([1, 2, 3], [1, 2, 4]))
         #expect(!constantTimeEquals([1, 2, 3], [1, 2]))
+    }
+
+    /// What an attacker times: a comparison that stops at the first difference answers a secret that
+    /// differs in its first byte sooner than one that differs in its last. The same measurement on
+    /// `==` (which does stop) shows that it can see the difference.
+    @Test("constant-time comparison takes as long whichever byte differs; == does not")
+    func constantTimeTakesTheSameTime() {
+        let size = 1 << 16
+        let secret = [UInt8](repeating: 0x5A, count: size)
+        var first = secret
+        first[0] ^= 1
+        var last = secret
+        last[size - 1] ^= 1
+        /// The median time of `calls` comparisons of `secret` with each guess, sampled in turn.
+        func medians(_ compare: ([UInt8], [UInt8]) -> Bool, calls: Int) -> (first: Duration, last: Duration) {
+            var times: ([Duration], [Duration]) = ([], [])
+            var equal = 0
+            for _ in 0..<31 {
+                let clock = ContinuousClock()
+                times.0.append(
+                    clock.measure { for _ in 0..<calls where compare(secret, first) { equal += 1 } })
+                times.1.append(
+                    clock.measure { for _ in 0..<calls where compare(secret, last) { equal += 1 } })
+            }
+            #expect(equal == 0)
+            return (times.0.sorted()[15], times.1.sorted()[15])
+        }
+        let constant = medians(constantTimeEquals, calls: 20)
+        let ratio = constant.last / constant.first
+        #expect(ratio > 0.5 && ratio < 2, "\(constant)")
+        let early = medians(==, calls: 20)
+        #expect(early.last / early.first > 4, "\(early)")
     }
 
     @Test("a token is 43 base64url characters of 32 bytes; only its SHA-256 is kept")
