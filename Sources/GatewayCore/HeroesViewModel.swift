@@ -3,7 +3,7 @@ public import Dispatch
 public import Reactive
 import RemoteProtocol
 
-/// The heroes screen (DESIGN §2.4): a search box over `heroes.search` for a signed-in session.
+/// The heroes screen (docs/ARCHITECTURE.md §2.4): a search box over `heroes.search` for a signed-in session.
 ///
 /// The search text is throttled (latest wins), de-duplicated, and each query cancels the one
 /// before it, so the answer of a superseded search never reaches the outputs. Every answer says

@@ -3,7 +3,7 @@ public import Dispatch
 public import GatewayMessages
 public import Reactive
 
-/// The register screen (DESIGN §2.2): three fields validated live over `validate.fields`
+/// The register screen (docs/ARCHITECTURE.md §2.2): three fields validated live over `validate.fields`
 /// (purposes `register`), gated enabling, and a register button that calls `auth.register`.
 ///
 /// Outputs carry message codes, never text, and never fail: a transport error becomes an

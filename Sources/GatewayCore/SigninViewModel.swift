@@ -2,7 +2,7 @@ public import Contracts
 public import Dispatch
 public import Reactive
 
-/// The sign-in screen (DESIGN §2.3): the username is checked live (purpose `signin`), the login
+/// The sign-in screen (docs/ARCHITECTURE.md §2.3): the username is checked live (purpose `signin`), the login
 /// button is enabled while the password is non-empty and the username exists, and each tap cancels
 /// the login before it. A refused login says `login.wrongPassword` whether or not the user exists.
 public struct SigninViewModel: Sendable {

@@ -91,7 +91,7 @@ private func json(_ text: String) -> String {
     text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
 }
 
-/// The login flow's opening outputs (every output once, DESIGN §2.1).
+/// The login flow's opening outputs (every output once, docs/ARCHITECTURE.md §2.1).
 private let loginOpening = [
     #"{"output":"phone","state":"empty","message":""}"#,
     #"{"output":"password","state":"empty","message":""}"#,
@@ -270,7 +270,7 @@ struct StackCLITests {
                         #"{"output":"alert","code":"login.wrongPassword","message":"\#(texts.wrongPassword)","kind":"failure"}"#,
                         #"{"result":"refused","exit":1,"message":"\#(texts.wrongPassword)"}"#,
                     ])
-                // The live username check says the account does not exist (DESIGN §2.3), so there
+                // The live username check says the account does not exist (docs/ARCHITECTURE.md §2.3), so there
                 // is no tap: the refusal is that field's message.
                 let unknown = try await stack.cli(
                     ["signin", "--username", "nob" + randomDigits(9), "--password-stdin"] + lang,
