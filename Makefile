@@ -175,7 +175,7 @@ bench-transport: deps
 # a throwaway cluster the benchmark starts (deploy/local/pg-cluster.sh) and removes. The benchmark
 # starts each auth-service itself (temp state directory, --curve off, ipc://) and stops it by pid.
 # Options: BENCH_AUTH_ARGS (--seconds S per measured run, --only 1,2,3,4,5, --users N,
-# --loops N for the service's shards; default: the service's own, the cores; --argon2 swift). Its
+# --loops N for the service's shards; default: the service's own; --argon2 swift). Its
 # client connects to every shard of the service.
 # BENCH_AUTH_BASELINE=<git ref> also builds that commit's auth-service (in $(BENCH_AUTH_DIR)/<commit>,
 # from `git archive`) and runs it in row (2) with --argon2 swift, in turn with the others in the same

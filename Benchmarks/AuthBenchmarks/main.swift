@@ -32,7 +32,7 @@
 //   --only      rows to run: 1 raw, 2 login, 3 exists, 4 register, 5 register-pg (default all)
 //   --users     users registered for (2) (default 16)
 //   --rounds    rounds of (1) and (2), interleaved; each keeps its best round (default 3)
-//   --loops     the service's shards (`auth-service --loops N`; default: the service's own, the cores);
+//   --loops     the service's shards (`auth-service --loops N`; default: the service's own);
 //               the benchmark's client connects to every shard (`sys.endpoints`); given to the
 //               baseline too, so leave it out for a baseline older than `--loops`
 

@@ -26,7 +26,7 @@
 //   --keep        keep the temp directory (state and logs) at the end
 //   --gateway-arg A  one more argument for the gateway (repeat it: --gateway-arg
 //                 --validation-connections --gateway-arg 1)
-//   --loops N     every process's shards (`--loops N` for the four; default: their own, the cores);
+//   --loops N     every process's shards (`--loops N` for the four; default: their own);
 //                 the end clients connect to every shard of the gateway (`sys.endpoints`), as the
 //                 gateway does to the services'; a --baseline build must know the option too
 //   --baseline DIR  A/B: the same four binaries of another build (the commit before a change) in DIR;
