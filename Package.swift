@@ -166,8 +166,7 @@ let package = Package(
         .executableTarget(
             name: "gateway",
             dependencies: [
-                "Metrics", "GatewayCore", "ServiceKit", "RemoteStreams", "ZeroMQ", "Contracts", "Reactive",
-                "Tracing",
+                "Metrics", "GatewayCore", "ServiceKit", "RemoteStreams", "Contracts", "Tracing",
             ],
             swiftSettings: common),
         .target(
@@ -184,8 +183,7 @@ let package = Package(
         .executableTarget(
             name: "hero-catalog-service",
             dependencies: [
-                "Metrics",
-                "HeroCatalogCore", "ServiceKit", "RemoteStreams", "ZeroMQ", "Contracts", "Reactive",
+                "Metrics", "HeroCatalogCore", "ServiceKit", "RemoteStreams", "ZeroMQ", "Contracts",
             ],
             swiftSettings: common),
         .executableTarget(
@@ -215,7 +213,6 @@ let package = Package(
                 "Metrics",
                 "AuthCore", "Argon2", "ServiceKit", "RemoteStreams", "ZeroMQ", "Contracts", "SQLite",
                 "Sodium",
-                "Reactive",
             ],
             swiftSettings: common),
         .target(
@@ -227,7 +224,7 @@ let package = Package(
         .testTarget(
             name: "ServiceKitTests",
             dependencies: [
-                "ServiceKit", "Metrics", "Contracts", "Reactive", "RemoteStreams", "ZeroMQ", "TestSupport",
+                "ServiceKit", "Contracts", "Reactive", "RemoteStreams", "ZeroMQ", "TestSupport",
                 "Tracing",
             ],
             swiftSettings: common),
@@ -245,8 +242,7 @@ let package = Package(
         .executableTarget(
             name: "validation-service",
             dependencies: [
-                "Metrics",
-                "ValidationCore", "ServiceKit", "RemoteStreams", "ZeroMQ", "Contracts", "Reactive",
+                "Metrics", "ValidationCore", "ServiceKit", "RemoteStreams", "Contracts", "Reactive",
             ],
             swiftSettings: common),
         .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
