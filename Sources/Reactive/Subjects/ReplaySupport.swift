@@ -103,22 +103,35 @@ struct ReplayBuffer<Element: Sendable>: Sendable {
     }
 }
 
+/// A source that keeps its subscribers in a ``Bag`` by key: the subjects and `share`.
+@usableFromInline
+protocol KeyedObserverRemoval: AnyObject, Sendable {
+    /// Removes the subscriber with `key`; removing twice, or one the source already let go, is
+    /// harmless.
+    func removeObserver(_ key: UInt64)
+}
+
 /// Removes one subscriber, kept in a `Bag` by key, from a subject (``PublishSubject``,
 /// ``BehaviorSubject``, ``ReplaySubject``) or `share`. Removal is idempotent, so the subscription
-/// needs no state of its own.
+/// needs no state of its own: it is the source (held strongly, as RxSwift's subscription disposable
+/// holds its subject) and the key, which fit in an existential's inline buffer, so subscribing
+/// allocates nothing for it.
 ///
-/// The removal is a closure made in the source's inlinable `subscribe`: `dispose()` is reached
-/// through `any Disposable`, and calling the source from here would run its `unsubscribe`
-/// unspecialised, with a handful of generic-metadata look-ups per subscription.
+/// `dispose()` is reached through `any Disposable`, where the source's own `unsubscribe` would run
+/// unspecialised, with a handful of generic-metadata look-ups per call. So each source makes one
+/// removal closure in its inlinable `init` (specialised in the client) and its `removeObserver`
+/// only calls that.
 @usableFromInline
 struct KeyedSubscription: Disposable {
-    @usableFromInline let unsubscribe: @Sendable () -> Void
+    @usableFromInline let owner: any KeyedObserverRemoval
+    @usableFromInline let key: UInt64
 
     @inlinable
-    init(_ unsubscribe: @escaping @Sendable () -> Void) {
-        self.unsubscribe = unsubscribe
+    init(_ owner: any KeyedObserverRemoval, key: UInt64) {
+        self.owner = owner
+        self.key = key
     }
 
     @inlinable
-    func dispose() { unsubscribe() }
+    func dispose() { owner.removeObserver(key) }
 }

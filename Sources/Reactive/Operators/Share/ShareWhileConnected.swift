@@ -14,12 +14,14 @@ public import Synchronization
 ///   before it is delivered, so a subscriber that subscribes again from its terminal handler starts
 ///   a new connection.
 @usableFromInline
-final class ShareWhileConnected<Element: Sendable>: Sendable {
+final class ShareWhileConnected<Element: Sendable>: KeyedObserverRemoval {
     @usableFromInline
     struct State {
         /// Identifies the current connection; bumped by each new one.
         @usableFromInline var generation: UInt64 = 0
         /// The subscribers of the current connection; empty exactly when there is no connection.
+        /// Its keys grow across connections, so a subscriber of an ended connection is never
+        /// mistaken for one of the current connection.
         @usableFromInline var observers = Bag<AnyObserver<Element>>()
         @usableFromInline var buffer: ReplayBuffer<Element>
         /// The current connection's source subscription (nil when not connected).
@@ -30,6 +32,10 @@ final class ShareWhileConnected<Element: Sendable>: Sendable {
         }
     }
 
+    /// Removes a subscriber by key for ``KeyedSubscription``. Made in `init`, so it is specialised in
+    /// the client; it refers to the core `unowned(unsafe)` (no cycle), which is sound because it runs
+    /// only from ``removeObserver(_:)``, called on a strong reference. Written once, in `init`.
+    @usableFromInline nonisolated(unsafe) var removal: (@Sendable (UInt64) -> Void)?
     @usableFromInline let source: Observable<Element>
     @usableFromInline let state: Mutex<State>
 
@@ -37,7 +43,11 @@ final class ShareWhileConnected<Element: Sendable>: Sendable {
     init(source: Observable<Element>, replay: Int) {
         self.source = source
         state = Mutex(State(buffer: ReplayBuffer(limit: replay)))
+        removal = { [unowned(unsafe) self] key in self.unsubscribe(key) }
     }
+
+    @usableFromInline
+    func removeObserver(_ key: UInt64) { removal?(key) }
 
     /// Inlinable so that the connection subscribed to the source, and the gate wrapped around a
     /// late subscriber, which every event goes through, are specialised in the client.
@@ -62,13 +72,16 @@ final class ShareWhileConnected<Element: Sendable>: Sendable {
             }
             return joined
         }
-        joined.gate?.replay(joined.replay)
+        if let gate = joined.gate {
+            gate.replay(joined.replay)
+            // Replayed: the observer takes the gate's place, which is freed.
+            state.withLock { $0.observers.replace(joined.key, with: observer) }
+        }
         if let connect = joined.connect {
             let connection = ShareConnection(core: self, generation: joined.generation)
             connect.setDisposable(source.subscribe(connection))
         }
-        let (key, generation) = (joined.key, joined.generation)
-        return KeyedSubscription { [self] in unsubscribe(key, generation: generation) }
+        return KeyedSubscription(self, key: joined.key)
     }
 
     /// What `subscribe` did under the lock.
@@ -102,21 +115,19 @@ final class ShareWhileConnected<Element: Sendable>: Sendable {
                 return (state.observers, nil)
             }
             let observers = state.observers
-            state.observers = Bag()
+            state.observers.removeAll()
             state.buffer.removeAll()
             state.upstream = nil
             return (observers, upstream)
         }
     }
 
-    /// Removes a subscriber of connection `generation`; the last one out disconnects. A subscriber
-    /// of an ended connection was already detached.
+    /// Removes a subscriber; the last one out disconnects. A subscriber of an ended connection was
+    /// already detached (its key is not among the current connection's).
     @inlinable
-    func unsubscribe(_ key: UInt64, generation: UInt64) {
+    func unsubscribe(_ key: UInt64) {
         let disconnect: SingleAssignmentDisposable? = state.withLock { state in
-            guard generation == state.generation, state.observers.remove(key) != nil,
-                state.observers.isEmpty
-            else { return nil }
+            guard state.observers.remove(key) != nil, state.observers.isEmpty else { return nil }
             state.buffer.removeAll()
             defer { state.upstream = nil }
             return state.upstream
