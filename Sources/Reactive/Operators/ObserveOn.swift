@@ -49,6 +49,8 @@ final class ObserveOnSink<Element: Sendable>: ObserverType, Cancelable {
         mutating func take(into batch: inout [Event<Element>]) -> Bool {
             guard !queue.isEmpty else {
                 isPumping = false
+                // An idle subscription keeps no buffer (the next burst allocates one again).
+                queue = []
                 return false
             }
             swap(&queue, &batch)
@@ -63,8 +65,8 @@ final class ObserveOnSink<Element: Sendable>: ObserverType, Cancelable {
     /// The source subscription; disposed on the source's terminal event or on `dispose()`.
     @usableFromInline let upstream = SingleAssignmentState()
     @usableFromInline let disposed = Atomic<Bool>(false)
-    /// The scheduled pump.
-    @usableFromInline let pump = SerialDisposable()
+    /// The scheduled pump (inline: no object of its own).
+    @usableFromInline let pump = SerialState()
     @usableFromInline let resource = ResourceToken()
 
     @inlinable

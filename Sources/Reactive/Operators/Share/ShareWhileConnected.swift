@@ -24,8 +24,8 @@ final class ShareWhileConnected<Element: Sendable>: KeyedObserverRemoval {
         /// mistaken for one of the current connection.
         @usableFromInline var observers = Bag<AnyObserver<Element>>()
         @usableFromInline var buffer: ReplayBuffer<Element>
-        /// The current connection's source subscription (nil when not connected).
-        @usableFromInline var upstream: SingleAssignmentDisposable?
+        /// The current connection, which holds its source subscription (nil when not connected).
+        @usableFromInline var upstream: ShareConnection<Element>?
 
         @inlinable init(buffer: ReplayBuffer<Element>) {
             self.buffer = buffer
@@ -54,11 +54,11 @@ final class ShareWhileConnected<Element: Sendable>: KeyedObserverRemoval {
     @inlinable
     func subscribe(_ observer: AnyObserver<Element>) -> any Disposable {
         let joined: Joined = state.withLock { state in
-            var connect: SingleAssignmentDisposable?
+            var connect: ShareConnection<Element>?
             if state.observers.isEmpty {
                 state.generation &+= 1
                 state.buffer.removeAll()
-                connect = SingleAssignmentDisposable()
+                connect = ShareConnection(core: self, generation: state.generation)
                 state.upstream = connect
             }
             var joined = Joined(generation: state.generation, key: 0, connect: connect)
@@ -77,9 +77,8 @@ final class ShareWhileConnected<Element: Sendable>: KeyedObserverRemoval {
             // Replayed: the observer takes the gate's place, which is freed.
             state.withLock { $0.observers.replace(joined.key, with: observer) }
         }
-        if let connect = joined.connect {
-            let connection = ShareConnection(core: self, generation: joined.generation)
-            connect.setDisposable(source.subscribe(connection))
+        if let connection = joined.connect {
+            connection.upstream.assign(source.subscribe(connection))
         }
         return KeyedSubscription(self, key: joined.key)
     }
@@ -91,11 +90,11 @@ final class ShareWhileConnected<Element: Sendable>: KeyedObserverRemoval {
         @usableFromInline var key: UInt64
         @usableFromInline var gate: ReplayingObserver<Element>?
         @usableFromInline var replay: [Event<Element>] = []
-        /// Set for the first subscriber: the slot for the new connection's source subscription.
-        @usableFromInline var connect: SingleAssignmentDisposable?
+        /// Set for the first subscriber: the new connection, to subscribe to the source.
+        @usableFromInline var connect: ShareConnection<Element>?
 
         @inlinable
-        init(generation: UInt64, key: UInt64, connect: SingleAssignmentDisposable?) {
+        init(generation: UInt64, key: UInt64, connect: ShareConnection<Element>?) {
             self.generation = generation
             self.key = key
             self.connect = connect
@@ -126,7 +125,7 @@ final class ShareWhileConnected<Element: Sendable>: KeyedObserverRemoval {
     /// already detached (its key is not among the current connection's).
     @inlinable
     func unsubscribe(_ key: UInt64) {
-        let disconnect: SingleAssignmentDisposable? = state.withLock { state in
+        let disconnect: ShareConnection<Element>? = state.withLock { state in
             guard state.observers.remove(key) != nil, state.observers.isEmpty else { return nil }
             state.buffer.removeAll()
             defer { state.upstream = nil }
@@ -136,11 +135,14 @@ final class ShareWhileConnected<Element: Sendable>: KeyedObserverRemoval {
     }
 }
 
-/// The observer one connection of a `share(…, scope: .whileConnected)` subscribes to the source.
+/// One connection of a `share(…, scope: .whileConnected)`: the observer it subscribes to the
+/// source and the slot holding that subscription, in one object.
 @usableFromInline
-final class ShareConnection<Element: Sendable>: ObserverType {
+final class ShareConnection<Element: Sendable>: ObserverType, Cancelable {
     @usableFromInline let core: ShareWhileConnected<Element>
     @usableFromInline let generation: UInt64
+    /// The subscription to the source.
+    @usableFromInline let upstream = SingleAssignmentState()
     @usableFromInline let resource = ResourceToken()
 
     @inlinable
@@ -155,4 +157,7 @@ final class ShareConnection<Element: Sendable>: ObserverType {
         finished?.dispose()
         observers.forEach { $0.on(event) }
     }
+
+    @inlinable var isDisposed: Bool { upstream.isDisposed }
+    @inlinable func dispose() { upstream.dispose() }
 }
