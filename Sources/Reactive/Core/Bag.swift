@@ -9,6 +9,7 @@
 ///
 /// It is a value in one buffer: a subject hands a copy (one retain) to the delivery outside its
 /// lock, and a removal during that delivery copies the storage once, leaving the snapshot untouched.
+/// A lone entry, the usual case of a subject or a share in a graph, is kept inline, in no buffer.
 @usableFromInline
 struct Bag<Element> {
     /// One slot: its key, and its entry or nil where the entry was removed and the hole is not
@@ -35,6 +36,8 @@ struct Bag<Element> {
     /// in subscription order, the usual order of a `DisposeBag` dropped at once, finds its slot
     /// there without a search.
     @usableFromInline var first = 0
+    /// The entry while it is the only one: then `slots` is empty.
+    @usableFromInline var lone: Slot?
 
     @inlinable init() {}
 
@@ -44,14 +47,28 @@ struct Bag<Element> {
     mutating func insert(_ value: Element) -> UInt64 {
         let key = nextKey
         nextKey &+= 1
-        slots.append(Slot(key: key, value: value))
         count += 1
+        if count == 1, slots.isEmpty {
+            lone = Slot(key: key, value: value)
+            return key
+        }
+        if let lone {
+            slots.append(lone)
+            self.lone = nil
+        }
+        slots.append(Slot(key: key, value: value))
         return key
     }
 
     /// Removes the entry with `key` and returns it; nil if there is none (removing twice is harmless).
     @inlinable
     mutating func remove(_ key: UInt64) -> Element? {
+        if let lone {
+            guard lone.key == key else { return nil }
+            self.lone = nil
+            count = 0
+            return lone.value
+        }
         let low = position(of: key)
         guard low < slots.count, slots[low].key == key, let value = slots[low].value else { return nil }
         count -= 1
@@ -78,6 +95,10 @@ struct Bag<Element> {
     /// Replaces the entry with `key`, keeping its place; does nothing if there is none.
     @inlinable
     mutating func replace(_ key: UInt64, with value: Element) {
+        if let lone {
+            if lone.key == key { self.lone = Slot(key: key, value: value) }
+            return
+        }
         let index = position(of: key)
         guard index < slots.count, slots[index].key == key, slots[index].value != nil else { return }
         slots[index].value = value
@@ -88,6 +109,7 @@ struct Bag<Element> {
     @inlinable
     mutating func removeAll() {
         slots = []
+        lone = nil
         count = 0
         first = 0
     }
@@ -119,6 +141,7 @@ struct Bag<Element> {
 
     @inlinable
     func forEach(_ body: (Element) throws -> Void) rethrows {
+        if let value = lone?.value { return try body(value) }
         for index in first..<slots.count {
             if let value = slots[index].value { try body(value) }
         }

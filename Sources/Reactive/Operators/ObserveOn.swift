@@ -49,8 +49,6 @@ final class ObserveOnSink<Element: Sendable>: ObserverType, Cancelable {
         mutating func take(into batch: inout [Event<Element>]) -> Bool {
             guard !queue.isEmpty else {
                 isPumping = false
-                // An idle subscription keeps no buffer (the next burst allocates one again).
-                queue = []
                 return false
             }
             swap(&queue, &batch)

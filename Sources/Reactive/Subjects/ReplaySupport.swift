@@ -58,14 +58,18 @@ final class ReplayingObserver<Element: Sendable>: ObserverType {
     }
 }
 
-/// The last `limit` elements a replaying source has seen (all of them when unbounded).
+/// The last `limit` elements a replaying source has seen (all of them when unbounded). The one
+/// element of a buffer of one (`share(replay: 1)`, every `Driver`) is kept inline, in no array.
 @usableFromInline
 struct ReplayBuffer<Element: Sendable>: Sendable {
     /// How many elements are kept; `Int.max` keeps everything.
     @usableFromInline let limit: Int
-    /// The elements; once `limit` is reached it is a ring whose oldest element is at `head`.
+    /// The elements; once `limit` is reached it is a ring whose oldest element is at `head`. Unused
+    /// when `limit` is 1.
     @usableFromInline var storage: [Element] = []
     @usableFromInline var head = 0
+    /// The element of a buffer of one.
+    @usableFromInline var only: Element?
 
     @inlinable
     init(limit: Int) {
@@ -74,11 +78,13 @@ struct ReplayBuffer<Element: Sendable>: Sendable {
     }
 
     @inlinable
-    var isEmpty: Bool { storage.isEmpty }
+    var isEmpty: Bool { limit == 1 ? only == nil : storage.isEmpty }
 
     @inlinable
     mutating func append(_ element: Element) {
-        if storage.count < limit {
+        if limit == 1 {
+            only = element
+        } else if storage.count < limit {
             storage.append(element)
         } else if limit > 0 {
             storage[head] = element
@@ -88,6 +94,7 @@ struct ReplayBuffer<Element: Sendable>: Sendable {
 
     @inlinable
     mutating func removeAll() {
+        only = nil
         storage.removeAll()
         head = 0
     }
@@ -95,6 +102,7 @@ struct ReplayBuffer<Element: Sendable>: Sendable {
     /// The kept elements, oldest first, as `.next` events.
     @inlinable
     var events: [Event<Element>] {
+        if limit == 1 { return only.map { [.next($0)] } ?? [] }
         var events: [Event<Element>] = []
         events.reserveCapacity(storage.count)
         for element in storage[head...] { events.append(.next(element)) }
