@@ -222,6 +222,7 @@ let package = Package(
             name: "ServiceKit",
             dependencies: [
                 "Metrics", "ZeroMQ", "Reactive", "RemoteProtocol", "RemoteStreams", "Contracts", "Tracing",
+                "CMalloc",
             ],
             swiftSettings: common),
         .testTarget(
@@ -302,6 +303,7 @@ let package = Package(
             ],
             swiftSettings: common),
         .systemLibrary(name: "CNcursesw", providers: [.apt(["libncurses-dev"])]),
+        .systemLibrary(name: "CMalloc"),
         .target(
             name: "TerminalUI",
             dependencies: ["CNcursesw", "Contracts", "GatewayMessages", "Reactive", "ServiceKit", "ZeroMQ"],
