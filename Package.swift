@@ -219,6 +219,7 @@ let package = Package(
             name: "ServiceKit",
             dependencies: [
                 "Metrics", "ZeroMQ", "Reactive", "RemoteProtocol", "RemoteStreams", "Contracts", "Tracing",
+                "CMalloc",
             ],
             swiftSettings: common),
         .testTarget(
@@ -298,6 +299,7 @@ let package = Package(
             ],
             swiftSettings: common),
         .systemLibrary(name: "CNcursesw", providers: [.apt(["libncurses-dev"])]),
+        .systemLibrary(name: "CMalloc"),
         .target(
             name: "TerminalUI",
             dependencies: ["CNcursesw", "Contracts", "GatewayMessages", "Reactive", "ServiceKit", "ZeroMQ"],

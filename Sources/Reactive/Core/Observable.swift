@@ -72,9 +72,8 @@ extension ObservableType {
         onCompleted: (@Sendable () -> Void)? = nil,
         onDisposed: (@Sendable () -> Void)? = nil
     ) -> any Disposable {
-        let handlers = EventHandlers<Element>(
-            onNext: onNext, onError: onError, onCompleted: onCompleted, onEvent: nil)
-        let subscription = ClosureSubscription<Element>(handlers, onDisposed: onDisposed)
+        let subscription = ClosureSubscription<Element>(
+            onNext: onNext, onError: onError, onCompleted: onCompleted, onEvent: nil, onDisposed: onDisposed)
         subscription.assign(subscribe(subscription))
         return subscription
     }
@@ -82,48 +81,17 @@ extension ObservableType {
     /// Subscribes with one closure that receives every event.
     @inlinable
     public func subscribe(_ on: @escaping @Sendable (Event<Element>) -> Void) -> any Disposable {
-        let handlers = EventHandlers<Element>(onNext: nil, onError: nil, onCompleted: nil, onEvent: on)
-        let subscription = ClosureSubscription<Element>(handlers, onDisposed: nil)
+        let subscription = ClosureSubscription<Element>(
+            onNext: nil, onError: nil, onCompleted: nil, onEvent: on, onDisposed: nil)
         subscription.assign(subscribe(subscription))
         return subscription
     }
 }
 
-/// The closures of one `subscribe(onNext:…)` or `subscribe(_:)` subscription, in one object that the
-/// subscription holds until it is disposed.
-@usableFromInline
-final class EventHandlers<Element: Sendable>: Sendable {
-    @usableFromInline let onNext: (@Sendable (Element) -> Void)?
-    @usableFromInline let onError: (@Sendable (any Error) -> Void)?
-    @usableFromInline let onCompleted: (@Sendable () -> Void)?
-    /// Receives every event instead of the three above (`subscribe(_:)`).
-    @usableFromInline let onEvent: (@Sendable (Event<Element>) -> Void)?
-
-    @inlinable
-    init(
-        onNext: (@Sendable (Element) -> Void)?, onError: (@Sendable (any Error) -> Void)?,
-        onCompleted: (@Sendable () -> Void)?, onEvent: (@Sendable (Event<Element>) -> Void)?
-    ) {
-        self.onNext = onNext
-        self.onError = onError
-        self.onCompleted = onCompleted
-        self.onEvent = onEvent
-    }
-
-    @inlinable
-    func on(_ event: Event<Element>) {
-        if let onEvent { return onEvent(event) }
-        switch event {
-        case .next(let element): onNext?(element)
-        case .error(let error): onError?(error)
-        case .completed: onCompleted?()
-        }
-    }
-}
-
-/// The subscription behind `subscribe(onNext:…)`: the observer and the disposable in one object.
-/// It stops after the first terminal event (disposing itself, which runs `onDisposed`) and, in
-/// debug builds, reports concurrent or post-terminal delivery.
+/// The subscription behind `subscribe(onNext:…)` and `subscribe(_:)`: the observer, the
+/// disposable and the closures in one object. It stops after the first terminal event (disposing
+/// itself, which runs `onDisposed`) and, in debug builds, reports concurrent or post-terminal
+/// delivery.
 ///
 /// Disposing releases the handlers, as RxSwift's sink disposer does: a subscription kept in a
 /// `DisposeBag` of the object its closures capture is no cycle once it has ended.
@@ -131,22 +99,46 @@ final class EventHandlers<Element: Sendable>: Sendable {
 /// Unlike a sink it counts as a live resource until it is *disposed* (or terminates), not until it
 /// is deallocated: the caller holding a finished subscription is not a leak.
 ///
-/// Everything `dispose()` and `deinit` touch is of non-generic types. Both are reached from outside
-/// the client's specialised code (through `any Disposable`, and the runtime's release), where a
-/// field of a generic type such as `Mutex<EventHandlers<Element>?>` would make the runtime look up
-/// its generic metadata on every call; so the handlers are held as `AnyObject` and cast back on the
-/// event path, which is specialised. The upstream subscription and the handlers share one lock.
+/// `dispose()` and `deinit` are reached from outside the client's specialised code (through
+/// `any Disposable`, and the runtime's release). There a value of a generic struct or enum (such
+/// as `Mutex<Handlers<Element>?>`), or one passed through a generic function (`withLock`'s result,
+/// `swap`), makes the runtime look up its type metadata on every call; a closure field does not.
+/// So the lock guards a non-generic slot (the subscription to the source), the closures are
+/// fields of their own beside it, read and cleared only under that lock, and they are moved in
+/// and out of the lock's closure through captured locals, never through its result. (Through
+/// the result, a closure would also be re-abstracted on the event path: one allocation per
+/// event.)
 @usableFromInline
 final class ClosureSubscription<Element: Sendable>: ObserverType, Cancelable {
-    @usableFromInline let state: Mutex<ClosureSubscriptionState>
+    /// The subscription to the source; its lock also guards the handlers below.
+    @usableFromInline let upstream: Mutex<SingleAssignmentState.Slot>
     @usableFromInline let disposed = Atomic<Bool>(false)
     @usableFromInline let grammar = GrammarCheck()
     @usableFromInline let resourceScope: Resources.Scope?
+    // The handlers, until the subscription is disposed. Stored by `init`, then read and cleared
+    // only while `upstream`'s lock is held (`on(_:)`, `dispose()`), which makes the unchecked
+    // access safe; once cleared they stay nil.
+    @usableFromInline @exclusivity(unchecked) nonisolated(unsafe) var onNext: (@Sendable (Element) -> Void)?
+    @usableFromInline @exclusivity(unchecked) nonisolated(unsafe) var onError:
+        (@Sendable (any Error) -> Void)?
+    @usableFromInline @exclusivity(unchecked) nonisolated(unsafe) var onCompleted: (@Sendable () -> Void)?
+    /// Receives every event instead of the three above (`subscribe(_:)`).
+    @usableFromInline @exclusivity(unchecked) nonisolated(unsafe) var onEvent:
+        (@Sendable (Event<Element>) -> Void)?
+    @usableFromInline @exclusivity(unchecked) nonisolated(unsafe) var onDisposed: (@Sendable () -> Void)?
 
     @inlinable
-    init(_ handlers: EventHandlers<Element>, onDisposed: (@Sendable () -> Void)?) {
-        state = Mutex(
-            ClosureSubscriptionState(held: HeldHandlers(handlers: handlers, onDisposed: onDisposed)))
+    init(
+        onNext: (@Sendable (Element) -> Void)?, onError: (@Sendable (any Error) -> Void)?,
+        onCompleted: (@Sendable () -> Void)?, onEvent: (@Sendable (Event<Element>) -> Void)?,
+        onDisposed: (@Sendable () -> Void)?
+    ) {
+        upstream = Mutex(.empty)
+        self.onNext = onNext
+        self.onError = onError
+        self.onCompleted = onCompleted
+        self.onEvent = onEvent
+        self.onDisposed = onDisposed
         resourceScope = Resources.began()
     }
 
@@ -156,12 +148,15 @@ final class ClosureSubscription<Element: Sendable>: ObserverType, Cancelable {
     }
 
     /// Stores the subscription to the source; if this one is already disposed, disposes it at once.
+    /// One known to be disposed already (the source finished, or has nothing to release) is not
+    /// kept.
     @inlinable
-    func assign(_ upstream: any Disposable) {
-        let accepted: Bool = state.withLock { state in
-            switch state.upstream {
+    func assign(_ disposable: any Disposable) {
+        let finished = disposable.isKnownDisposed
+        let accepted: Bool = upstream.withLock { slot in
+            switch slot {
             case .empty:
-                state.upstream = .assigned(upstream)
+                if !finished { slot = .assigned(disposable) }
                 return true
             case .assigned:
                 preconditionFailure("A subscription's upstream can be assigned only once.")
@@ -169,7 +164,7 @@ final class ClosureSubscription<Element: Sendable>: ObserverType, Cancelable {
                 return false
             }
         }
-        if !accepted { upstream.dispose() }
+        if !accepted { disposable.dispose() }
     }
 
     @inlinable
@@ -177,10 +172,33 @@ final class ClosureSubscription<Element: Sendable>: ObserverType, Cancelable {
         let entry = grammar.begin(event, postTerminal: .report)
         if case .drop = entry { return }
         defer { grammar.end(entry) }
-        guard let handlers = state.withLock({ $0.held?.handlers }) else { return }
-        // Only `init` stores the handlers, always an `EventHandlers<Element>`.
-        unsafeDowncast(handlers, to: EventHandlers<Element>.self).on(event)
-        if event.isStopEvent { dispose() }
+        // The handler is copied under the lock (nil once disposed) and called outside it.
+        var onEvent: (@Sendable (Event<Element>) -> Void)?
+        switch event {
+        case .next(let element):
+            var onNext: (@Sendable (Element) -> Void)?
+            upstream.withLock { _ in
+                onEvent = self.onEvent
+                onNext = self.onNext
+            }
+            if let onEvent { onEvent(event) } else { onNext?(element) }
+        case .error(let error):
+            var onError: (@Sendable (any Error) -> Void)?
+            upstream.withLock { _ in
+                onEvent = self.onEvent
+                onError = self.onError
+            }
+            if let onEvent { onEvent(event) } else { onError?(error) }
+            dispose()
+        case .completed:
+            var onCompleted: (@Sendable () -> Void)?
+            upstream.withLock { _ in
+                onEvent = self.onEvent
+                onCompleted = self.onCompleted
+            }
+            if let onEvent { onEvent(event) } else { onCompleted?() }
+            dispose()
+        }
     }
 
     @inlinable var isDisposed: Bool { disposed.load(ordering: .relaxed) }
@@ -189,47 +207,35 @@ final class ClosureSubscription<Element: Sendable>: ObserverType, Cancelable {
     func dispose() {
         guard !disposed.exchange(true, ordering: .acquiringAndReleasing) else { return }
         Resources.ended(resourceScope)
-        let (upstream, held) = state.withLock { $0.release() }
-        upstream?.dispose()
-        held?.onDisposed?()
-    }
-}
-
-/// The state of a ``ClosureSubscription``: the subscription to its source and the handlers, both
-/// given up on dispose. Not nested in the class, where it would be generic.
-@usableFromInline
-struct ClosureSubscriptionState: Sendable {
-    @usableFromInline var upstream = SingleAssignmentState.Slot.empty
-    /// The handlers until the subscription is disposed.
-    @usableFromInline var held: HeldHandlers?
-
-    @inlinable
-    init(held: HeldHandlers) {
-        self.held = held
-    }
-
-    /// Gives up the source's subscription and the handlers, for disposing outside the lock.
-    @inlinable
-    mutating func release() -> (upstream: (any Disposable)?, held: HeldHandlers?) {
-        let released: (any Disposable)?
-        if case .assigned(let disposable) = upstream { released = disposable } else { released = nil }
-        upstream = .released
-        defer { held = nil }
-        return (released, held)
-    }
-}
-
-/// What a ``ClosureSubscription`` releases on dispose.
-@usableFromInline
-struct HeldHandlers: Sendable {
-    /// The subscription's `EventHandlers<Element>`.
-    @usableFromInline let handlers: any AnyObject & Sendable
-    @usableFromInline let onDisposed: (@Sendable () -> Void)?
-
-    @inlinable
-    init(handlers: any AnyObject & Sendable, onDisposed: (@Sendable () -> Void)?) {
-        self.handlers = handlers
-        self.onDisposed = onDisposed
+        // Taken out under the lock and released after it (a closure's captures may do anything in
+        // their deinit), by plain assignments to locals (see above).
+        var onNext: (@Sendable (Element) -> Void)?
+        var onError: (@Sendable (any Error) -> Void)?
+        var onCompleted: (@Sendable () -> Void)?
+        var onEvent: (@Sendable (Event<Element>) -> Void)?
+        var onDisposed: (@Sendable () -> Void)?
+        var source: (any Disposable)?
+        upstream.withLock { slot in
+            onNext = self.onNext
+            self.onNext = nil
+            onError = self.onError
+            self.onError = nil
+            onCompleted = self.onCompleted
+            self.onCompleted = nil
+            onEvent = self.onEvent
+            self.onEvent = nil
+            onDisposed = self.onDisposed
+            self.onDisposed = nil
+            if case .assigned(let disposable) = slot { source = disposable }
+            slot = .released
+        }
+        source?.dispose()
+        onDisposed?()
+        // The other handlers are released as these go out of scope.
+        _ = onNext
+        _ = onError
+        _ = onCompleted
+        _ = onEvent
     }
 }
 

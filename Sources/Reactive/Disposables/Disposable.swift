@@ -9,8 +9,8 @@ public protocol Disposable: Sendable {
     func dispose()
 
     /// Whether this disposable is known to be disposed: ``Cancelable/isDisposed`` for a
-    /// ``Cancelable`` (the default there), `false` for a disposable that cannot tell (the default
-    /// for every other one). A ``DisposeBag`` asks it to drop entries that are finished; it is a
+    /// ``Cancelable`` (the default there), `true` for `Disposables.create()` (it has nothing to
+    /// release), `false` for a disposable that cannot tell (the default for every other one). A ``DisposeBag`` asks it to drop entries that are finished; it is a
     /// requirement so that asking costs one call, where a cast of `any Disposable` to
     /// `any Cancelable` costs a conformance look-up in the runtime.
     var isKnownDisposed: Bool { get }
@@ -66,12 +66,15 @@ public enum Disposables {
     }
 }
 
-/// The disposable that has nothing to release.
+/// The disposable that has nothing to release. It counts as known to be disposed (disposing it
+/// would change nothing), so a subscription that is handed one as its source's need not keep it,
+/// and a `DisposeBag` drops it.
 @usableFromInline
 struct NopDisposable: Disposable {
     @usableFromInline static let instance = NopDisposable()
     @inlinable init() {}
     @inlinable func dispose() {}
+    @inlinable var isKnownDisposed: Bool { true }
 }
 
 /// Runs an action on the first `dispose()`.

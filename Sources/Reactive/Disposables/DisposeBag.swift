@@ -40,12 +40,18 @@ public final class DisposeBag: Sendable {
             defer { state.entries = [] }
             return state.entries
         }
-        for entry in entries { entry.dispose() }
+        Self.dispose(entries)
     }
 
     deinit {
-        let entries = state.withLock { $0.entries }
-        for entry in entries { entry.dispose() }
+        Self.dispose(state.withLock { $0.entries })
+    }
+
+    /// Disposes each entry where it is stored, without copying it out.
+    private static func dispose(_ entries: [any Disposable]) {
+        entries.withUnsafeBufferPointer { entries in
+            for index in entries.indices { entries[index].dispose() }
+        }
     }
 }
 

@@ -17,9 +17,7 @@ extension ObservableType {
         let source = asObservable()
         return Observable(unsafeSubscribe: { downstream in
             let sink = CatchSink(downstream: downstream, handler: handler)
-            let first = SingleAssignmentDisposable()
-            sink.current.disposable = first
-            first.setDisposable(source.subscribe(sink))
+            sink.assignSource(source.subscribe(sink))
             return sink
         })
     }
@@ -41,13 +39,25 @@ extension ObservableType {
 }
 
 /// The live state of one `catch` subscription. It observes the source itself; after the source
-/// fails, a ``CatchFallbackObserver`` observes the fallback sequence.
+/// fails, a ``CatchFallbackObserver`` observes the fallback sequence. The subscription to the
+/// source, then to the fallback, is held in the sink's own slot (no disposable objects of its own).
 @usableFromInline
 final class CatchSink<Element: Sendable>: ObserverType, Cancelable {
+    /// What the slot holds.
+    @usableFromInline
+    enum Current: Sendable {
+        /// Subscribed to the source; its subscription once `subscribe` has returned it.
+        case source((any Disposable)?)
+        /// The source failed: subscribed to the fallback (its subscription once returned).
+        case fallback((any Disposable)?)
+        /// Disposed: anything assigned now is disposed at once.
+        case disposed
+    }
+
     @usableFromInline let downstream: AnyObserver<Element>
     @usableFromInline let handler: @Sendable (any Error) throws -> Observable<Element>
     /// The subscription to the source, then to the fallback.
-    @usableFromInline let current = SerialDisposable()
+    @usableFromInline let current = Mutex<Current>(.source(nil))
     @usableFromInline let disposed = Atomic<Bool>(false)
     @usableFromInline let resource = ResourceToken()
 
@@ -58,6 +68,18 @@ final class CatchSink<Element: Sendable>: ObserverType, Cancelable {
     ) {
         self.downstream = downstream
         self.handler = handler
+    }
+
+    /// Keeps the source's subscription, unless the source failed (or the sink was disposed)
+    /// while it was being made: then it is disposed at once.
+    @inlinable
+    func assignSource(_ subscription: any Disposable) {
+        let kept: Bool = current.withLock { current in
+            guard case .source = current else { return false }
+            current = .source(subscription)
+            return true
+        }
+        if !kept { subscription.dispose() }
     }
 
     @inlinable
@@ -78,7 +100,18 @@ final class CatchSink<Element: Sendable>: ObserverType, Cancelable {
                 dispose()
                 return
             }
-            current.disposable = fallback.subscribe(CatchFallbackObserver(sink: self))
+            let subscription = fallback.subscribe(CatchFallbackObserver(sink: self))
+            // The fallback's subscription replaces the source's, which is disposed.
+            let replaced: (any Disposable)? = current.withLock { current in
+                switch current {
+                case .source(let previous), .fallback(let previous):
+                    current = .fallback(subscription)
+                    return previous
+                case .disposed:
+                    return subscription
+                }
+            }
+            replaced?.dispose()
         }
     }
 
@@ -87,7 +120,14 @@ final class CatchSink<Element: Sendable>: ObserverType, Cancelable {
     @inlinable
     func dispose() {
         guard !disposed.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        current.dispose()
+        let held: (any Disposable)? = current.withLock { current in
+            defer { current = .disposed }
+            switch current {
+            case .source(let held), .fallback(let held): return held
+            case .disposed: return nil
+            }
+        }
+        held?.dispose()
     }
 }
 

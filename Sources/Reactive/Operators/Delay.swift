@@ -65,7 +65,7 @@ final class DelaySink<Element: Sendable>: ObserverType, Cancelable, CancellableD
     /// Set in `init`, not here: a class's initial values are not inlined, so they would run generically.
     @usableFromInline let state: Mutex<State>
     @usableFromInline let upstream = SingleAssignmentState()
-    @usableFromInline let timer = SerialDisposable()
+    @usableFromInline let timer = SerialState()
     @usableFromInline let cancelled = Atomic<Bool>(false)
     @usableFromInline let resource = ResourceToken()
 

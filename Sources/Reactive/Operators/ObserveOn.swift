@@ -63,8 +63,8 @@ final class ObserveOnSink<Element: Sendable>: ObserverType, Cancelable {
     /// The source subscription; disposed on the source's terminal event or on `dispose()`.
     @usableFromInline let upstream = SingleAssignmentState()
     @usableFromInline let disposed = Atomic<Bool>(false)
-    /// The scheduled pump.
-    @usableFromInline let pump = SerialDisposable()
+    /// The scheduled pump (inline: no object of its own).
+    @usableFromInline let pump = SerialState()
     @usableFromInline let resource = ResourceToken()
 
     @inlinable

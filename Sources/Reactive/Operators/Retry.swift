@@ -80,7 +80,7 @@ final class RetrySink<Element: Sendable>: ObserverType, Cancelable {
     @usableFromInline let source: Observable<Element>
     @usableFromInline let state: Mutex<RetryState>
     /// The subscription of the current attempt.
-    @usableFromInline let current = SerialDisposable()
+    @usableFromInline let current = SerialState()
     @usableFromInline let disposed = Atomic<Bool>(false)
     @usableFromInline let resource = ResourceToken()
 

@@ -35,7 +35,7 @@ extension ObservableType {
 final class SubscribeOnSink<Element: Sendable>: ObserverType, Cancelable {
     @usableFromInline let downstream: AnyObserver<Element>
     /// First the pending subscription, then the scheduled disposal of the source subscription.
-    @usableFromInline let everything = SerialDisposable()
+    @usableFromInline let everything = SerialState()
     @usableFromInline let disposed = Atomic<Bool>(false)
     @usableFromInline let resource = ResourceToken()
 

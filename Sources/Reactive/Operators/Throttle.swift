@@ -51,7 +51,7 @@ final class ThrottleSink<Element: Sendable>: ObserverType, Cancelable, Cancellab
     /// Set in `init`, not here: a class's initial values are not inlined, so they would run generically.
     @usableFromInline let state: Mutex<State>
     @usableFromInline let upstream = SingleAssignmentState()
-    @usableFromInline let timer = SerialDisposable()
+    @usableFromInline let timer = SerialState()
     @usableFromInline let cancelled = Atomic<Bool>(false)
     @usableFromInline let resource = ResourceToken()
 

@@ -53,8 +53,8 @@ final class TimeoutSink<Element: Sendable>: ObserverType, Cancelable, Cancellabl
     /// Set in `init`, not here: a class's initial values are not inlined, so they would run generically.
     @usableFromInline let state: Mutex<State>
     /// The source subscription, replaced by the subscription to `other` on timeout.
-    @usableFromInline let subscription = SerialDisposable()
-    @usableFromInline let timer = SerialDisposable()
+    @usableFromInline let subscription = SerialState()
+    @usableFromInline let timer = SerialState()
     @usableFromInline let cancelled = Atomic<Bool>(false)
     @usableFromInline let resource = ResourceToken()
 

@@ -58,8 +58,8 @@ final class WithLatestFromSink<First: Sendable, Second: Sendable, Result: Sendab
     @usableFromInline let resultSelector: @Sendable (First, Second) throws -> Result
     /// Set in `init`, not here: a class's initial values are not inlined, so they would run generically.
     @usableFromInline let state: Mutex<WithLatestFromState<Second, Result>>
-    @usableFromInline let firstSubscription = SingleAssignmentDisposable()
-    @usableFromInline let secondSubscription = SingleAssignmentDisposable()
+    @usableFromInline let firstSubscription = SingleAssignmentState()
+    @usableFromInline let secondSubscription = SingleAssignmentState()
     /// Set when the subscriber disposes: nothing more goes downstream.
     @usableFromInline let closed = Atomic<Bool>(false)
     @usableFromInline let resource = ResourceToken()
@@ -76,8 +76,8 @@ final class WithLatestFromSink<First: Sendable, Second: Sendable, Result: Sendab
     /// Subscribes to `second`, then to `first`, as RxSwift does.
     @inlinable
     func run(first: Observable<First>, second: Observable<Second>) {
-        secondSubscription.setDisposable(second.subscribe(WithLatestFromSecondObserver(sink: self)))
-        firstSubscription.setDisposable(first.subscribe(self))
+        secondSubscription.assign(second.subscribe(WithLatestFromSecondObserver(sink: self)))
+        firstSubscription.assign(first.subscribe(self))
     }
 
     /// An event of the first sequence. It delivers serially, so the selector (run outside the lock)

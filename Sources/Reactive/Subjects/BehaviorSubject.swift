@@ -11,7 +11,9 @@ public import Synchronization
 /// - As in RxSwift, a terminal event does not detach the observers: each stays counted by
 ///   ``hasObservers`` until it unsubscribes (operators unsubscribe as soon as they see the terminal
 ///   event).
-public final class BehaviorSubject<Element: Sendable>: SubjectType, ObserverType, Cancelable {
+public final class BehaviorSubject<Element: Sendable>: SubjectType, ObserverType, Cancelable,
+    KeyedObserverRemoval
+{
     @usableFromInline
     struct State {
         @usableFromInline var value: Element
@@ -24,6 +26,10 @@ public final class BehaviorSubject<Element: Sendable>: SubjectType, ObserverType
         }
     }
 
+    /// Removes a subscriber by key for ``KeyedSubscription``. Made in `init`, so it is specialised in
+    /// the client; it refers to the subject `unowned(unsafe)` (no cycle), which is sound because it
+    /// runs only from ``removeObserver(_:)``, called on a strong reference. Written once, in `init`.
+    @usableFromInline nonisolated(unsafe) var removal: (@Sendable (UInt64) -> Void)?
     @usableFromInline let state: Mutex<State>
     @usableFromInline let grammar = GrammarCheck()
 
@@ -31,6 +37,7 @@ public final class BehaviorSubject<Element: Sendable>: SubjectType, ObserverType
     @inlinable
     public init(value: Element) {
         state = Mutex(State(value: value))
+        removal = { [unowned(unsafe) self] key in self.unsubscribe(key) }
     }
 
     /// Whether any observer is subscribed.
@@ -99,7 +106,9 @@ public final class BehaviorSubject<Element: Sendable>: SubjectType, ObserverType
         switch outcome {
         case .subscribed(let key, let gate, let value):
             gate.replay([.next(value)])
-            return KeyedSubscription { [self] in unsubscribe(key) }
+            // Replayed: the observer takes the gate's place, which is freed.
+            state.withLock { $0.observers.replace(key, with: erased) }
+            return KeyedSubscription(self, key: key)
         case .rejected(let event):
             erased.on(event)
             return Disposables.create()
@@ -120,6 +129,9 @@ public final class BehaviorSubject<Element: Sendable>: SubjectType, ObserverType
             state.isDisposed ? nil : state.observers.remove(key)
         }
     }
+
+    @usableFromInline
+    func removeObserver(_ key: UInt64) { removal?(key) }
 
     /// Detaches every observer; later events are ignored, later subscribers get
     /// `RxError.disposed` and ``value()`` throws it.

@@ -6,7 +6,9 @@ public import Synchronization
 ///   that terminal event at once.
 /// - Events after the terminal event are ignored.
 /// - After `dispose()`, `on` is ignored and new subscribers receive `RxError.disposed`.
-public final class PublishSubject<Element: Sendable>: ObservableType, ObserverType, Cancelable {
+public final class PublishSubject<Element: Sendable>: ObservableType, ObserverType, Cancelable,
+    KeyedObserverRemoval
+{
     @usableFromInline
     struct State {
         @usableFromInline var observers = Bag<AnyObserver<Element>>()
@@ -16,11 +18,17 @@ public final class PublishSubject<Element: Sendable>: ObservableType, ObserverTy
         @inlinable init() {}
     }
 
+    /// Removes a subscriber by key for ``KeyedSubscription``. Made in `init`, so it is specialised in
+    /// the client; it refers to the subject `unowned(unsafe)` (no cycle), which is sound because it
+    /// runs only from ``removeObserver(_:)``, called on a strong reference. Written once, in `init`.
+    @usableFromInline nonisolated(unsafe) var removal: (@Sendable (UInt64) -> Void)?
     @usableFromInline let state = Mutex(State())
     @usableFromInline let grammar = GrammarCheck()
 
     /// Creates a subject with no observers.
-    @inlinable public init() {}
+    @inlinable public init() {
+        removal = { [unowned(unsafe) self] key in self.unsubscribe(key) }
+    }
 
     /// Whether any observer is subscribed.
     public var hasObservers: Bool { state.withLock { !$0.observers.isEmpty } }
@@ -59,7 +67,7 @@ public final class PublishSubject<Element: Sendable>: ObservableType, ObserverTy
         }
         switch outcome {
         case .subscribed(let key):
-            return KeyedSubscription { [self] in unsubscribe(key) }
+            return KeyedSubscription(self, key: key)
         case .stopped(let event):
             erased.on(event)
         case .disposed:
@@ -80,6 +88,9 @@ public final class PublishSubject<Element: Sendable>: ObservableType, ObserverTy
     func unsubscribe(_ key: UInt64) {
         _ = state.withLock { $0.observers.remove(key) }
     }
+
+    @usableFromInline
+    func removeObserver(_ key: UInt64) { removal?(key) }
 
     /// Detaches every observer; later events are ignored and later subscribers get
     /// `RxError.disposed`.

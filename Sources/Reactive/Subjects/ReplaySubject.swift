@@ -10,7 +10,9 @@ public import Synchronization
 /// - Events after the terminal event are ignored.
 /// - After `dispose()`, `on` is ignored, the buffer is emptied and new subscribers receive
 ///   `RxError.disposed`.
-public final class ReplaySubject<Element: Sendable>: SubjectType, ObserverType, Cancelable {
+public final class ReplaySubject<Element: Sendable>: SubjectType, ObserverType, Cancelable,
+    KeyedObserverRemoval
+{
     @usableFromInline
     struct State {
         @usableFromInline var buffer: ReplayBuffer<Element>
@@ -23,21 +25,29 @@ public final class ReplaySubject<Element: Sendable>: SubjectType, ObserverType, 
         }
     }
 
+    /// Removes a subscriber by key for ``KeyedSubscription``. Made in `init`, so it is specialised in
+    /// the client; it refers to the subject `unowned(unsafe)` (no cycle), which is sound because it
+    /// runs only from ``removeObserver(_:)``, called on a strong reference. Written once, in `init`.
+    @usableFromInline nonisolated(unsafe) var removal: (@Sendable (UInt64) -> Void)?
     @usableFromInline let state: Mutex<State>
     @usableFromInline let grammar = GrammarCheck()
 
-    private init(limit: Int) {
+    @inlinable
+    init(limit: Int) {
         state = Mutex(State(buffer: ReplayBuffer(limit: limit)))
+        removal = { [unowned(unsafe) self] key in self.unsubscribe(key) }
     }
 
     /// A subject that replays at most the last `bufferSize` elements (`bufferSize` ≥ 0; 0 replays
     /// only the terminal event).
+    @inlinable
     public static func create(bufferSize: Int) -> ReplaySubject<Element> {
         precondition(bufferSize >= 0, "ReplaySubject.create(bufferSize:) needs bufferSize >= 0")
         return ReplaySubject(limit: bufferSize)
     }
 
     /// A subject that replays every element it has received.
+    @inlinable
     public static func createUnbounded() -> ReplaySubject<Element> {
         ReplaySubject(limit: .max)
     }
@@ -96,8 +106,12 @@ public final class ReplaySubject<Element: Sendable>: SubjectType, ObserverType, 
         }
         switch outcome {
         case .subscribed(let key, let gate, let replay):
-            gate?.replay(replay)
-            return KeyedSubscription { [self] in unsubscribe(key) }
+            if let gate {
+                gate.replay(replay)
+                // Replayed: the observer takes the gate's place, which is freed.
+                state.withLock { $0.observers.replace(key, with: erased) }
+            }
+            return KeyedSubscription(self, key: key)
         case .rejected(let events):
             for event in events { erased.on(event) }
             return Disposables.create()
@@ -120,6 +134,9 @@ public final class ReplaySubject<Element: Sendable>: SubjectType, ObserverType, 
             state.isDisposed ? nil : state.observers.remove(key)
         }
     }
+
+    @usableFromInline
+    func removeObserver(_ key: UInt64) { removal?(key) }
 
     /// Detaches every observer and empties the buffer; later events are ignored and later
     /// subscribers get `RxError.disposed`.

@@ -58,14 +58,18 @@ final class ReplayingObserver<Element: Sendable>: ObserverType {
     }
 }
 
-/// The last `limit` elements a replaying source has seen (all of them when unbounded).
+/// The last `limit` elements a replaying source has seen (all of them when unbounded). The one
+/// element of a buffer of one (`share(replay: 1)`, every `Driver`) is kept inline, in no array.
 @usableFromInline
 struct ReplayBuffer<Element: Sendable>: Sendable {
     /// How many elements are kept; `Int.max` keeps everything.
     @usableFromInline let limit: Int
-    /// The elements; once `limit` is reached it is a ring whose oldest element is at `head`.
+    /// The elements; once `limit` is reached it is a ring whose oldest element is at `head`. Unused
+    /// when `limit` is 1.
     @usableFromInline var storage: [Element] = []
     @usableFromInline var head = 0
+    /// The element of a buffer of one.
+    @usableFromInline var only: Element?
 
     @inlinable
     init(limit: Int) {
@@ -74,11 +78,13 @@ struct ReplayBuffer<Element: Sendable>: Sendable {
     }
 
     @inlinable
-    var isEmpty: Bool { storage.isEmpty }
+    var isEmpty: Bool { limit == 1 ? only == nil : storage.isEmpty }
 
     @inlinable
     mutating func append(_ element: Element) {
-        if storage.count < limit {
+        if limit == 1 {
+            only = element
+        } else if storage.count < limit {
             storage.append(element)
         } else if limit > 0 {
             storage[head] = element
@@ -88,6 +94,7 @@ struct ReplayBuffer<Element: Sendable>: Sendable {
 
     @inlinable
     mutating func removeAll() {
+        only = nil
         storage.removeAll()
         head = 0
     }
@@ -95,6 +102,7 @@ struct ReplayBuffer<Element: Sendable>: Sendable {
     /// The kept elements, oldest first, as `.next` events.
     @inlinable
     var events: [Event<Element>] {
+        if limit == 1 { return only.map { [.next($0)] } ?? [] }
         var events: [Event<Element>] = []
         events.reserveCapacity(storage.count)
         for element in storage[head...] { events.append(.next(element)) }
@@ -103,22 +111,35 @@ struct ReplayBuffer<Element: Sendable>: Sendable {
     }
 }
 
+/// A source that keeps its subscribers in a ``Bag`` by key: the subjects and `share`.
+@usableFromInline
+protocol KeyedObserverRemoval: AnyObject, Sendable {
+    /// Removes the subscriber with `key`; removing twice, or one the source already let go, is
+    /// harmless.
+    func removeObserver(_ key: UInt64)
+}
+
 /// Removes one subscriber, kept in a `Bag` by key, from a subject (``PublishSubject``,
 /// ``BehaviorSubject``, ``ReplaySubject``) or `share`. Removal is idempotent, so the subscription
-/// needs no state of its own.
+/// needs no state of its own: it is the source (held strongly, as RxSwift's subscription disposable
+/// holds its subject) and the key, which fit in an existential's inline buffer, so subscribing
+/// allocates nothing for it.
 ///
-/// The removal is a closure made in the source's inlinable `subscribe`: `dispose()` is reached
-/// through `any Disposable`, and calling the source from here would run its `unsubscribe`
-/// unspecialised, with a handful of generic-metadata look-ups per subscription.
+/// `dispose()` is reached through `any Disposable`, where the source's own `unsubscribe` would run
+/// unspecialised, with a handful of generic-metadata look-ups per call. So each source makes one
+/// removal closure in its inlinable `init` (specialised in the client) and its `removeObserver`
+/// only calls that.
 @usableFromInline
 struct KeyedSubscription: Disposable {
-    @usableFromInline let unsubscribe: @Sendable () -> Void
+    @usableFromInline let owner: any KeyedObserverRemoval
+    @usableFromInline let key: UInt64
 
     @inlinable
-    init(_ unsubscribe: @escaping @Sendable () -> Void) {
-        self.unsubscribe = unsubscribe
+    init(_ owner: any KeyedObserverRemoval, key: UInt64) {
+        self.owner = owner
+        self.key = key
     }
 
     @inlinable
-    func dispose() { unsubscribe() }
+    func dispose() { owner.removeObserver(key) }
 }

@@ -157,6 +157,7 @@ public struct ServiceHost<Service: HostedService>: Sendable {
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await handleSignals(lifecycle, reloads: reloads) }
             group.addTask { await Self.answer(scrapes, from: metrics) }
+            group.addTask { await HeapTrimming().run() }
             defer { group.cancelAll() }
             try await serve(lifecycle, reloads: reloads, metrics: metrics, scrapes: scrapeRequests)
         }

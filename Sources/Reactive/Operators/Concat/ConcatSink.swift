@@ -39,7 +39,7 @@ final class ConcatSink<Element: Sendable>: ObserverType, Cancelable, EmittingSin
     /// Set in `init`, not here: a class's initial values are not inlined, so they would run generically.
     @usableFromInline let state: Mutex<ConcatState<Element>>
     /// The current source's subscription; assigning the next one disposes it.
-    @usableFromInline let current = SerialDisposable()
+    @usableFromInline let current = SerialState()
     /// Set when the subscriber disposes: nothing more goes downstream.
     @usableFromInline let closed = Atomic<Bool>(false)
     @usableFromInline let resource = ResourceToken()

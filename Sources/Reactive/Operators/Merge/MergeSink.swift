@@ -13,9 +13,10 @@ final class MergeSink<SourceElement: Sendable, Element: Sendable>: ObserverType,
     @usableFromInline let maxConcurrent: Int
     /// Set in `init`, not here: a class's initial values are not inlined, so they would run generically.
     @usableFromInline let state: Mutex<MergeState<Element>>
-    /// The outer subscription and every inner one.
+    /// Every inner subscription.
     @usableFromInline let group = CompositeDisposable()
-    @usableFromInline let outer = SingleAssignmentDisposable()
+    /// The outer subscription (none for the static forms).
+    @usableFromInline let outer = SingleAssignmentState()
     /// Set when the subscriber disposes: nothing more goes downstream.
     @usableFromInline let closed = Atomic<Bool>(false)
     @usableFromInline let resource = ResourceToken()
@@ -34,8 +35,7 @@ final class MergeSink<SourceElement: Sendable, Element: Sendable>: ObserverType,
     /// Subscribes to the outer sequence.
     @inlinable
     func run(_ source: Observable<SourceElement>) {
-        group.insert(outer)
-        outer.setDisposable(source.subscribe(self))
+        outer.assign(source.subscribe(self))
     }
 
     /// Subscribes to every source at once; completes when all have completed (at once if there are
@@ -74,9 +74,10 @@ final class MergeSink<SourceElement: Sendable, Element: Sendable>: ObserverType,
 
     @inlinable
     func subscribeInner(_ inner: Observable<Element>) {
-        let subscription = SingleAssignmentDisposable()
-        guard let key = group.insert(subscription) else { return }
-        subscription.setDisposable(inner.subscribe(MergeInnerObserver(sink: self, key: key)))
+        let observer = MergeInner(sink: self)
+        guard let key = group.insert(observer) else { return }
+        observer.key = key
+        observer.upstream.assign(inner.subscribe(observer))
     }
 
     @inlinable
@@ -109,7 +110,7 @@ final class MergeSink<SourceElement: Sendable, Element: Sendable>: ObserverType,
             // queue of synchronous sequences (`concat()`) does not grow the stack.
             CurrentThreadScheduler.instance.schedule { [self] in subscribeInner(next) }
         case .finish:
-            group.dispose()
+            disposeSources()
         }
     }
 
@@ -122,23 +123,32 @@ final class MergeSink<SourceElement: Sendable, Element: Sendable>: ObserverType,
     @inlinable var isDisposed: Bool { group.isDisposed }
 
     @inlinable
+    func disposeSources() {
+        outer.dispose()
+        group.dispose()
+    }
+
+    @inlinable
     func dispose() {
         closed.store(true, ordering: .releasing)
-        group.dispose()
+        disposeSources()
     }
 }
 
-/// Receives the events of one inner sequence of a `merge`/`flatMap`.
+/// One inner subscription of a `merge`/`flatMap`: the observer of the inner sequence and the slot
+/// holding its subscription, in one object (the sink's group holds it as the disposable).
 @usableFromInline
-struct MergeInnerObserver<SourceElement: Sendable, Element: Sendable>: ObserverType {
+final class MergeInner<SourceElement: Sendable, Element: Sendable>: ObserverType, Cancelable {
     @usableFromInline let sink: MergeSink<SourceElement, Element>
-    /// The inner subscription's key in the sink's group.
-    @usableFromInline let key: CompositeDisposable.DisposeKey
+    @usableFromInline let upstream = SingleAssignmentState()
+    /// The inner subscription's key in the sink's group. Written once, after the insertion into
+    /// the group and before the inner sequence is subscribed (so before any event can arrive);
+    /// only read after that, which makes the unchecked access safe.
+    @usableFromInline @exclusivity(unchecked) nonisolated(unsafe) var key: CompositeDisposable.DisposeKey?
 
     @inlinable
-    init(sink: MergeSink<SourceElement, Element>, key: CompositeDisposable.DisposeKey) {
+    init(sink: MergeSink<SourceElement, Element>) {
         self.sink = sink
-        self.key = key
     }
 
     @inlinable
@@ -146,7 +156,11 @@ struct MergeInnerObserver<SourceElement: Sendable, Element: Sendable>: ObserverT
         switch event {
         case .next(let element): sink.innerNext(element)
         case .error(let error): sink.innerFailed(error)
-        case .completed: sink.innerCompleted(key)
+        case .completed:
+            if let key { sink.innerCompleted(key) }
         }
     }
+
+    @inlinable var isDisposed: Bool { upstream.isDisposed }
+    @inlinable func dispose() { upstream.dispose() }
 }

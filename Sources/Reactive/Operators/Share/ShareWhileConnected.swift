@@ -14,22 +14,28 @@ public import Synchronization
 ///   before it is delivered, so a subscriber that subscribes again from its terminal handler starts
 ///   a new connection.
 @usableFromInline
-final class ShareWhileConnected<Element: Sendable>: Sendable {
+final class ShareWhileConnected<Element: Sendable>: KeyedObserverRemoval {
     @usableFromInline
     struct State {
         /// Identifies the current connection; bumped by each new one.
         @usableFromInline var generation: UInt64 = 0
         /// The subscribers of the current connection; empty exactly when there is no connection.
+        /// Its keys grow across connections, so a subscriber of an ended connection is never
+        /// mistaken for one of the current connection.
         @usableFromInline var observers = Bag<AnyObserver<Element>>()
         @usableFromInline var buffer: ReplayBuffer<Element>
-        /// The current connection's source subscription (nil when not connected).
-        @usableFromInline var upstream: SingleAssignmentDisposable?
+        /// The current connection, which holds its source subscription (nil when not connected).
+        @usableFromInline var upstream: ShareConnection<Element>?
 
         @inlinable init(buffer: ReplayBuffer<Element>) {
             self.buffer = buffer
         }
     }
 
+    /// Removes a subscriber by key for ``KeyedSubscription``. Made in `init`, so it is specialised in
+    /// the client; it refers to the core `unowned(unsafe)` (no cycle), which is sound because it runs
+    /// only from ``removeObserver(_:)``, called on a strong reference. Written once, in `init`.
+    @usableFromInline nonisolated(unsafe) var removal: (@Sendable (UInt64) -> Void)?
     @usableFromInline let source: Observable<Element>
     @usableFromInline let state: Mutex<State>
 
@@ -37,18 +43,22 @@ final class ShareWhileConnected<Element: Sendable>: Sendable {
     init(source: Observable<Element>, replay: Int) {
         self.source = source
         state = Mutex(State(buffer: ReplayBuffer(limit: replay)))
+        removal = { [unowned(unsafe) self] key in self.unsubscribe(key) }
     }
+
+    @usableFromInline
+    func removeObserver(_ key: UInt64) { removal?(key) }
 
     /// Inlinable so that the connection subscribed to the source, and the gate wrapped around a
     /// late subscriber, which every event goes through, are specialised in the client.
     @inlinable
     func subscribe(_ observer: AnyObserver<Element>) -> any Disposable {
         let joined: Joined = state.withLock { state in
-            var connect: SingleAssignmentDisposable?
+            var connect: ShareConnection<Element>?
             if state.observers.isEmpty {
                 state.generation &+= 1
                 state.buffer.removeAll()
-                connect = SingleAssignmentDisposable()
+                connect = ShareConnection(core: self, generation: state.generation)
                 state.upstream = connect
             }
             var joined = Joined(generation: state.generation, key: 0, connect: connect)
@@ -62,13 +72,15 @@ final class ShareWhileConnected<Element: Sendable>: Sendable {
             }
             return joined
         }
-        joined.gate?.replay(joined.replay)
-        if let connect = joined.connect {
-            let connection = ShareConnection(core: self, generation: joined.generation)
-            connect.setDisposable(source.subscribe(connection))
+        if let gate = joined.gate {
+            gate.replay(joined.replay)
+            // Replayed: the observer takes the gate's place, which is freed.
+            state.withLock { $0.observers.replace(joined.key, with: observer) }
         }
-        let (key, generation) = (joined.key, joined.generation)
-        return KeyedSubscription { [self] in unsubscribe(key, generation: generation) }
+        if let connection = joined.connect {
+            connection.upstream.assign(source.subscribe(connection))
+        }
+        return KeyedSubscription(self, key: joined.key)
     }
 
     /// What `subscribe` did under the lock.
@@ -78,11 +90,11 @@ final class ShareWhileConnected<Element: Sendable>: Sendable {
         @usableFromInline var key: UInt64
         @usableFromInline var gate: ReplayingObserver<Element>?
         @usableFromInline var replay: [Event<Element>] = []
-        /// Set for the first subscriber: the slot for the new connection's source subscription.
-        @usableFromInline var connect: SingleAssignmentDisposable?
+        /// Set for the first subscriber: the new connection, to subscribe to the source.
+        @usableFromInline var connect: ShareConnection<Element>?
 
         @inlinable
-        init(generation: UInt64, key: UInt64, connect: SingleAssignmentDisposable?) {
+        init(generation: UInt64, key: UInt64, connect: ShareConnection<Element>?) {
             self.generation = generation
             self.key = key
             self.connect = connect
@@ -102,21 +114,19 @@ final class ShareWhileConnected<Element: Sendable>: Sendable {
                 return (state.observers, nil)
             }
             let observers = state.observers
-            state.observers = Bag()
+            state.observers.removeAll()
             state.buffer.removeAll()
             state.upstream = nil
             return (observers, upstream)
         }
     }
 
-    /// Removes a subscriber of connection `generation`; the last one out disconnects. A subscriber
-    /// of an ended connection was already detached.
+    /// Removes a subscriber; the last one out disconnects. A subscriber of an ended connection was
+    /// already detached (its key is not among the current connection's).
     @inlinable
-    func unsubscribe(_ key: UInt64, generation: UInt64) {
-        let disconnect: SingleAssignmentDisposable? = state.withLock { state in
-            guard generation == state.generation, state.observers.remove(key) != nil,
-                state.observers.isEmpty
-            else { return nil }
+    func unsubscribe(_ key: UInt64) {
+        let disconnect: ShareConnection<Element>? = state.withLock { state in
+            guard state.observers.remove(key) != nil, state.observers.isEmpty else { return nil }
             state.buffer.removeAll()
             defer { state.upstream = nil }
             return state.upstream
@@ -125,11 +135,14 @@ final class ShareWhileConnected<Element: Sendable>: Sendable {
     }
 }
 
-/// The observer one connection of a `share(…, scope: .whileConnected)` subscribes to the source.
+/// One connection of a `share(…, scope: .whileConnected)`: the observer it subscribes to the
+/// source and the slot holding that subscription, in one object.
 @usableFromInline
-final class ShareConnection<Element: Sendable>: ObserverType {
+final class ShareConnection<Element: Sendable>: ObserverType, Cancelable {
     @usableFromInline let core: ShareWhileConnected<Element>
     @usableFromInline let generation: UInt64
+    /// The subscription to the source.
+    @usableFromInline let upstream = SingleAssignmentState()
     @usableFromInline let resource = ResourceToken()
 
     @inlinable
@@ -144,4 +157,7 @@ final class ShareConnection<Element: Sendable>: ObserverType {
         finished?.dispose()
         observers.forEach { $0.on(event) }
     }
+
+    @inlinable var isDisposed: Bool { upstream.isDisposed }
+    @inlinable func dispose() { upstream.dispose() }
 }
