@@ -71,8 +71,6 @@ public struct CatalogIndex: Sendable {
         let words: Int
         /// Where its directory starts in ``CatalogIndex/ranks``.
         let ranks: Int
-        /// Where its entries' positions start in ``CatalogIndex/positions`` (triples only).
-        let positions: Int
     }
 
     /// What ``grams`` maps a gram to: a sparse list's number, or a dense list's with ``dense`` set.
@@ -231,8 +229,11 @@ public struct CatalogIndex: Sendable {
         // Each list's place: sparse lists of scalars and pairs, then of triples, then the bitmaps.
         let wordsPerBitmap = (count + 63) / 64
         let blocks = (wordsPerBitmap + wordsPerBlock - 1) / wordsPerBlock
-        func isDense(_ heroes: UInt32) -> Bool {
-            switch layout {
+        // Triples stay sparse: their lists are intersected, which galloping over Int32s does
+        // fastest (and the dense ones are a small part of all triple entries).
+        func isDense(_ key: UInt64, _ heroes: UInt32) -> Bool {
+            if isTriple(key) { return false }
+            return switch layout {
             case .automatic: Int(heroes) * 4 > wordsPerBitmap * 8 + blocks * 4
             case .sparse: false
             case .dense: true
@@ -243,26 +244,23 @@ public struct CatalogIndex: Sendable {
         var entries = 0
         var tripleBase = 0
         var bitmaps: [Bitmap] = []
-        var positionCount = 0
         for triples in [false, true] {
             if triples { tripleBase = entries }
             grams.forEach { key, number in
-                guard isTriple(key) == triples, !isDense(heroes[Int(number)]) else { return }
+                guard isTriple(key) == triples, !isDense(key, heroes[Int(number)]) else { return }
                 references[Int(number)] = ListReference(offsets.count - 1)
                 entries += Int(heroes[Int(number)])
                 offsets.append(UInt32(truncatingIfNeeded: entries))
             }
         }
         precondition(entries < Int(UInt32.max), "a catalog's posting lists hold fewer than 2^32 entries")
-        positionCount = entries - tripleBase
         grams.forEach { key, number in
-            guard isDense(heroes[Int(number)]) else { return }
+            guard isDense(key, heroes[Int(number)]) else { return }
             references[Int(number)] = dense | ListReference(bitmaps.count)
             bitmaps.append(
                 Bitmap(
                     count: Int(heroes[Int(number)]), words: bitmaps.count * wordsPerBitmap,
-                    ranks: bitmaps.count * blocks, positions: isTriple(key) ? positionCount : -1))
-            if isTriple(key) { positionCount += Int(heroes[Int(number)]) }
+                    ranks: bitmaps.count * blocks))
         }
         heroes = []
         grams.replaceValues { references[Int($0)] }
@@ -270,11 +268,10 @@ public struct CatalogIndex: Sendable {
 
         // Pass 2: every list written in place, hero by hero.
         var postings = [Int32](repeating: 0, count: entries)
-        var positions = [UInt8](repeating: 0, count: positionCount)
+        var positions = [UInt8](repeating: 0, count: entries - tripleBase)
         var words = [UInt64](repeating: 0, count: bitmaps.count * wordsPerBitmap)
         var next = offsets
         next.removeLast()
-        var denseEntries = [Int](repeating: 0, count: bitmaps.count)
         postings.withUnsafeMutableBufferPointer { postings in
             positions.withUnsafeMutableBufferPointer { positions in
                 words.withUnsafeMutableBufferPointer { words in
@@ -295,22 +292,9 @@ public struct CatalogIndex: Sendable {
                                         if isTriple(key) { positions[entry - tripleBase] = position }
                                     }
                                 } else {
-                                    let list = Int(reference & ~dense)
-                                    let bitmap = bitmaps[list]
-                                    let word = bitmap.words + hero >> 6
-                                    let bit: UInt64 = 1 << UInt64(hero & 63)
-                                    if words[word] & bit != 0 {
-                                        if bitmap.positions >= 0 {
-                                            positions[bitmap.positions + denseEntries[list] - 1] =
-                                                manyPositions
-                                        }
-                                    } else {
-                                        words[word] |= bit
-                                        if bitmap.positions >= 0 {
-                                            positions[bitmap.positions + denseEntries[list]] = position
-                                        }
-                                        denseEntries[list] += 1
-                                    }
+                                    // A bitmap (never a triple's): setting the bit twice is harmless.
+                                    let word = bitmaps[Int(reference & ~dense)].words + hero >> 6
+                                    words[word] |= 1 << UInt64(hero & 63)
                                 }
                             }
                         }
@@ -385,7 +369,7 @@ public struct CatalogIndex: Sendable {
         }
         guard let exact else { return Matches(total: 0, page: []) }
         return withLists { lists in
-            let list = lists.view(exact, offset: 0)
+            let list = lists.view(exact)
             let end = min(list.count, offset &+ limit)
             guard offset < end else { return Matches(total: list.count, page: []) }
             return Matches(total: list.count, page: list.entries(from: offset, count: end - offset))
@@ -403,12 +387,10 @@ public struct CatalogIndex: Sendable {
                     query.withUnsafeBufferPointer { query in
                         var total = 0
                         var page: [Int32] = []
-                        // Rarest first; a sparse list leads when there is one (with the automatic
-                        // layout the rarest is sparse unless all are dense).
-                        let views = covering.map { lists.view($0.list, offset: $0.offset) }.sorted {
-                            ($0.isDense ? 1 : 0, $0.count) < ($1.isDense ? 1 : 0, $1.count)
+                        let triples = covering.map { lists.triple($0.list, offset: $0.offset) }.sorted {
+                            $0.ids.count < $1.ids.count
                         }
-                        Self.intersect(views) { candidate, decided in
+                        Self.intersect(triples) { candidate, decided in
                             let position = Int(candidate)
                             let found =
                                 decided
@@ -486,27 +468,28 @@ public struct CatalogIndex: Sendable {
         let wordsPerBitmap: Int
         let blocks: Int
 
-        /// The list `reference`, for a triple at `offset` in the query.
-        func view(_ reference: ListReference, offset: Int) -> PostingView {
+        /// The list `reference`.
+        func view(_ reference: ListReference) -> PostingView {
             if reference & dense == 0 {
                 let start = Int(offsets[Int(reference)])
                 let end = Int(offsets[Int(reference) + 1])
-                return PostingView(
-                    count: end - start, ids: UnsafeBufferPointer(rebasing: postings[start..<end]),
-                    positions: start >= tripleBase
-                        ? UnsafeBufferPointer(rebasing: positions[(start - tripleBase)..<(end - tripleBase)])
-                        : UnsafeBufferPointer(start: nil, count: 0),
-                    offset: offset)
+                return PostingView(ids: UnsafeBufferPointer(rebasing: postings[start..<end]))
             }
             let bitmap = bitmaps[Int(reference & ~dense)]
             return PostingView(
                 count: bitmap.count,
                 words: UnsafeBufferPointer(rebasing: words[bitmap.words..<(bitmap.words + wordsPerBitmap)]),
-                ranks: UnsafeBufferPointer(rebasing: ranks[bitmap.ranks..<(bitmap.ranks + blocks)]),
-                positions: bitmap.positions >= 0
-                    ? UnsafeBufferPointer(
-                        rebasing: positions[bitmap.positions..<(bitmap.positions + bitmap.count)])
-                    : UnsafeBufferPointer(start: nil, count: 0),
+                ranks: UnsafeBufferPointer(rebasing: ranks[bitmap.ranks..<(bitmap.ranks + blocks)]))
+        }
+
+        /// The list `reference` of a triple (always sparse) at `offset` in the query.
+        func triple(_ reference: ListReference, offset: Int) -> Triple {
+            let start = Int(offsets[Int(reference)])
+            let end = Int(offsets[Int(reference) + 1])
+            return Triple(
+                ids: UnsafeBufferPointer(rebasing: postings[start..<end]),
+                positions: UnsafeBufferPointer(
+                    rebasing: positions[(start - tripleBase)..<(end - tripleBase)]),
                 offset: offset)
         }
     }
@@ -534,8 +517,8 @@ public struct CatalogIndex: Sendable {
         }
     }
 
-    /// One posting list during a search: sparse (``ids``) or dense (``words`` and ``ranks``), the
-    /// positions of its entries if it keeps them, and where its triple starts in the query.
+    /// The list of a query of one to three scalars during a search: sparse (``ids``) or dense
+    /// (``words`` and ``ranks``).
     struct PostingView {
         /// How many heroes it holds.
         let count: Int
@@ -543,50 +526,23 @@ public struct CatalogIndex: Sendable {
         let ids: UnsafeBufferPointer<Int32>
         let words: UnsafeBufferPointer<UInt64>
         let ranks: UnsafeBufferPointer<UInt32>
-        /// One per entry, or none.
-        let positions: UnsafeBufferPointer<UInt8>
-        let offset: Int
 
         /// A sparse list.
-        init(count: Int, ids: UnsafeBufferPointer<Int32>, positions: UnsafeBufferPointer<UInt8>, offset: Int)
-        {
-            self.count = count
+        init(ids: UnsafeBufferPointer<Int32>) {
+            count = ids.count
             isDense = false
             self.ids = ids
             words = UnsafeBufferPointer(start: nil, count: 0)
             ranks = UnsafeBufferPointer(start: nil, count: 0)
-            self.positions = positions
-            self.offset = offset
         }
 
         /// A dense list.
-        init(
-            count: Int, words: UnsafeBufferPointer<UInt64>, ranks: UnsafeBufferPointer<UInt32>,
-            positions: UnsafeBufferPointer<UInt8>, offset: Int
-        ) {
+        init(count: Int, words: UnsafeBufferPointer<UInt64>, ranks: UnsafeBufferPointer<UInt32>) {
             self.count = count
             isDense = true
             ids = UnsafeBufferPointer(start: nil, count: 0)
             self.words = words
             self.ranks = ranks
-            self.positions = positions
-            self.offset = offset
-        }
-
-        /// Whether a dense list holds `id`.
-        @inline(__always)
-        func has(_ id: Int32) -> Bool {
-            words[Int(id) >> 6] & (1 << UInt64(id & 63)) != 0
-        }
-
-        /// How many entries of a dense list come before `id`.
-        @inline(__always)
-        func rank(of id: Int32) -> Int {
-            let word = Int(id) >> 6
-            let block = word / wordsPerBlock
-            var rank = Int(ranks[block])
-            for before in (block * wordsPerBlock)..<word { rank += words[before].nonzeroBitCount }
-            return rank + (words[word] & ((1 << UInt64(id & 63)) - 1)).nonzeroBitCount
         }
 
         /// Entries `from..<from + count` (all there).
@@ -624,39 +580,39 @@ public struct CatalogIndex: Sendable {
         }
     }
 
-    /// Calls `body` with every id in all of `lists` (the shortest first, each with its positions),
-    /// and whether the positions decide the match (true: the triples are consecutive, each
-    /// occurring once; false: they occur once each but apart; nil: some occurs more than once or
-    /// keeps no positions, so the names must be read). Sparse lists are searched by galloping
-    /// forward from the previous find; a dense one is a bit to test.
-    static func intersect(_ lists: [PostingView], _ body: (Int32, Bool?) -> Void) {
-        guard let shortest = lists.first else { return }
-        if lists.allSatisfy(\.isDense) { return intersectDense(lists, body) }
-        var cursors = [Int](repeating: 0, count: lists.count)
+    /// One triple of a query: its list, the positions of its entries (or none), and where it
+    /// starts in the query.
+    struct Triple {
+        let ids: UnsafeBufferPointer<Int32>
+        let positions: UnsafeBufferPointer<UInt8>
+        let offset: Int
+    }
+
+    /// Calls `body` with every id in all of `triples` (the shortest first), and whether the
+    /// positions decide the match (true: the triples are consecutive, each occurring once; false:
+    /// they occur once each but apart; nil: some occurs more than once, or there are no positions,
+    /// so the names must be read). Each id of the shortest list is looked for in the others by
+    /// galloping forward from where the previous one was found.
+    static func intersect(_ triples: [Triple], _ body: (Int32, Bool?) -> Void) {
+        guard let shortest = triples.first else { return }
+        var cursors = [Int](repeating: 0, count: triples.count)
         cursors.withUnsafeMutableBufferPointer { cursors in
-            candidates: for index in 0..<shortest.count {
+            candidates: for index in 0..<shortest.ids.count {
                 let value = shortest.ids[index]
                 var once = !shortest.positions.isEmpty && shortest.positions[index] != manyPositions
                 let anchor = once ? Int(shortest.positions[index]) - shortest.offset : 0
                 var apart = false
-                for which in 1..<lists.count {
-                    let list = lists[which]
-                    let entry: Int
-                    if list.isDense {
-                        guard list.has(value) else { continue candidates }
-                        guard once else { continue }
-                        entry = list.rank(of: value)
-                    } else {
-                        let found = gallop(list.ids, for: value, from: cursors[which])
-                        cursors[which] = found
-                        if found == list.ids.count { return }
-                        if list.ids[found] != value { continue candidates }
-                        entry = found
-                    }
+                for which in 1..<triples.count {
+                    let triple = triples[which]
+                    let found = gallop(triple.ids, for: value, from: cursors[which])
+                    cursors[which] = found
+                    if found == triple.ids.count { return }
+                    if triple.ids[found] != value { continue candidates }
                     guard once else { continue }
-                    if list.positions.isEmpty || list.positions[entry] == manyPositions {
+                    let position = triple.positions[found]
+                    if position == manyPositions {
                         once = false
-                    } else if Int(list.positions[entry]) - list.offset != anchor {
+                    } else if Int(position) - triple.offset != anchor {
                         apart = true
                     }
                 }
@@ -665,54 +621,14 @@ public struct CatalogIndex: Sendable {
         }
     }
 
-    /// ``intersect(_:_:)`` when every list is dense: the bitmaps are ANDed word by word, and each
-    /// list's entries before the current word are counted on the way (for the positions).
-    private static func intersectDense(_ lists: [PostingView], _ body: (Int32, Bool?) -> Void) {
-        var before = [Int](repeating: 0, count: lists.count)
-        before.withUnsafeMutableBufferPointer { before in
-            for word in 0..<lists[0].words.count {
-                var common = UInt64.max
-                for list in lists { common &= list.words[word] }
-                while common != 0 {
-                    let bit = common.trailingZeroBitCount
-                    let below: UInt64 = (1 << UInt64(bit)) - 1
-                    var once = true
-                    var apart = false
-                    var anchor = 0
-                    for (which, list) in lists.enumerated() {
-                        let entry = before[which] + (list.words[word] & below).nonzeroBitCount
-                        if list.positions.isEmpty || list.positions[entry] == manyPositions {
-                            once = false
-                            break
-                        }
-                        let start = Int(list.positions[entry]) - list.offset
-                        if which == 0 {
-                            anchor = start
-                        } else if start != anchor {
-                            apart = true
-                        }
-                    }
-                    body(Int32(word << 6 | bit), once ? !apart : nil)
-                    common &= common - 1
-                }
-                for (which, list) in lists.enumerated() { before[which] += list.words[word].nonzeroBitCount }
-            }
-        }
-    }
-
-    /// The same over arrays (for tests): the ids common to all `lists`, each sorted and
-    /// duplicate-free, the shortest first.
+    /// The same over arrays without positions (for tests): the ids common to all `lists`, each
+    /// sorted and duplicate-free, the shortest first.
     static func intersect(_ lists: [[Int32]], _ body: (Int32) -> Void) {
-        func nest(_ index: Int, _ views: [PostingView]) {
-            if index == lists.count { return intersect(views) { value, _ in body(value) } }
+        func nest(_ index: Int, _ triples: [Triple]) {
+            if index == lists.count { return intersect(triples) { value, _ in body(value) } }
             lists[index].withUnsafeBufferPointer { ids in
-                nest(
-                    index + 1,
-                    views + [
-                        PostingView(
-                            count: ids.count, ids: ids, positions: UnsafeBufferPointer(start: nil, count: 0),
-                            offset: 0)
-                    ])
+                let none = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
+                nest(index + 1, triples + [Triple(ids: ids, positions: none, offset: 0)])
             }
         }
         nest(0, [])
