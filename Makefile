@@ -352,7 +352,7 @@ bench-argon2: deps
 # starts auth-service (to log in once) and hero-catalog-service on the generated catalog (temp
 # directory, --curve off, ipc://), measures how long it takes to be ready and its resident memory, and
 # stops both by pid. Options: BENCH_CATALOG_ARGS (--count N, --queries Q, --scan-queries S,
-# --wire-queries W; 0 skips the ZeroMQ part).
+# --wire-queries W; 0 skips the ZeroMQ part; --rounds R, default 3: medians of R measurements).
 # BENCH_CATALOG_BASELINE=<git ref> also builds that commit's HeroCatalogCore and hero-catalog-service
 # (in $(BENCH_CATALOG_DIR)/<commit>, from `git archive`, with this benchmark's source) and measures
 # its core and its service in turn with these in the same run, old and new side by side with ratios.

@@ -3,12 +3,14 @@
 // ZeroMQ (hero-catalog-service on the generated catalog, a token from a real auth-service); with
 // the time and memory it takes to index them, in the core and in the service.
 //
-// Usage: CatalogBenchmarks [--count N] [--queries Q] [--scan-queries S] [--wire-queries W] [--bin DIR]
-//                          [--baseline DIR]
+// Usage: CatalogBenchmarks [--count N] [--queries Q] [--scan-queries S] [--wire-queries W] [--rounds R]
+//                          [--bin DIR] [--baseline DIR]
 //   --count         heroes to generate (default 1000000)
 //   --queries       queries per length through the index (default 2000)
 //   --scan-queries  queries per length through the scan (default 40: a scan takes tens of ms)
 //   --wire-queries  queries per length through ZeroMQ, one in flight (default 1000; 0 skips)
+//   --rounds        times each build is measured, builds alternating (default 3); the tables show
+//                   the median of the rounds
 //   --bin           where auth-service and hero-catalog-service are (default: next to this one)
 //   --baseline      another build's directory (its CatalogBenchmarks, built from this source, and its
 //                   hero-catalog-service): measured in turn with this one, old and new side by side
@@ -19,7 +21,9 @@
 // The core of each build is measured in a child process of its own (this program with
 // --core-only), so that neither sees the other's heap: it generates the heroes, indexes them,
 // drops its own copy, gives freed memory back (malloc_trim) and reads its resident memory, then
-// runs the queries. The services run one at a time on the same catalog file.
+// runs the queries. The services run one at a time on the same catalog file. Old and new take
+// turns, round by round (old first, then new first, ...), so that a change in the machine's load
+// falls on both.
 
 import BenchmarkSupport
 import Contracts
@@ -33,6 +37,7 @@ struct Options {
     var queries = 2_000
     var scanQueries = 40
     var wireQueries = 1_000
+    var rounds = 3
     var bin = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().path
     var baseline: String?
     var coreOnly = false
@@ -51,6 +56,7 @@ struct Options {
             case "--queries": options.queries = number(value, flag)
             case "--scan-queries": options.scanQueries = number(value, flag)
             case "--wire-queries": options.wireQueries = number(value, flag)
+            case "--rounds": options.rounds = max(1, number(value, flag))
             case "--bin": options.bin = value
             case "--baseline": options.baseline = value
             default: usage("unknown option \(flag)")
@@ -67,8 +73,8 @@ struct Options {
     static func usage(_ problem: String) -> Never {
         print("CatalogBenchmarks: \(problem)")
         print(
-            "usage: CatalogBenchmarks [--count N] [--queries Q] [--scan-queries S] [--wire-queries W] [--bin DIR]"
-                + " [--baseline DIR] [--core-only]"
+            "usage: CatalogBenchmarks [--count N] [--queries Q] [--scan-queries S] [--wire-queries W] [--rounds R]"
+                + " [--bin DIR] [--baseline DIR] [--core-only]"
         )
         exit(64)
     }
@@ -78,6 +84,16 @@ struct Options {
 struct Percentiles: Codable {
     let p50: Double
     let p99: Double
+
+    init(p50: Double, p99: Double) {
+        self.p50 = p50
+        self.p99 = p99
+    }
+
+    /// The median p50 and the median p99 of several runs.
+    init(median runs: [Percentiles]) {
+        self.init(p50: median(runs.map(\.p50)), p99: median(runs.map(\.p99)))
+    }
 
     init(_ samples: [Duration]) {
         let sorted = samples.map {
@@ -111,6 +127,26 @@ struct CoreFigures: Codable {
     /// The process's peak resident MiB (`VmHWM`) above the same start.
     var peakMiB: Double
     var rows: [Row]
+
+    /// Each figure's median over `rounds`.
+    init(median rounds: [CoreFigures]) {
+        indexSeconds = median(rounds.map(\.indexSeconds))
+        residentMiB = median(rounds.map(\.residentMiB))
+        peakMiB = median(rounds.map(\.peakMiB))
+        rows = rounds[0].rows.indices.map { index in
+            Row(
+                length: rounds[0].rows[index].length, meanTotal: rounds[0].rows[index].meanTotal,
+                index: Percentiles(median: rounds.map { $0.rows[index].index }),
+                scan: Percentiles(median: rounds.map { $0.rows[index].scan }))
+        }
+    }
+
+    init(indexSeconds: Double, residentMiB: Double, peakMiB: Double, rows: [Row]) {
+        self.indexSeconds = indexSeconds
+        self.residentMiB = residentMiB
+        self.peakMiB = peakMiB
+        self.rows = rows
+    }
 }
 
 /// What one build's hero-catalog-service measured.
@@ -123,6 +159,30 @@ struct ServiceFigures {
     var peakMiB: Double
     /// Per query length.
     var wire: [Int: Percentiles] = [:]
+
+    /// Each figure's median over `rounds`.
+    init(median rounds: [ServiceFigures]) {
+        readySeconds = median(rounds.map(\.readySeconds))
+        residentMiB = median(rounds.map(\.residentMiB))
+        peakMiB = median(rounds.map(\.peakMiB))
+        for length in rounds[0].wire.keys {
+            wire[length] = Percentiles(median: rounds.compactMap { $0.wire[length] })
+        }
+    }
+
+    init(readySeconds: Double, residentMiB: Double, peakMiB: Double) {
+        self.readySeconds = readySeconds
+        self.residentMiB = residentMiB
+        self.peakMiB = peakMiB
+    }
+}
+
+/// The median of `values` (the mean of the middle two for an even count).
+func median(_ values: [Double]) -> Double {
+    let sorted = values.sorted()
+    guard !sorted.isEmpty else { return .nan }
+    return sorted.count % 2 == 1
+        ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
 }
 
 func milliseconds(_ microseconds: Double) -> String { String(format: "%.3f", microseconds / 1_000) }
@@ -272,13 +332,22 @@ print(
         + (options.baseline.map { ", against the baseline build in \($0)" } ?? ""))
 let builds: [(name: String, bin: String)] =
     [("new", options.bin)] + (options.baseline.map { [("old", $0)] } ?? [])
-var cores: [String: CoreFigures] = [:]
-for build in builds.reversed() {
-    cores[build.name] = try measureCore(build.bin + "/CatalogBenchmarks")
-    print(String(format: "core (%@): indexed in %.2f s", build.name, cores[build.name]?.indexSeconds ?? .nan))
+/// The builds in the order of round `round`: old first in even rounds, new first in odd ones.
+func order(_ round: Int) -> [(name: String, bin: String)] { round % 2 == 0 ? builds.reversed() : builds }
+var coreRounds: [String: [CoreFigures]] = [:]
+for round in 0..<options.rounds {
+    for build in order(round) {
+        let figures = try measureCore(build.bin + "/CatalogBenchmarks")
+        coreRounds[build.name, default: []].append(figures)
+        print(
+            String(
+                format: "round %d, core (%@): indexed in %.2f s, %.0f MiB", round + 1, build.name,
+                figures.indexSeconds, figures.residentMiB))
+    }
 }
+let cores = coreRounds.mapValues { CoreFigures(median: $0) }
 
-var services: [String: ServiceFigures] = [:]
+var serviceRounds: [String: [ServiceFigures]] = [:]
 if options.wireQueries > 0 {
     let heroes = CatalogGenerator.heroes(count: options.count)
     var queries: [Int: [String]] = [:]
@@ -290,7 +359,7 @@ if options.wireQueries > 0 {
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: directory) }
     let file = directory + "/catalog.json"
-    var start = ContinuousClock.now
+    let start = ContinuousClock.now
     try CatalogGenerator.json(heroes).write(toFile: file, atomically: false, encoding: .utf8)
     print(String(format: "catalog file written in %.1f s", seconds(since: start)))
     let auth = try await ServiceChild(
@@ -307,22 +376,25 @@ if options.wireQueries > 0 {
         guard let token = login.user?.userToken else {
             throw BenchmarkError(description: "login failed: \(login)")
         }
-        for build in builds.reversed() {
-            start = ContinuousClock.now
-            let figures = try await measureService(
-                build.bin + "/hero-catalog-service", name: "heroes-\(build.name)", file: file, auth: auth,
-                token: token, queries: queries, directory: directory)
-            services[build.name] = figures
-            print(
-                String(
-                    format: "hero-catalog-service (%@): ready in %.1f s, %.0f MiB resident (peak %.0f MiB)",
-                    build.name, figures.readySeconds, figures.residentMiB, figures.peakMiB))
+        for round in 0..<options.rounds {
+            for build in order(round) {
+                let figures = try await measureService(
+                    build.bin + "/hero-catalog-service", name: "heroes-\(build.name)-\(round)", file: file,
+                    auth: auth, token: token, queries: queries, directory: directory)
+                serviceRounds[build.name, default: []].append(figures)
+                print(
+                    String(
+                        format:
+                            "round %d, hero-catalog-service (%@): ready in %.1f s, %.0f MiB resident (peak %.0f MiB)",
+                        round + 1, build.name, figures.readySeconds, figures.residentMiB, figures.peakMiB))
+            }
         }
     } catch {
         print("wire measurement failed: \(error)")
     }
     await auth.stop()
 }
+let services = serviceRounds.mapValues { ServiceFigures(median: $0) }
 
 // MARK: Tables
 
@@ -331,6 +403,7 @@ func ratio(_ new: Double, _ old: Double, _ format: String = "%.2f×") -> String 
 }
 
 print("")
+if options.rounds > 1 { print("Medians of \(options.rounds) rounds.") }
 if let old = cores["old"], let new = cores["new"] {
     print("| set-up, \(options.count) heroes | old | new | new/old |")
     print("|---|---:|---:|---:|")
