@@ -2,41 +2,53 @@ public import Contracts
 
 /// Every hero of a catalog in a few flat arrays, instead of a `Hero` each (two dictionaries and
 /// their strings, about 260 bytes a hero on the heap): the text of every icon, name and intro in one
-/// UTF-8 buffer, where each field starts, and whose it is. A `Hero` is made again when one is asked
+/// UTF-8 buffer, where each field ends, and whose it is. A `Hero` is made again when one is asked
 /// for: the page of a search, `heroes.get`.
 ///
 /// Text is kept byte for byte (a locale or a name comes back with the bytes it came with). Offsets
 /// are 32-bit: a catalog's text is less than 4 GiB.
 struct HeroStore: Sendable {
-    /// Marks an icon in ``fieldLocales``.
+    /// Marks an icon in ``Field/locale``.
     static let icon = UInt32.max
-    /// Set in ``fieldLocales`` for an intro; clear for a name.
+    /// Set in ``Field/locale`` for an intro; clear for a name.
     static let intro: UInt32 = 1 << 31
 
     /// The heroes' ids, in catalog order.
     let ids: [Int]
     /// The UTF-8 of every field, one after the other.
     let bytes: [UInt8]
-    /// Field `f` is `bytes[fieldStarts[f]..<fieldStarts[f + 1]]`.
-    let fieldStarts: [UInt32]
-    /// Field `f`'s locale (an index in ``locales``), with ``intro`` set for an intro; ``icon`` for
-    /// the icon.
-    let fieldLocales: [UInt32]
+    /// Every field, hero by hero, after a first entry that only ends at 0: field `f` (from 1) is
+    /// `bytes[fields[f - 1].end..<fields[f].end]`. Where a field ends and whose it is sit side by
+    /// side, so making a hero reads one run of memory for its fields.
+    let fields: [Field]
     /// Hero `i`'s fields are `heroFields[i]..<heroFields[i + 1]`, in any order.
     let heroFields: [UInt32]
     /// Every locale of the catalog, each once.
     let locales: [String]
+
+    /// One field: where its text ends in ``bytes``, and its locale (an index in ``locales``), with
+    /// ``intro`` set for an intro, or ``icon``.
+    struct Field: Sendable {
+        var end: UInt32
+        var locale: UInt32
+    }
+
+    /// Field `field`'s text.
+    @inline(__always)
+    func text(_ field: Int, in bytes: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(rebasing: bytes[Int(fields[field - 1].end)..<Int(fields[field].end)])
+    }
 
     /// How many heroes there are.
     var count: Int { ids.count }
 
     /// Hero `position`, made from its fields.
     func hero(at position: Int) -> Hero {
-        let fields = Int(heroFields[position])..<Int(heroFields[position + 1])
+        let range = Int(heroFields[position])..<Int(heroFields[position + 1])
         var names = 0
         var intros = 0
-        for field in fields {
-            let locale = fieldLocales[field]
+        for field in range {
+            let locale = fields[field].locale
             if locale == Self.icon { continue }
             if locale & Self.intro == 0 { names += 1 } else { intros += 1 }
         }
@@ -44,12 +56,9 @@ struct HeroStore: Sendable {
         var intro = [String: String](minimumCapacity: intros)
         var icon = ""
         bytes.withUnsafeBufferPointer { bytes in
-            for field in fields {
-                let text = String(
-                    decoding: UnsafeBufferPointer(
-                        rebasing: bytes[Int(fieldStarts[field])..<Int(fieldStarts[field + 1])]),
-                    as: UTF8.self)
-                let locale = fieldLocales[field]
+            for field in range {
+                let text = String(decoding: text(field, in: bytes), as: UTF8.self)
+                let locale = fields[field].locale
                 if locale == Self.icon {
                     icon = text
                 } else if locale & Self.intro == 0 {
@@ -68,15 +77,15 @@ struct HeroStore: Sendable {
         of position: Int, in bytes: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> Void
     ) {
         for field in Int(heroFields[position])..<Int(heroFields[position + 1])
-        where fieldLocales[field] & Self.intro == 0 {
-            body(UnsafeBufferPointer(rebasing: bytes[Int(fieldStarts[field])..<Int(fieldStarts[field + 1])]))
+        where fields[field].locale & Self.intro == 0 {
+            body(text(field, in: bytes))
         }
     }
 
     /// Whether hero `position` has a name that is not empty.
     func hasName(_ position: Int) -> Bool {
         (Int(heroFields[position])..<Int(heroFields[position + 1])).contains { field in
-            fieldLocales[field] & Self.intro == 0 && fieldStarts[field + 1] > fieldStarts[field]
+            fields[field].locale & Self.intro == 0 && fields[field].end > fields[field - 1].end
         }
     }
 
@@ -86,9 +95,8 @@ struct HeroStore: Sendable {
         private var ids: [Int] = []
         /// The text so far: a reader appends a field's bytes here, then calls ``endField(locale:)``.
         var bytes: [UInt8] = []
-        private var fieldStarts: [UInt32] = [0]
-        private var fieldLocales: [UInt32] = []
-        private var heroFields: [UInt32] = [0]
+        private var fields = [Field(end: 0, locale: HeroStore.icon)]
+        private var heroFields: [UInt32] = [1]
         /// The locales so far.
         private(set) var locales = LocaleTable()
         /// Whether the text has passed 4 GiB.
@@ -98,8 +106,7 @@ struct HeroStore: Sendable {
         init(heroes: Int = 0, bytes: Int = 0) {
             ids.reserveCapacity(heroes)
             heroFields.reserveCapacity(heroes + 1)
-            fieldStarts.reserveCapacity(heroes * 3 + 1)
-            fieldLocales.reserveCapacity(heroes * 3)
+            fields.reserveCapacity(heroes * 3 + 1)
             self.bytes.reserveCapacity(bytes)
         }
 
@@ -107,14 +114,13 @@ struct HeroStore: Sendable {
         /// for an intro) or ``icon``.
         mutating func endField(locale: UInt32) {
             if bytes.count > Int(UInt32.max) { tooLarge = true }
-            fieldStarts.append(UInt32(truncatingIfNeeded: bytes.count))
-            fieldLocales.append(locale)
+            fields.append(Field(end: UInt32(truncatingIfNeeded: bytes.count), locale: locale))
         }
 
         /// The fields since the previous hero are hero `id`'s.
         mutating func endHero(id: Int) {
             ids.append(id)
-            heroFields.append(UInt32(truncatingIfNeeded: fieldLocales.count))
+            heroFields.append(UInt32(truncatingIfNeeded: fields.count))
         }
 
         /// The locale of `name` (its index in the store's locales).
@@ -150,7 +156,7 @@ struct HeroStore: Sendable {
                 throw CatalogError(file: "", problem: "the heroes' text takes more than 4 GiB")
             }
             return HeroStore(
-                ids: ids, bytes: bytes, fieldStarts: fieldStarts, fieldLocales: fieldLocales,
+                ids: ids, bytes: bytes, fields: fields,
                 heroFields: heroFields, locales: locales.names)
         }
     }
