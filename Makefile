@@ -14,7 +14,8 @@
 #   make fuzz             fuzz the RemoteProtocol codec with libFuzzer for FUZZ_SECONDS (default 60)
 #   make fuzz-argon2      fuzz the Swift Argon2id against libsodium (raw output, PHC strings) for FUZZ_SECONDS
 #   make bench-argon2     raw argon2id verifications: libsodium against each kernel of ours, 1 thread and all cores
-#   make bench-catalog    hero search over 1 M generated names: the index against a scan, and through ZeroMQ
+#   make bench-catalog    hero search over 1 M generated names: the index against a scan, and through ZeroMQ;
+#                         time and memory to index (BENCH_CATALOG_BASELINE=<git ref>: and that commit's, in one run)
 #   make bench-gateway    keystroke to output through the whole stack (1 and 1,000 channels), memory per channel
 #   make bench-abuse      one client that never reads its answers: everyone else's latency against the idle server
 #   make bench-scale      as root: logins/s of 1, 2, 3 auth replicas on rig hosts sharing PostgreSQL; PostgreSQL vs SQLite
@@ -345,12 +346,19 @@ bench-argon2: deps
 	$(SWIFT) build -c release $(STRICT) --product Argon2Benchmarks
 	$$($(SWIFT) build -c release --show-bin-path)/Argon2Benchmarks $(BENCH_ARGON2_ARGS)
 
-# Hero search in one run: 1,000,000 generated heroes (a Latin and a Chinese name each), p50/p99 per
-# query length (1, 2, 5 characters) in the core's index against a plain scan, then through ZeroMQ:
-# the benchmark starts auth-service (to log in once) and hero-catalog-service on the generated catalog
-# (temp directory, --curve off, ipc://) and stops both by pid. Options: BENCH_CATALOG_ARGS (--count N,
-# --queries Q, --scan-queries S, --wire-queries W; 0 skips the ZeroMQ part).
+# Hero search in one run: 1,000,000 generated heroes (a Latin and a Chinese name each), the time and
+# memory to index them and p50/p99 per query length (1, 2, 5 characters) in the core's index against a
+# plain scan (each build's core in a child process of its own), then through ZeroMQ: the benchmark
+# starts auth-service (to log in once) and hero-catalog-service on the generated catalog (temp
+# directory, --curve off, ipc://), measures how long it takes to be ready and its resident memory, and
+# stops both by pid. Options: BENCH_CATALOG_ARGS (--count N, --queries Q, --scan-queries S,
+# --wire-queries W; 0 skips the ZeroMQ part; --rounds R, default 3: medians of R measurements).
+# BENCH_CATALOG_BASELINE=<git ref> also builds that commit's HeroCatalogCore and hero-catalog-service
+# (in $(BENCH_CATALOG_DIR)/<commit>, from `git archive`, with this benchmark's source) and measures
+# its core and its service in turn with these in the same run, old and new side by side with ratios.
+BENCH_CATALOG_DIR := .build/bench-catalog
 BENCH_CATALOG_ARGS ?=
+BENCH_CATALOG_BASELINE ?=
 
 .PHONY: bench-catalog
 
@@ -358,8 +366,20 @@ bench-catalog: deps
 	$(SWIFT) build -c release $(STRICT) --product auth-service
 	$(SWIFT) build -c release $(STRICT) --product hero-catalog-service
 	$(SWIFT) build -c release $(STRICT) --product CatalogBenchmarks
+	@baseline=""; if [ -n "$(BENCH_CATALOG_BASELINE)" ]; then \
+	  commit=$$(git rev-parse --verify "$(BENCH_CATALOG_BASELINE)^{commit}") || exit 1; \
+	  dir=$(BENCH_CATALOG_DIR)/$$commit; \
+	  if [ ! -d $$dir/src ]; then \
+	    mkdir -p $$dir/src && git archive $$commit | tar -x -C $$dir/src || { rm -rf $$dir/src; exit 1; }; \
+	  fi; \
+	  cp Benchmarks/CatalogBenchmarks/*.swift $$dir/src/Benchmarks/CatalogBenchmarks/; \
+	  echo "baseline $$commit: building in $$dir/src"; \
+	  (cd $$dir/src && $(SWIFT) build -c release --product hero-catalog-service \
+	    && $(SWIFT) build -c release --product CatalogBenchmarks) || exit 1; \
+	  baseline="--baseline $$(cd $$dir/src && $(SWIFT) build -c release --show-bin-path)"; \
+	fi; \
 	$$($(SWIFT) build -c release --show-bin-path)/CatalogBenchmarks \
-	  --bin $$($(SWIFT) build -c release --show-bin-path) $(BENCH_CATALOG_ARGS)
+	  --bin $$($(SWIFT) build -c release --show-bin-path) $(BENCH_CATALOG_ARGS) $$baseline
 
 # The gateway through the whole stack in one run (docs/BENCHMARKS.md, Gateway): auth-service,
 # validation-service, hero-catalog-service and the gateway started from the release build with CURVE on,

@@ -20,7 +20,4 @@ extension ServiceChild {
                 + arguments,
             endpoint: endpoint, logPath: "\(directory)/\(name).log", readyWithin: timeout)
     }
-
-    /// The child's resident memory now, in MiB (0 if /proc cannot be read).
-    var residentMiB: Int { ((try? residentKiB()) ?? 0) / 1_024 }
 }

@@ -55,6 +55,15 @@ public enum CatalogLoader {
             format = sniffed
         }
         do throws(CatalogError) {
+            // A JSON catalog in its plain shape is read straight into the catalog's storage; any
+            // other file goes through `Hero`s (and the JSON coder decides and words every error).
+            if format == .json, let builder = data.withUnsafeBytes({ CatalogJSONReader.read($0) }) {
+                let store = try builder.finish()
+                guard store.count > 0 else {
+                    throw CatalogError(file: "", problem: "the catalog has no heroes")
+                }
+                return try HeroCatalog(store: store)
+            }
             let heroes = try decode(data, as: format)
             guard !heroes.isEmpty else { throw CatalogError(file: "", problem: "the catalog has no heroes") }
             return try HeroCatalog(heroes: heroes)
