@@ -595,6 +595,9 @@ public struct CatalogIndex: Sendable {
     /// galloping forward from where the previous one was found.
     static func intersect(_ triples: [Triple], _ body: (Int32, Bool?) -> Void) {
         guard let shortest = triples.first else { return }
+        if triples.count == 2 && !shortest.positions.isEmpty && !triples[1].positions.isEmpty {
+            return intersect(shortest, triples[1], body)
+        }
         var cursors = [Int](repeating: 0, count: triples.count)
         cursors.withUnsafeMutableBufferPointer { cursors in
             candidates: for index in 0..<shortest.ids.count {
@@ -618,6 +621,26 @@ public struct CatalogIndex: Sendable {
                 }
                 body(value, once ? !apart : nil)
             }
+        }
+    }
+
+    /// ``intersect(_:_:)`` for two triples with positions (every query of four to six scalars):
+    /// the same steps with both lists in locals.
+    private static func intersect(_ shortest: Triple, _ other: Triple, _ body: (Int32, Bool?) -> Void) {
+        let ids = other.ids
+        let positions = other.positions
+        let shift = other.offset - shortest.offset
+        var cursor = 0
+        for index in 0..<shortest.ids.count {
+            let value = shortest.ids[index]
+            cursor = gallop(ids, for: value, from: cursor)
+            if cursor == ids.count { return }
+            guard ids[cursor] == value else { continue }
+            let first = shortest.positions[index]
+            let second = positions[cursor]
+            body(
+                value,
+                first == manyPositions || second == manyPositions ? nil : Int(second) - Int(first) == shift)
         }
     }
 
