@@ -57,16 +57,12 @@ public enum CatalogLoader {
         do throws(CatalogError) {
             // A JSON catalog in its plain shape is read straight into the catalog's storage; any
             // other file goes through `Hero`s (and the JSON coder decides and words every error).
-            if format == .json, let builder = data.withUnsafeBytes({ CatalogJSONReader.read($0) }) {
-                let store = try builder.finish()
-                guard store.count > 0 else {
-                    throw CatalogError(file: "", problem: "the catalog has no heroes")
-                }
-                return try HeroCatalog(store: store)
-            }
-            let heroes = try decode(data, as: format)
-            guard !heroes.isEmpty else { throw CatalogError(file: "", problem: "the catalog has no heroes") }
-            return try HeroCatalog(heroes: heroes)
+            let read = format == .json ? data.withUnsafeBytes { CatalogJSONReader.read($0) } : nil
+            let builder: HeroStore.Builder
+            if let read { builder = read } else { builder = HeroStore.Builder(try decode(data, as: format)) }
+            let store = try builder.finish()
+            guard store.count > 0 else { throw CatalogError(file: "", problem: "the catalog has no heroes") }
+            return try HeroCatalog(store: store)
         } catch {
             throw CatalogError(file: path, problem: error.problem)
         }

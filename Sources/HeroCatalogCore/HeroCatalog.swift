@@ -18,9 +18,7 @@ public final class HeroCatalog: Sendable {
     /// - Throws: ``CatalogError`` (with an empty file name: the loader fills it in) when two heroes
     ///   share an id or a hero has no name.
     public convenience init(heroes: [Hero]) throws(CatalogError) {
-        var builder = HeroStore.Builder(heroes: heroes.count)
-        for hero in heroes { builder.append(hero) }
-        try self.init(store: builder.finish())
+        try self.init(store: HeroStore.Builder(heroes).finish())
     }
 
     /// A catalog of the heroes in `store`, checked as ``init(heroes:)`` says.

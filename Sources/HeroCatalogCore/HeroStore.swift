@@ -110,6 +110,12 @@ struct HeroStore: Sendable {
             self.bytes.reserveCapacity(bytes)
         }
 
+        /// A builder holding `heroes`.
+        init(_ heroes: [Hero]) {
+            self.init(heroes: heroes.count)
+            for hero in heroes { append(hero) }
+        }
+
         /// The bytes appended since the previous field are a field: `locale` (with ``intro`` set
         /// for an intro) or ``icon``.
         mutating func endField(locale: UInt32) {
