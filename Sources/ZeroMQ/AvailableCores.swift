@@ -1,3 +1,4 @@
+import Foundation
 import Glibc
 
 /// The cores this process may use: the CPUs of its affinity mask (`taskset`, a cpuset), limited
@@ -119,15 +120,6 @@ public enum AvailableCores {
 
     /// A small file's text, or nil.
     private static func read(_ path: String) -> String? {
-        guard let file = fopen(path, "r") else { return nil }
-        defer { fclose(file) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while bytes.count < 1 << 20 {
-            let count = fread(&chunk, 1, chunk.count, file)
-            guard count > 0 else { break }
-            bytes += chunk[..<count]
-        }
-        return String(decoding: bytes, as: UTF8.self)
+        try? String(contentsOfFile: path, encoding: .utf8)
     }
 }
