@@ -1,5 +1,6 @@
 import Contracts
 import Foundation
+import ProcessSupport
 import RemoteStreams
 import ServiceKit
 import TestSupport
