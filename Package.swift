@@ -242,7 +242,7 @@ let package = Package(
             name: "ValidationCoreTests",
             dependencies: [
                 "ValidationCore", "Contracts", "Reactive", "ReactiveTestKit", "RemoteProtocol",
-                "RemoteStreams", "ZeroMQ",
+                "RemoteStreams", "ZeroMQ", "TestSupport",
             ],
             swiftSettings: common),
         .executableTarget(

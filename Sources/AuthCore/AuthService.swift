@@ -300,13 +300,11 @@ public final class AuthService: Sendable {
     /// The shard's loop, where answers continue after a step on the graphs' actor, when that actor
     /// runs on another loop (nil: the same one, no hop).
     private let home: SocketLoop?
-    /// The loop the service made for its actor, when it was given none (stopped when it goes).
-    private let ownLoop: SocketLoop?
     /// Written on the actor, read by `sys.stats` from anywhere; no observer is called under it.
     private let counters_ = Mutex(Counters())
 
     /// A service over `store`, hashing on `hashing`, whose state lives in an ``AuthGraphs`` actor on
-    /// `loop`'s executor (the process's event loop; without one the service makes a loop of its own).
+    /// `loop`'s executor: the process's event loop, which its caller owns and stops.
     ///
     /// Logins are throttled in the process (``ThrottleState``) unless `sharedThrottle` is given
     /// (the PostgreSQL store's ``PostgresLoginThrottle``, shared by every replica on the database);
@@ -314,15 +312,13 @@ public final class AuthService: Sendable {
     public init(
         store: any AccountStore, hashing: PasswordHashingPool,
         configuration: AuthConfiguration = AuthConfiguration(),
-        clock: AuthClock = .system, loop: SocketLoop? = nil,
+        clock: AuthClock = .system, loop: SocketLoop,
         sharedThrottle: (any SharedLoginThrottle)? = nil
     ) {
         self.store = store
         self.hashing = hashing
         self.configuration = configuration
         self.clock = clock
-        let (loop, own) = SocketLoop.forService(loop, name: "auth-graphs")
-        ownLoop = own
         graphs = AuthGraphs(on: loop, policy: configuration.throttle, shared: sharedThrottle)
         scheduler = ActorScheduler(graphs, on: loop)
         home = nil
@@ -341,14 +337,9 @@ public final class AuthService: Sendable {
         self.hashing = hashing
         self.configuration = configuration
         self.clock = clock
-        ownLoop = nil
         graphs = state
         scheduler = ActorScheduler(state, on: state.loop)
         home = state.loop === loop ? nil : loop
-    }
-
-    deinit {
-        ownLoop?.stop()
     }
 
     /// The counters so far.
