@@ -3,7 +3,7 @@ import Foundation
 import ProcessSupport
 import Reactive
 import RemoteProtocol
-import RemoteStreams
+@testable import RemoteStreams
 import ServiceKit
 import Synchronization
 import TestSupport

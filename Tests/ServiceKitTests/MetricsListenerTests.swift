@@ -2,7 +2,7 @@ import Contracts
 import Foundation
 import ProcessSupport
 import Reactive
-import RemoteStreams
+@testable import RemoteStreams
 import ServiceKit
 import TestSupport
 import Testing
