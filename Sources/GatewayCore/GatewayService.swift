@@ -18,6 +18,24 @@ public actor FlowGraphs {
     public nonisolated var unownedExecutor: UnownedSerialExecutor { loop.executor.asUnownedSerialExecutor() }
 }
 
+/// The flow graphs' actor and the loop the service made for it, alive as long as any route unit
+/// (or a handler one registered) is: the actor's scheduler holds it weakly. The loop stops when
+/// the last of them goes.
+final class FlowGraphsOwner: Sendable {
+    let graphs: FlowGraphs
+    /// The loop made for the graphs, when the service was given none.
+    let ownLoop: SocketLoop?
+
+    init(graphs: FlowGraphs, ownLoop: SocketLoop?) {
+        self.graphs = graphs
+        self.ownLoop = ownLoop
+    }
+
+    deinit {
+        ownLoop?.stop()
+    }
+}
+
 /// The gateway's logic (docs/gateway/protocol.md): the composition root of its route units, each
 /// of which registers its own methods (``GatewayRoutes``):
 ///
@@ -67,11 +85,6 @@ public final class GatewayService: Sendable {
     public let accounts: AccountCommandRoutes
     /// `heroes.search`.
     public let heroSearch: HeroCommandRoutes
-    /// The actor the graphs run in (the scheduler holds it weakly); nil with a given scheduler.
-    private let graphs: FlowGraphs?
-    /// The loop the service made for its graphs, when it was given none (stopped when it goes).
-    private let ownLoop: SocketLoop?
-
     /// A gateway over the three services' clients.
     ///
     /// - Parameters:
@@ -87,27 +100,22 @@ public final class GatewayService: Sendable {
         scheduler: (any SchedulerType)? = nil
     ) {
         let chosen: any SchedulerType
+        let owner: FlowGraphsOwner?
         if let scheduler {
-            graphs = nil
-            ownLoop = nil
+            owner = nil
             chosen = scheduler
         } else {
             let (loop, own) = SocketLoop.forService(loop, name: "gateway-flows")
             let graphs = FlowGraphs(on: loop)
-            self.graphs = graphs
-            ownLoop = own
+            owner = FlowGraphsOwner(graphs: graphs, ownLoop: own)
             chosen = ActorScheduler(graphs, on: loop)
         }
         environment = GatewayEnvironment(
             auth: auth, validation: validation, heroes: heroes, catalogue: catalogue, settings: settings,
-            scheduler: chosen)
+            scheduler: chosen, graphs: owner)
         flows = FlowRoutes(environment)
         accounts = AccountCommandRoutes(environment)
         heroSearch = HeroCommandRoutes(environment)
-    }
-
-    deinit {
-        ownLoop?.stop()
     }
 
     /// Every route unit, in the order their methods are registered.
