@@ -165,7 +165,7 @@ let package = Package(
             name: "GatewayCoreTests",
             dependencies: [
                 "GatewayCore", "Contracts", "GatewayMessages", "Reactive", "ReactiveTestKit",
-                "RemoteProtocol", "RemoteStreams", "ZeroMQ",
+                "RemoteProtocol", "RemoteStreams", "ZeroMQ", "TestSupport",
             ],
             swiftSettings: common),
         .executableTarget(

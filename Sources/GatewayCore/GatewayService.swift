@@ -18,21 +18,13 @@ public actor FlowGraphs {
     public nonisolated var unownedExecutor: UnownedSerialExecutor { loop.executor.asUnownedSerialExecutor() }
 }
 
-/// The flow graphs' actor and the loop the service made for it, alive as long as any route unit
-/// (or a handler one registered) is: the actor's scheduler holds it weakly. The loop stops when
-/// the last of them goes.
+/// The flow graphs' actor, alive as long as any route unit (or a handler one registered) is: the
+/// actor's scheduler holds it weakly.
 final class FlowGraphsOwner: Sendable {
     let graphs: FlowGraphs
-    /// The loop made for the graphs, when the service was given none.
-    let ownLoop: SocketLoop?
 
-    init(graphs: FlowGraphs, ownLoop: SocketLoop?) {
+    init(graphs: FlowGraphs) {
         self.graphs = graphs
-        self.ownLoop = ownLoop
-    }
-
-    deinit {
-        ownLoop?.stop()
     }
 }
 
@@ -85,34 +77,40 @@ public final class GatewayService: Sendable {
     public let accounts: AccountCommandRoutes
     /// `heroes.search`.
     public let heroSearch: HeroCommandRoutes
-    /// A gateway over the three services' clients.
-    ///
-    /// - Parameters:
-    ///   - loop: the gateway's event loop (its server's and clients'): flow graphs run in a
-    ///     ``FlowGraphs`` actor on its executor, with its timers. Without one (and without a
-    ///     `scheduler`) the service makes a loop of its own.
-    ///   - scheduler: where flow graphs are built and run instead (tests pass a `TestScheduler`).
-    ///     Inputs, the services' answers and timers are all observed there, and the view models'
-    ///     Drivers deliver inline, so a flow's outputs come out in a deterministic order.
-    public init(
+    /// A gateway over the three services' clients whose flow graphs run in a ``FlowGraphs`` actor
+    /// on `loop`'s executor, with its timers: the gateway's event loop (its server's and clients'),
+    /// which its caller owns and stops.
+    public convenience init(
         auth: any AuthServiceClient, validation: any ValidationServiceClient, heroes: any HeroCatalogClient,
-        catalogue: MessageCatalogue = .standard, settings: Settings = Settings(), loop: SocketLoop? = nil,
-        scheduler: (any SchedulerType)? = nil
+        catalogue: MessageCatalogue = .standard, settings: Settings = Settings(), loop: SocketLoop
     ) {
-        let chosen: any SchedulerType
-        let owner: FlowGraphsOwner?
-        if let scheduler {
-            owner = nil
-            chosen = scheduler
-        } else {
-            let (loop, own) = SocketLoop.forService(loop, name: "gateway-flows")
-            let graphs = FlowGraphs(on: loop)
-            owner = FlowGraphsOwner(graphs: graphs, ownLoop: own)
-            chosen = ActorScheduler(graphs, on: loop)
-        }
+        let graphs = FlowGraphs(on: loop)
+        self.init(
+            auth: auth, validation: validation, heroes: heroes, catalogue: catalogue, settings: settings,
+            scheduler: ActorScheduler(graphs, on: loop), graphs: FlowGraphsOwner(graphs: graphs))
+    }
+
+    /// A gateway over the three services' clients whose flow graphs are built and run on
+    /// `scheduler` (tests pass a `TestScheduler`): inputs, the services' answers and timers are all
+    /// observed there, and the view models' Drivers deliver inline, so a flow's outputs come out in
+    /// a deterministic order.
+    public convenience init(
+        auth: any AuthServiceClient, validation: any ValidationServiceClient, heroes: any HeroCatalogClient,
+        catalogue: MessageCatalogue = .standard, settings: Settings = Settings(), scheduler: any SchedulerType
+    ) {
+        self.init(
+            auth: auth, validation: validation, heroes: heroes, catalogue: catalogue, settings: settings,
+            scheduler: scheduler, graphs: nil)
+    }
+
+    private init(
+        auth: any AuthServiceClient, validation: any ValidationServiceClient, heroes: any HeroCatalogClient,
+        catalogue: MessageCatalogue, settings: Settings, scheduler: any SchedulerType,
+        graphs: FlowGraphsOwner?
+    ) {
         environment = GatewayEnvironment(
             auth: auth, validation: validation, heroes: heroes, catalogue: catalogue, settings: settings,
-            scheduler: chosen, graphs: owner)
+            scheduler: scheduler, graphs: graphs)
         flows = FlowRoutes(environment)
         accounts = AccountCommandRoutes(environment)
         heroSearch = HeroCommandRoutes(environment)

@@ -23,7 +23,7 @@ struct GatewayEnvironment: Sendable {
     let catalogue: MessageCatalogue
     let settings: GatewayService.Settings
     let scheduler: any SchedulerType
-    /// The actor `scheduler` runs on and its own loop; nil for a scheduler the service was given.
+    /// The actor `scheduler` runs on; nil for a scheduler the service was given.
     let graphs: FlowGraphsOwner?
     let counters = GatewayCounters()
 
