@@ -82,7 +82,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "JSONBenchmarks",
-            dependencies: ["RemoteProtocol"],
+            dependencies: ["Contracts", "RemoteProtocol"],
             path: "Benchmarks/JSONBenchmarks",
             swiftSettings: common
         ),

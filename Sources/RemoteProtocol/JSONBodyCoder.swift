@@ -13,7 +13,7 @@ import Foundation
 /// decoder.
 public struct JSONBodyCoder: Sendable {
     /// Whether object keys are written sorted by their UTF-8 bytes.
-    private let sortedKeys: Bool
+    @usableFromInline let sortedKeys: Bool
     /// Whether ``JSONBody`` types take their direct coding (else `Codable`, as every other type).
     public let usesDirectCoding: Bool
 
@@ -32,6 +32,7 @@ public struct JSONBodyCoder: Sendable {
     /// `value` as a JSON body, with its direct coding (the overload concrete call sites get).
     ///
     /// - Throws: `RemoteError` with code `internal` when `value` cannot be encoded (e.g. a NaN).
+    @inlinable
     public func encode<Value: JSONBody>(_ value: Value) throws(RemoteError) -> [UInt8] {
         if usesDirectCoding, let bytes = try? Value.jsonFields.encode(value, sortedKeys: sortedKeys) {
             return bytes
@@ -47,6 +48,7 @@ public struct JSONBodyCoder: Sendable {
     /// and this keeps every message the same as on the `Codable` path.
     ///
     /// - Throws: `RemoteError` with code `bad_request` when the body is not JSON for a `Value`.
+    @inlinable
     public func decode<Value: JSONBody>(_ type: Value.Type = Value.self, from body: [UInt8])
         throws(RemoteError) -> Value
     {
@@ -56,12 +58,14 @@ public struct JSONBodyCoder: Sendable {
 
     /// `value` encoded by its direct coding only (for the contract tests, the fuzz target and the
     /// benchmark).
+    @inlinable
     public func encodeDirect<Value: JSONBody>(_ value: Value) throws(JSONWriteError) -> [UInt8] {
         try Value.jsonFields.encode(value, sortedKeys: sortedKeys)
     }
 
     /// `body` decoded by the direct coding only, with its own errors (for the contract tests, the
     /// fuzz target and the benchmark).
+    @inlinable
     public func decodeDirect<Value: JSONBody>(_ type: Value.Type = Value.self, from body: [UInt8])
         throws(JSONReadError) -> Value
     {
@@ -85,7 +89,8 @@ public struct JSONBodyCoder: Sendable {
     }
 
     /// `value` encoded through `Codable`.
-    private func codableEncode<Value: Encodable>(_ value: Value) throws(RemoteError) -> [UInt8] {
+    @usableFromInline
+    func codableEncode<Value: Encodable>(_ value: Value) throws(RemoteError) -> [UInt8] {
         do {
             return try JSONStreamEncoder(sortedKeys: sortedKeys).encodeTopLevel(value)
         } catch is JSONOutOfOrderEncoding {
@@ -133,7 +138,8 @@ public struct JSONBodyCoder: Sendable {
     }
 
     /// `body` decoded through `Codable`.
-    private func codableDecode<Value: Decodable>(_ type: Value.Type, from body: [UInt8]) throws(RemoteError)
+    @usableFromInline
+    func codableDecode<Value: Decodable>(_ type: Value.Type, from body: [UInt8]) throws(RemoteError)
         -> Value
     {
         do {

@@ -22,10 +22,12 @@ public protocol JSONBody: Codable, Sendable, JSONFieldValue {
 }
 
 extension JSONBody {
+    @inlinable
     public static func readJSON(from reader: inout JSONReader) throws(JSONReadError) -> Self {
         try jsonFields.read(from: &reader)
     }
 
+    @inlinable
     public func writeJSON(to writer: inout JSONWriter) throws(JSONWriteError) {
         try Self.jsonFields.write(self, to: &writer)
     }
@@ -44,24 +46,26 @@ public protocol JSONFieldValue: SendableMetatype {
 /// written, as specialized closures that reach the property at its offset in the value.
 public struct JSONField<Body>: Sendable {
     /// The key on the wire.
-    let name: String
+    @usableFromInline let name: String
     /// The key's UTF-8 bytes (compared with the keys read).
-    let nameBytes: [UInt8]
+    @usableFromInline let nameBytes: [UInt8]
     /// The property's byte offset in `Body`.
-    let offset: Int
+    @usableFromInline let offset: Int
     /// The property's type, for the check against the stored properties.
     let type: ObjectIdentifier
     /// The property's type, named for the check's messages.
     let typeName: String
     /// Reads the member's value into the property.
-    let read: @Sendable (inout JSONReader, UnsafeMutableRawPointer) throws(JSONReadError) -> Void
+    @usableFromInline let read:
+        @Sendable (inout JSONReader, UnsafeMutableRawPointer) throws(JSONReadError) -> Void
     /// Sets the property for a missing member (nil, a default), or throws when it is required.
-    let absent: @Sendable (UnsafeMutableRawPointer) throws(JSONReadError) -> Void
+    @usableFromInline let absent: @Sendable (UnsafeMutableRawPointer) throws(JSONReadError) -> Void
     /// Writes the member, key and value (nothing for a nil optional).
-    let write: @Sendable (inout JSONWriter, UnsafeRawPointer) throws(JSONWriteError) -> Void
+    @usableFromInline let write: @Sendable (inout JSONWriter, UnsafeRawPointer) throws(JSONWriteError) -> Void
 
     /// The offset of `path`, which must be a stored property.
-    private static func offset<Value>(_ path: WritableKeyPath<Body, Value>, _ name: String) -> Int {
+    @usableFromInline
+    static func offset<Value>(_ path: WritableKeyPath<Body, Value>, _ name: String) -> Int {
         guard let offset = MemoryLayout<Body>.offset(of: path) else {
             preconditionFailure("JSON field \"\(name)\" of \(Body.self) is not a stored property")
         }
@@ -69,7 +73,8 @@ public struct JSONField<Body>: Sendable {
     }
 
     /// `"name":`, escaped as the encoder writes keys.
-    private static func quoted(_ name: String) -> [UInt8] {
+    @usableFromInline
+    static func quoted(_ name: String) -> [UInt8] {
         var buffer = JSONBuffer(capacity: name.utf8.count + 8)
         defer { buffer.deallocate() }
         JSONOutput.appendString(name, to: &buffer)
@@ -77,7 +82,8 @@ public struct JSONField<Body>: Sendable {
         return buffer.array
     }
 
-    private init<Property>(
+    @usableFromInline
+    init<Property>(
         name: String, offset: Int, type: Property.Type,
         read: @escaping @Sendable (inout JSONReader, UnsafeMutableRawPointer) throws(JSONReadError) -> Void,
         absent: @escaping @Sendable (UnsafeMutableRawPointer) throws(JSONReadError) -> Void,
@@ -94,6 +100,7 @@ public struct JSONField<Body>: Sendable {
     }
 
     /// A required member `name` for the property at `path` (`decode`/`encode`).
+    @inlinable
     public static func field<Value: JSONFieldValue>(_ name: String, _ path: WritableKeyPath<Body, Value>)
         -> JSONField
     {
@@ -116,6 +123,7 @@ public struct JSONField<Body>: Sendable {
 
     /// An optional member `name` for the property at `path` (`decodeIfPresent`/`encodeIfPresent`):
     /// missing or `null` reads as nil, nil is not written.
+    @inlinable
     public static func field<Value: JSONFieldValue>(_ name: String, _ path: WritableKeyPath<Body, Value?>)
         -> JSONField
     {
@@ -139,6 +147,7 @@ public struct JSONField<Body>: Sendable {
 
     /// A member `name` for the non-optional property at `path` that reads as `ifAbsent` when missing
     /// or `null`, passed through `adjust` (`adjust(decodeIfPresent(…) ?? ifAbsent)`); always written.
+    @inlinable
     public static func field<Value: JSONFieldValue & Sendable>(
         _ name: String, _ path: WritableKeyPath<Body, Value>, ifAbsent: Value,
         adjust: (@Sendable (Value) -> Value)? = nil
@@ -170,12 +179,10 @@ public struct JSONField<Body>: Sendable {
 /// wins, as on the `Codable` path); then every property whose member was missing is set (nil, its
 /// default) or the body is refused.
 public struct JSONFields<Body: JSONBody>: Sendable {
-    let blank: Body
+    @usableFromInline let blank: Body
     let fields: [JSONField<Body>]
-    /// The field indexes in the order of their keys' UTF-8 bytes (for `sortedKeys`).
-    let sortedOrder: [Int]
-    /// The bits of every field, for `seen` masks.
-    let allFields: UInt64
+    /// The fields' closures and names, in a form the loops use without generics.
+    @usableFromInline let table: JSONFieldTable
 
     /// The table of `fields`, decoding from `blank` (any value: each property is overwritten or set
     /// by its field's rule for a missing member).
@@ -183,92 +190,47 @@ public struct JSONFields<Body: JSONBody>: Sendable {
         precondition(fields.count <= 64, "a JSON field table holds at most 64 fields")
         self.blank = blank
         self.fields = fields
-        sortedOrder = fields.indices.sorted {
-            fields[$0].name.utf8.lexicographicallyPrecedes(fields[$1].name.utf8)
-        }
-        allFields = fields.count == 64 ? ~0 : (1 << UInt64(fields.count)) - 1
-    }
-
-    /// The index of the field whose name is `key`, trying `hint` first (members usually come in
-    /// table order).
-    @inline(__always)
-    private func field(named key: JSONReader.Key, in reader: JSONReader, hint: Int) -> Int? {
-        if key.escaped {
-            let unescaped = reader.unescapedBytes(of: key)
-            return fields.firstIndex { $0.nameBytes == unescaped }
-        }
-        if hint < fields.count, fields[hint].nameBytes.withUnsafeBufferPointer({ reader.key(key, is: $0) }) {
-            return hint
-        }
-        for index in fields.indices where index != hint {
-            if fields[index].nameBytes.withUnsafeBufferPointer({ reader.key(key, is: $0) }) { return index }
-        }
-        return nil
+        table = JSONFieldTable(
+            names: fields.map(\.nameBytes), reads: fields.map(\.read), absents: fields.map(\.absent),
+            writes: fields.map(\.write))
     }
 
     /// Reads an object as a `Body`.
+    @inlinable
     func read(from reader: inout JSONReader) throws(JSONReadError) -> Body {
         var value = blank
         try withUnsafeMutablePointer(to: &value) { (pointer) throws(JSONReadError) in
-            let base = UnsafeMutableRawPointer(pointer)
-            var seen: UInt64 = 0
-            if try reader.beginObject() {
-                var hint = 0
-                repeat {
-                    let key = try reader.readKey()
-                    if let index = field(named: key, in: reader, hint: hint), seen & (1 << UInt64(index)) == 0
-                    {
-                        seen |= 1 << UInt64(index)
-                        try fields[index].read(&reader, base)
-                        hint = index + 1
-                    } else {
-                        try reader.skipValue()
-                    }
-                } while try reader.nextMember()
-            }
-            if seen != allFields {
-                for index in fields.indices where seen & (1 << UInt64(index)) == 0 {
-                    try fields[index].absent(base)
-                }
-            }
+            try table.readMembers(from: &reader, into: UnsafeMutableRawPointer(pointer))
         }
         return value
     }
 
     /// Writes `value` as an object.
+    @inlinable
     func write(_ value: Body, to writer: inout JSONWriter) throws(JSONWriteError) {
-        writer.beginObject()
         try withUnsafePointer(to: value) { (pointer) throws(JSONWriteError) in
-            let base = UnsafeRawPointer(pointer)
-            if writer.sortedKeys {
-                for index in sortedOrder { try fields[index].write(&writer, base) }
-            } else {
-                for field in fields { try field.write(&writer, base) }
-            }
+            try table.writeMembers(of: UnsafeRawPointer(pointer), to: &writer)
         }
-        writer.endObject()
     }
 
     /// Decodes a whole body (a leading byte order mark and surrounding whitespace allowed).
+    @inlinable
     func decode(_ body: [UInt8]) throws(JSONReadError) -> Body {
-        var result: Result<Body, JSONReadError>!
-        body.withUnsafeBufferPointer { buffer in
-            result = Result { () throws(JSONReadError) -> Body in
-                var reader = try JSONReader(bytes: buffer)
-                let value = try read(from: &reader)
-                try reader.finish()
-                return value
-            }
+        try body.withUnsafeBufferPointer { (buffer) throws(JSONReadError) -> Body in
+            var reader = try JSONReader(bytes: buffer)
+            let value = try read(from: &reader)
+            try reader.finish()
+            return value
         }
-        return try result.get()
     }
 
     /// Encodes a whole body.
+    @inlinable
     func encode(_ value: Body, sortedKeys: Bool) throws(JSONWriteError) -> [UInt8] {
         var writer = JSONWriter(sortedKeys: sortedKeys)
-        defer { writer.buffer.deallocate() }
+        defer { writer.deallocate() }
         try write(value, to: &writer)
-        return writer.buffer.array
+        return writer.bytes
     }
 
     /// What is wrong with the table, checked against `Body`'s stored properties (their offsets and
@@ -309,102 +271,227 @@ public struct JSONFields<Body: JSONBody>: Sendable {
     public var keys: [String] { fields.map(\.name) }
 }
 
+/// The hot part of a ``JSONFields`` table, free of the body type: the loops over the members run
+/// as ordinary code whether or not the caller is specialized.
+@usableFromInline
+final class JSONFieldTable: Sendable {
+    typealias Read = @Sendable (inout JSONReader, UnsafeMutableRawPointer) throws(JSONReadError) -> Void
+    typealias Absent = @Sendable (UnsafeMutableRawPointer) throws(JSONReadError) -> Void
+    typealias Write = @Sendable (inout JSONWriter, UnsafeRawPointer) throws(JSONWriteError) -> Void
+
+    /// Every key's UTF-8 bytes, one after the other; key `i` is `names[nameStarts[i]..<nameStarts[i + 1]]`.
+    private let names: [UInt8]
+    private let nameStarts: [Int]
+    private let reads: [Read]
+    private let absents: [Absent]
+    private let writes: [Write]
+    /// The field indexes in the order of their keys' UTF-8 bytes (for `sortedKeys`).
+    private let sortedOrder: [Int]
+    /// The bits of every field, for `seen` masks.
+    private let allFields: UInt64
+
+    init(names: [[UInt8]], reads: [Read], absents: [Absent], writes: [Write]) {
+        self.names = names.flatMap { $0 }
+        var starts = [0]
+        for name in names { starts.append(starts[starts.count - 1] + name.count) }
+        nameStarts = starts
+        self.reads = reads
+        self.absents = absents
+        self.writes = writes
+        sortedOrder = names.indices.sorted { names[$0].lexicographicallyPrecedes(names[$1]) }
+        allFields = names.count == 64 ? ~0 : (1 << UInt64(names.count)) - 1
+    }
+
+    /// The index of the field whose name is `key`, trying `hint` first (members usually come in
+    /// table order).
+    @inline(__always)
+    private func field(named key: JSONReader.Key, in reader: JSONReader, hint: Int) -> Int? {
+        names.withUnsafeBufferPointer { names in
+            let count = nameStarts.count - 1
+            if key.escaped {
+                let unescaped = reader.unescapedBytes(of: key)
+                return (0..<count).first { index in
+                    names[nameStarts[index]..<nameStarts[index + 1]].elementsEqual(unescaped)
+                }
+            }
+            if hint < count,
+                reader.key(
+                    key, is: UnsafeBufferPointer(rebasing: names[nameStarts[hint]..<nameStarts[hint + 1]]))
+            {
+                return hint
+            }
+            for index in 0..<count where index != hint {
+                if reader.key(
+                    key, is: UnsafeBufferPointer(rebasing: names[nameStarts[index]..<nameStarts[index + 1]]))
+                {
+                    return index
+                }
+            }
+            return nil
+        }
+    }
+
+    /// Reads an object's members into the value at `base`.
+    @usableFromInline
+    func readMembers(from reader: inout JSONReader, into base: UnsafeMutableRawPointer) throws(JSONReadError)
+    {
+        var seen: UInt64 = 0
+        if try reader.beginObject() {
+            var hint = 0
+            repeat {
+                let key = try reader.readKey()
+                if let index = field(named: key, in: reader, hint: hint), seen & (1 << UInt64(index)) == 0 {
+                    seen |= 1 << UInt64(index)
+                    try reads[index](&reader, base)
+                    hint = index + 1
+                } else {
+                    try reader.skipValue()
+                }
+            } while try reader.nextMember()
+        }
+        if seen != allFields {
+            for index in reads.indices where seen & (1 << UInt64(index)) == 0 {
+                try absents[index](base)
+            }
+        }
+    }
+
+    /// Writes the value at `base` as an object.
+    @usableFromInline
+    func writeMembers(of base: UnsafeRawPointer, to writer: inout JSONWriter) throws(JSONWriteError) {
+        writer.beginObject()
+        if writer.sortedKeys {
+            for index in sortedOrder { try writes[index](&writer, base) }
+        } else {
+            for write in writes { try write(&writer, base) }
+        }
+        writer.endObject()
+    }
+}
+
 // MARK: Values
 
 extension String: JSONFieldValue {
+    @inlinable
     public static func readJSON(from reader: inout JSONReader) throws(JSONReadError) -> String {
         try reader.readString()
     }
+    @inlinable
     public func writeJSON(to writer: inout JSONWriter) { writer.write(self) }
 }
 
 extension Bool: JSONFieldValue {
+    @inlinable
     public static func readJSON(from reader: inout JSONReader) throws(JSONReadError) -> Bool {
         try reader.readBool()
     }
+    @inlinable
     public func writeJSON(to writer: inout JSONWriter) { writer.write(self) }
 }
 
 extension Double: JSONFieldValue {
+    @inlinable
     public static func readJSON(from reader: inout JSONReader) throws(JSONReadError) -> Double {
         try reader.readDouble()
     }
+    @inlinable
     public func writeJSON(to writer: inout JSONWriter) throws(JSONWriteError) { try writer.write(self) }
 }
 
 extension Int: JSONFieldValue {
+    @inlinable
     public static func readJSON(from reader: inout JSONReader) throws(JSONReadError) -> Int {
         try reader.readInt()
     }
+    @inlinable
     public func writeJSON(to writer: inout JSONWriter) { writer.write(self) }
 }
 
 extension Int64: JSONFieldValue {
+    @inlinable
     public static func readJSON(from reader: inout JSONReader) throws(JSONReadError) -> Int64 {
         try reader.readInt64()
     }
+    @inlinable
     public func writeJSON(to writer: inout JSONWriter) { writer.write(self) }
 }
 
 extension Int32: JSONFieldValue {
+    @inlinable
     public static func readJSON(from reader: inout JSONReader) throws(JSONReadError) -> Int32 {
         try reader.readInt32()
     }
+    @inlinable
     public func writeJSON(to writer: inout JSONWriter) { writer.write(Int64(self)) }
 }
 
 extension Int16: JSONFieldValue {
+    @inlinable
     public static func readJSON(from reader: inout JSONReader) throws(JSONReadError) -> Int16 {
         try reader.readInt16()
     }
+    @inlinable
     public func writeJSON(to writer: inout JSONWriter) { writer.write(Int64(self)) }
 }
 
 extension Int8: JSONFieldValue {
+    @inlinable
     public static func readJSON(from reader: inout JSONReader) throws(JSONReadError) -> Int8 {
         try reader.readInt8()
     }
+    @inlinable
     public func writeJSON(to writer: inout JSONWriter) { writer.write(Int64(self)) }
 }
 
 extension UInt: JSONFieldValue {
+    @inlinable
     public static func readJSON(from reader: inout JSONReader) throws(JSONReadError) -> UInt {
         try reader.readUInt()
     }
+    @inlinable
     public func writeJSON(to writer: inout JSONWriter) { writer.write(UInt64(self)) }
 }
 
 extension UInt64: JSONFieldValue {
+    @inlinable
     public static func readJSON(from reader: inout JSONReader) throws(JSONReadError) -> UInt64 {
         try reader.readUInt64()
     }
+    @inlinable
     public func writeJSON(to writer: inout JSONWriter) { writer.write(self) }
 }
 
 extension UInt32: JSONFieldValue {
+    @inlinable
     public static func readJSON(from reader: inout JSONReader) throws(JSONReadError) -> UInt32 {
         try reader.readUInt32()
     }
+    @inlinable
     public func writeJSON(to writer: inout JSONWriter) { writer.write(UInt64(self)) }
 }
 
 extension UInt16: JSONFieldValue {
+    @inlinable
     public static func readJSON(from reader: inout JSONReader) throws(JSONReadError) -> UInt16 {
         try reader.readUInt16()
     }
+    @inlinable
     public func writeJSON(to writer: inout JSONWriter) { writer.write(UInt64(self)) }
 }
 
 extension UInt8: JSONFieldValue {
+    @inlinable
     public static func readJSON(from reader: inout JSONReader) throws(JSONReadError) -> UInt8 {
         try reader.readUInt8()
     }
+    @inlinable
     public func writeJSON(to writer: inout JSONWriter) { writer.write(UInt64(self)) }
 }
 
 /// String-backed enums and codes (`RawRepresentable` with a `String` raw value): the raw value, as
 /// `Codable`'s default for them; a string that is no case is refused.
 extension JSONFieldValue where Self: RawRepresentable, RawValue == String {
+    @inlinable
     public static func readJSON(from reader: inout JSONReader) throws(JSONReadError) -> Self {
         let text = try reader.readString()
         guard let value = Self(rawValue: text) else {
@@ -413,10 +500,12 @@ extension JSONFieldValue where Self: RawRepresentable, RawValue == String {
         return value
     }
 
+    @inlinable
     public func writeJSON(to writer: inout JSONWriter) { writer.write(rawValue) }
 }
 
 extension Array: JSONFieldValue where Element: JSONFieldValue {
+    @inlinable
     public static func readJSON(from reader: inout JSONReader) throws(JSONReadError) -> [Element] {
         var result: [Element] = []
         if try reader.beginArray() {
@@ -427,6 +516,7 @@ extension Array: JSONFieldValue where Element: JSONFieldValue {
         return result
     }
 
+    @inlinable
     public func writeJSON(to writer: inout JSONWriter) throws(JSONWriteError) {
         writer.beginArray()
         for element in self {
@@ -441,6 +531,7 @@ extension Array: JSONFieldValue where Element: JSONFieldValue {
 /// compared as `String`s); encoding writes the dictionary's own order, or the keys' UTF-8 order with
 /// `sortedKeys`.
 extension Dictionary: JSONFieldValue where Key == String, Value: JSONFieldValue {
+    @inlinable
     public static func readJSON(from reader: inout JSONReader) throws(JSONReadError) -> [String: Value] {
         var result: [String: Value] = [:]
         if try reader.beginObject() {
@@ -456,6 +547,7 @@ extension Dictionary: JSONFieldValue where Key == String, Value: JSONFieldValue 
         return result
     }
 
+    @inlinable
     public func writeJSON(to writer: inout JSONWriter) throws(JSONWriteError) {
         writer.beginObject()
         if writer.sortedKeys {

@@ -8,6 +8,12 @@ public struct JSONReadError: Error, Sendable, CustomStringConvertible {
     /// The byte offset for a syntax error; nil for a value of the wrong kind or range.
     public var offset: Int?
 
+    /// An error: `reason`, at byte `offset` for a syntax error.
+    public init(reason: String, offset: Int?) {
+        self.reason = reason
+        self.offset = offset
+    }
+
     public var description: String {
         if let offset { return "invalid JSON at byte \(offset): \(reason)" }
         return reason
@@ -27,6 +33,7 @@ public struct JSONReader {
     private var depth = 0
 
     /// A reader at the first value of `bytes` (a leading byte order mark and whitespace skipped).
+    @usableFromInline
     init(bytes: UnsafeBufferPointer<UInt8>) throws(JSONReadError) {
         self.bytes = bytes
         if bytes.count >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF { index = 3 }
@@ -37,6 +44,7 @@ public struct JSONReader {
     }
 
     /// Checks that only whitespace follows the value.
+    @usableFromInline
     func finish() throws(JSONReadError) {
         var reader = self
         reader.skipWhitespace()
@@ -338,7 +346,7 @@ public struct JSONReader {
     public struct Key {
         let start: Int
         let end: Int
-        let escaped: Bool
+        @usableFromInline let escaped: Bool
     }
 
     /// Reads the next member's key and the colon.
@@ -360,12 +368,13 @@ public struct JSONReader {
     public func string(of key: Key) -> String { makeString(key.start, key.end, key.escaped) }
 
     /// The UTF-8 bytes of `key` with escapes resolved (only for a key with escapes).
+    @usableFromInline
     func unescapedBytes(of key: Key) -> [UInt8] {
         JSONNodeDecoder.unescape(UnsafeBufferPointer(rebasing: bytes[key.start..<key.end]))
     }
 
     /// Whether the unescaped `key` has no escapes and is the bytes of `name`.
-    @inline(__always)
+    @usableFromInline
     func key(_ key: Key, is name: UnsafeBufferPointer<UInt8>) -> Bool {
         let count = key.end - key.start
         guard count == name.count, let base = bytes.baseAddress, let other = name.baseAddress else {

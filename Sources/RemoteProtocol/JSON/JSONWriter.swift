@@ -15,10 +15,17 @@ public struct JSONWriter {
     /// Whether the next member or element is the first of its container (no comma before it).
     private var first = true
 
+    @usableFromInline
     init(sortedKeys: Bool, capacity: Int = 256) {
         self.sortedKeys = sortedKeys
         buffer = JSONBuffer(capacity: capacity)
     }
+
+    /// The bytes written (one copy).
+    @usableFromInline var bytes: [UInt8] { buffer.array }
+
+    /// Frees the buffer; the writer must not be used afterwards.
+    @usableFromInline func deallocate() { buffer.deallocate() }
 
     /// The comma before a member or element that is not its container's first.
     @inline(__always)
@@ -51,7 +58,7 @@ public struct JSONWriter {
     public mutating func element() { separate() }
 
     /// Starts a member whose key, quoted and escaped and followed by `:`, is `quotedKey`.
-    @inline(__always)
+    @usableFromInline
     mutating func member(quotedKey: UnsafeBufferPointer<UInt8>) {
         separate()
         buffer.append(quotedKey)
