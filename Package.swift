@@ -50,6 +50,7 @@ let package = Package(
         .library(name: "GatewayMessages", targets: ["GatewayMessages"]),
         .library(name: "GatewayCore", targets: ["GatewayCore"]),
         .library(name: "ServiceKit", targets: ["ServiceKit"]),
+        .library(name: "ProcessSupport", targets: ["ProcessSupport"]),
         .library(name: "HeroCatalogCore", targets: ["HeroCatalogCore"]),
         .library(name: "GatewayClient", targets: ["GatewayClient"]),
         .library(name: "TerminalUI", targets: ["TerminalUI"]),
@@ -111,7 +112,11 @@ let package = Package(
             swiftSettings: common
         ),
         .systemLibrary(name: "CZeroMQ", providers: [.apt(["libzmq3-dev"])]),
-        .target(name: "ZeroMQ", dependencies: ["CZeroMQ"], swiftSettings: common),
+        // What a process needs from its host besides sockets: checked POSIX calls, signals, its state
+        // directory, pid file and state files. Below ZeroMQ, so a terminal client links no libzmq for it.
+        .target(name: "ProcessSupport", swiftSettings: common),
+        .target(name: "ZeroMQ", dependencies: ["CZeroMQ", "ProcessSupport"], swiftSettings: common),
+        .testTarget(name: "ProcessSupportTests", dependencies: ["ProcessSupport"], swiftSettings: common),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"], swiftSettings: common),
         // Metric families, histograms and the Prometheus text format: pure, no I/O.
         .target(name: "Metrics", swiftSettings: common),
@@ -121,7 +126,7 @@ let package = Package(
         .testTarget(name: "MetricsTests", dependencies: ["Metrics"], swiftSettings: common),
         .target(
             name: "RemoteStreams",
-            dependencies: ["Metrics", "Reactive", "RemoteProtocol", "Tracing", "ZeroMQ"],
+            dependencies: ["Metrics", "ProcessSupport", "Reactive", "RemoteProtocol", "Tracing", "ZeroMQ"],
             swiftSettings: common),
         .testTarget(
             name: "RemoteStreamsTests",
@@ -164,7 +169,7 @@ let package = Package(
             name: "GatewayCoreTests",
             dependencies: [
                 "GatewayCore", "Contracts", "GatewayMessages", "Reactive", "ReactiveTestKit",
-                "RemoteProtocol", "RemoteStreams", "ZeroMQ",
+                "RemoteProtocol", "RemoteStreams", "ZeroMQ", "TestSupport",
             ],
             swiftSettings: common),
         .executableTarget(
@@ -222,15 +227,15 @@ let package = Package(
         .target(
             name: "ServiceKit",
             dependencies: [
-                "Metrics", "ZeroMQ", "Reactive", "RemoteProtocol", "RemoteStreams", "Contracts", "Tracing",
-                "CMalloc",
+                "Metrics", "ProcessSupport", "ZeroMQ", "Reactive", "RemoteProtocol", "RemoteStreams",
+                "Contracts", "Tracing", "CMalloc",
             ],
             swiftSettings: common),
         .testTarget(
             name: "ServiceKitTests",
             dependencies: [
-                "ServiceKit", "Contracts", "Reactive", "RemoteStreams", "ZeroMQ", "TestSupport",
-                "Tracing",
+                "ServiceKit", "Contracts", "ProcessSupport", "Reactive", "RemoteStreams", "ZeroMQ",
+                "TestSupport", "Tracing",
             ],
             swiftSettings: common),
         .target(
@@ -241,7 +246,7 @@ let package = Package(
             name: "ValidationCoreTests",
             dependencies: [
                 "ValidationCore", "Contracts", "Reactive", "ReactiveTestKit", "RemoteProtocol",
-                "RemoteStreams", "ZeroMQ",
+                "RemoteStreams", "ZeroMQ", "TestSupport",
             ],
             swiftSettings: common),
         .executableTarget(
@@ -285,14 +290,14 @@ let package = Package(
         .target(
             name: "GatewayClient",
             dependencies: [
-                "Contracts", "GatewayMessages", "Reactive", "RemoteProtocol", "RemoteStreams", "ServiceKit",
-                "ZeroMQ",
+                "Contracts", "GatewayMessages", "ProcessSupport", "Reactive", "RemoteProtocol",
+                "RemoteStreams", "ZeroMQ",
             ],
             swiftSettings: common),
         .executableTarget(
             name: "gateway-cli",
             dependencies: [
-                "GatewayClient", "TerminalUI", "Contracts", "Reactive", "RemoteProtocol", "ServiceKit",
+                "GatewayClient", "TerminalUI", "Contracts", "ProcessSupport", "Reactive", "RemoteProtocol",
             ],
             swiftSettings: common),
         .testTarget(
@@ -306,7 +311,7 @@ let package = Package(
         .systemLibrary(name: "CMalloc"),
         .target(
             name: "TerminalUI",
-            dependencies: ["CNcursesw", "Contracts", "GatewayMessages", "Reactive", "ServiceKit", "ZeroMQ"],
+            dependencies: ["CNcursesw", "Contracts", "GatewayMessages", "ProcessSupport", "Reactive"],
             swiftSettings: common),
         .testTarget(
             name: "TerminalUITests", dependencies: ["TerminalUI", "Contracts", "Reactive", "TestSupport"],
@@ -314,8 +319,8 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "Contracts", "RemoteStreams", "RemoteProtocol", "ZeroMQ", "Reactive", "ServiceKit",
-                "TestSupport",
+                "Contracts", "ProcessSupport", "RemoteStreams", "RemoteProtocol", "ZeroMQ", "Reactive",
+                "ServiceKit", "TestSupport",
             ],
             swiftSettings: common),
         // make bench-abuse: what a client that does not read costs everyone else.

@@ -7,6 +7,7 @@
 import BenchmarkSupport
 import Contracts
 import Foundation
+import ProcessSupport
 import RemoteStreams
 import ServiceKit
 import ZeroMQ

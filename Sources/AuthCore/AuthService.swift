@@ -300,13 +300,11 @@ public final class AuthService: Sendable {
     /// The shard's loop, where answers continue after a step on the graphs' actor, when that actor
     /// runs on another loop (nil: the same one, no hop).
     private let home: SocketLoop?
-    /// The loop the service made for its actor, when it was given none (stopped when it goes).
-    private let ownLoop: SocketLoop?
     /// Written on the actor, read by `sys.stats` from anywhere; no observer is called under it.
     private let counters_ = Mutex(Counters())
 
     /// A service over `store`, hashing on `hashing`, whose state lives in an ``AuthGraphs`` actor on
-    /// `loop`'s executor (the process's event loop; without one the service makes a loop of its own).
+    /// `loop`'s executor: the process's event loop, which its caller owns and stops.
     ///
     /// Logins are throttled in the process (``ThrottleState``) unless `sharedThrottle` is given
     /// (the PostgreSQL store's ``PostgresLoginThrottle``, shared by every replica on the database);
@@ -314,15 +312,13 @@ public final class AuthService: Sendable {
     public init(
         store: any AccountStore, hashing: PasswordHashingPool,
         configuration: AuthConfiguration = AuthConfiguration(),
-        clock: AuthClock = .system, loop: SocketLoop? = nil,
+        clock: AuthClock = .system, loop: SocketLoop,
         sharedThrottle: (any SharedLoginThrottle)? = nil
     ) {
         self.store = store
         self.hashing = hashing
         self.configuration = configuration
         self.clock = clock
-        let (loop, own) = SocketLoop.forService(loop, name: "auth-graphs")
-        ownLoop = own
         graphs = AuthGraphs(on: loop, policy: configuration.throttle, shared: sharedThrottle)
         scheduler = ActorScheduler(graphs, on: loop)
         home = nil
@@ -341,14 +337,9 @@ public final class AuthService: Sendable {
         self.hashing = hashing
         self.configuration = configuration
         self.clock = clock
-        ownLoop = nil
         graphs = state
         scheduler = ActorScheduler(state, on: state.loop)
         home = state.loop === loop ? nil : loop
-    }
-
-    deinit {
-        ownLoop?.stop()
     }
 
     /// The counters so far.
@@ -452,57 +443,134 @@ public final class AuthService: Sendable {
         return Single.create { [self] answered in
             let done = onHome(answered)
             let attempt = LoginAttempt(account: username, origin: origin)
-            // The verification, then the session's commit: disposing ends whichever runs.
-            let work = SerialDisposable()
-            // The admission's answer, on the actor.
-            let admitted: @Sendable (ThrottleState.Admission) -> Void = { admission in
-                switch admission {
-                case .allowed:
-                    if device != nil { self.count { $0.deviceLogins += 1 } }
-                    work.disposable = verification.subscribe { event in
-                        scheduler.schedule(isolated: { graphs in
-                            guard
-                                let answer = self.conclude(
-                                    attempt, event, graphs: graphs, client: client, device: device,
-                                    trace: trace)
-                            else { return }
-                            work.disposable = answer.subscribe(done)
-                        })
-                    }
-                case .throttled(let retryAfter, _), .budgetSpent(let retryAfter):
-                    self.count {
-                        $0.throttledLogins += 1
-                        if case .budgetSpent = admission { $0.budgetSpent += 1 }
-                    }
-                    done(
-                        .success(
-                            LoginResponse(
-                                statusCode: 429, message: .loginThrottled,
-                                retryAfter: Self.wholeSeconds(retryAfter))))
-                }
-            }
+            let steps = LoginTask()
+            // Admitted on the actor, in order with every other step scheduled there (a disposal's
+            // abandonment included); the rest runs as one task on the graphs' loop: each blocking
+            // step (the shared throttle, the store, argon2id) runs on its own threads and the task
+            // re-enters the loop once when it ends. Disposing cancels the step under way and
+            // abandons the attempt.
             scheduler.schedule(isolated: { graphs in
-                switch graphs.admit(attempt, now: self.clock.now()) {
-                case .gone: return
-                case .decided(let admission): admitted(admission)
-                case .asking(let answer):
-                    // Not part of `work`: the answer must arrive even when the attempt is disposed
-                    // meanwhile, so that an admission it got is given back.
-                    _ = answer.subscribe { event in
-                        scheduler.schedule(isolated: { graphs in
-                            switch graphs.finishAdmission(attempt, event) {
-                            case nil: return
-                            case .success(let admission): admitted(admission)
-                            case .failure(let error): done(.failure(self.translate(error)))
-                            }
-                        })
-                    }
+                let admission = graphs.admit(attempt, now: self.clock.now())
+                if case .gone = admission { return }
+                steps.start(on: graphs.loop.executor) {
+                    let outcome = await self.login(
+                        attempt, admission, graphs: graphs, verification: verification, client: client,
+                        device: device, trace: trace)
+                    if let outcome { done(outcome) }
                 }
             })
             return Disposables.create {
-                work.dispose()
+                steps.cancel()
                 scheduler.schedule(isolated: { graphs in graphs.abandon(attempt) })
             }
+        }
+    }
+
+    /// A login from its admission's step to its answer, on the graphs' actor: the admission's
+    /// answer, then the verification, then the verdict recorded, then (for the right password) the session
+    /// committed, then the answer. Nil when the attempt was disposed first (nobody waits for an
+    /// answer); whatever the attempt took is given back by ``AuthGraphs/abandon(_:)`` then.
+    private func login(
+        _ attempt: LoginAttempt, _ step: AuthGraphs.AdmissionStep, graphs: isolated AuthGraphs,
+        verification: Single<StoredAccount?>, client: String, device: DeviceTokens.Device?, trace: TraceParent
+    ) async -> SingleEvent<LoginResponse>? {
+        let admission: ThrottleState.Admission
+        switch step {
+        case .gone: return nil
+        case .decided(let decided): admission = decided
+        case .asking(let asked):
+            // Awaited whatever happens to the attempt meanwhile: an admission it got must be
+            // given back (``AuthGraphs/finishAdmission(_:_:)``).
+            switch graphs.finishAdmission(attempt, await Self.outcome(of: asked)) {
+            case nil: return nil
+            case .success(let answer): admission = answer
+            case .failure(let error): return .failure(translate(error))
+            }
+        }
+        switch admission {
+        case .allowed: break
+        case .throttled(let retryAfter, _), .budgetSpent(let retryAfter):
+            count {
+                $0.throttledLogins += 1
+                if case .budgetSpent = admission { $0.budgetSpent += 1 }
+            }
+            return .success(
+                LoginResponse(
+                    statusCode: 429, message: .loginThrottled, retryAfter: Self.wholeSeconds(retryAfter)))
+        }
+        if device != nil { count { $0.deviceLogins += 1 } }
+        let account: StoredAccount?
+        do {
+            account = try await verification.value
+        } catch is CancellationError {
+            return nil
+        } catch {
+            guard attempt.phase == .inFlight else { return nil }
+            graphs.abandon(attempt)
+            return .failure(translate(error))
+        }
+        guard attempt.phase == .inFlight else { return nil }
+        let username = attempt.account
+        guard let account else {
+            let locked: Bool
+            switch graphs.settle(attempt, succeeded: false, now: clock.now()) {
+            case .recorded(let recorded): locked = recorded
+            case .recording(let recording):
+                guard let recorded = try? await recording.value, !Task.isCancelled else {
+                    return Task.isCancelled
+                        ? nil : .success(wrongPassword(graphs, username, client, locked: false))
+                }
+                locked = recorded
+            }
+            return .success(wrongPassword(graphs, username, client, locked: locked))
+        }
+        let recording: Single<Bool>? =
+            switch graphs.settle(attempt, succeeded: true, now: clock.now()) {
+            case .recorded: nil
+            case .recording(let recording): recording
+            }
+        let token = Token.generate()
+        let lifetime = Int64(configuration.tokenLifetime.components.seconds)
+        // The same device keeps its token; a first login from this client gets a new device.
+        let issued = configuration.deviceTokens.issue(account: username, device: device)
+        let answer = LoginResponse(
+            statusCode: 200, message: .loginOK,
+            user: .init(name: account.username, userToken: token.text, deviceToken: issued.token))
+        let expiresAt = clock.wallSeconds() + lifetime
+        do {
+            // The success is recorded first: a session that fails to commit still gave the tokens back.
+            if let recording { _ = try await recording.value }
+            try await store.addSession(digest: token.digest, accountID: account.id, expiresAt: expiresAt)
+                .traced("store commit", under: trace).value
+        } catch is CancellationError {
+            return nil
+        } catch {
+            return .failure(translate(error))
+        }
+        count { $0.logins += 1 }
+        graphs.emit(.loggedIn, username, client)
+        return .success(answer)
+    }
+
+    /// A wrong password's answer, counted and published.
+    private func wrongPassword(
+        _ graphs: isolated AuthGraphs, _ username: String, _ client: String, locked: Bool
+    )
+        -> LoginResponse
+    {
+        count {
+            $0.failedLogins += 1
+            if locked { $0.locks += 1 }
+        }
+        graphs.emit(.failed, username, client)
+        if locked { graphs.emit(.locked, username, client) }
+        return LoginResponse(statusCode: 401, message: .loginWrongPassword)
+    }
+
+    /// `single`'s outcome, awaited without being cancelled with the awaiting task.
+    private static func outcome<T: Sendable>(of single: Single<T>) async -> SingleEvent<T> {
+        await withCheckedContinuation { continuation in
+            _ = single.subscribe { event in continuation.resume(returning: event) }
         }
     }
 
@@ -525,64 +593,6 @@ public final class AuthService: Sendable {
                 $0 ? account : nil
             }
             .traced("argon2id verify", under: trace)
-        }
-    }
-
-    /// The verification of an admitted attempt ended (on the actor): a verdict is recorded and
-    /// answered; a failure without one (overload, storage, shutdown) abandons the attempt. Nil when
-    /// the attempt was abandoned first (its caller went away).
-    private func conclude(
-        _ attempt: LoginAttempt, _ event: SingleEvent<StoredAccount?>, graphs: isolated AuthGraphs,
-        client: String, device: DeviceTokens.Device?, trace: TraceParent
-    ) -> Single<LoginResponse>? {
-        guard attempt.phase == .inFlight else { return nil }
-        let username = attempt.account
-        switch event {
-        case .failure(let error):
-            graphs.abandon(attempt)
-            return .error(translate(error))
-        case .success(nil):
-            let answer: @Sendable (isolated AuthGraphs, Bool) -> LoginResponse = { graphs, locked in
-                self.count {
-                    $0.failedLogins += 1
-                    if locked { $0.locks += 1 }
-                }
-                graphs.emit(.failed, username, client)
-                if locked { graphs.emit(.locked, username, client) }
-                return LoginResponse(statusCode: 401, message: .loginWrongPassword)
-            }
-            switch graphs.settle(attempt, succeeded: false, now: clock.now()) {
-            case .recorded(let locked): return .just(answer(graphs, locked))
-            case .recording(let locked):
-                return locked.flatMap { [self] locked in onGraphs { graphs in answer(graphs, locked) } }
-            }
-        case .success(let account?):
-            let recorded: Single<Bool> =
-                switch graphs.settle(attempt, succeeded: true, now: clock.now()) {
-                case .recorded: .just(false)
-                case .recording(let recording): recording
-                }
-            let token = Token.generate()
-            let lifetime = Int64(configuration.tokenLifetime.components.seconds)
-            // The same device keeps its token; a first login from this client gets a new device.
-            let issued = configuration.deviceTokens.issue(account: username, device: device)
-            let answer = LoginResponse(
-                statusCode: 200, message: .loginOK,
-                user: .init(name: account.username, userToken: token.text, deviceToken: issued.token))
-            let expiresAt = clock.wallSeconds() + lifetime
-            // The success is recorded first: a session that fails to commit still gave the tokens back.
-            return recorded.flatMap { [store] _ in
-                store.addSession(digest: token.digest, accountID: account.id, expiresAt: expiresAt)
-                    .traced("store commit", under: trace)
-            }
-            .flatMap { [self] _ in
-                onGraphs { graphs in
-                    self.count { $0.logins += 1 }
-                    graphs.emit(.loggedIn, username, client)
-                    return answer
-                }
-            }
-            .catch { [self] error in .error(translate(error)) }
         }
     }
 
@@ -727,5 +737,38 @@ public final class AuthService: Sendable {
             1,
             Int(duration.components.seconds) * 1_000
                 + Int(duration.components.attoseconds / 1_000_000_000_000_000))
+    }
+}
+
+/// The task that runs one login's steps after its admission, cancelled when the login is disposed
+/// (also when that comes first: the task then starts cancelled).
+private final class LoginTask: Sendable {
+    private enum State {
+        case waiting
+        case running(Task<Void, Never>)
+        case cancelled
+    }
+
+    private let state = Mutex(State.waiting)
+
+    /// Starts `steps` on `executor` (the graphs' loop), cancelled at once if the login was disposed.
+    func start(on executor: LoopExecutor, _ steps: sending @escaping @isolated(any) () async -> Void) {
+        let task = Task(executorPreference: executor, operation: steps)
+        let cancelled = state.withLock { state in
+            guard case .waiting = state else { return true }
+            state = .running(task)
+            return false
+        }
+        if cancelled { task.cancel() }
+    }
+
+    /// Cancels the task, or the one still to start.
+    func cancel() {
+        let task = state.withLock { state -> Task<Void, Never>? in
+            defer { state = .cancelled }
+            if case .running(let task) = state { return task }
+            return nil
+        }
+        task?.cancel()
     }
 }

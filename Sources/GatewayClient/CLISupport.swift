@@ -1,9 +1,9 @@
 public import Contracts
 import Foundation
 import GatewayMessages
+import ProcessSupport
 import RemoteProtocol
 public import RemoteStreams
-import ServiceKit
 import ZeroMQ
 
 /// The CURVE keys `gateway-cli` uses (docs/gateway/cli.md, "Keys").

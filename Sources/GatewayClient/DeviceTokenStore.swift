@@ -1,7 +1,7 @@
 import Contracts
 import Foundation
+import ProcessSupport
 import RemoteProtocol
-import ServiceKit
 import ZeroMQ
 
 #if canImport(Glibc)

@@ -101,7 +101,7 @@ public struct LoginViewModel: Sendable {
         let edits = Observable.merge(
             phone.map { FieldEdit(field: .phone, text: $0) },
             password.map { FieldEdit(field: .password, text: $0) })
-        let parameters = FieldsParameters(usernamePurpose: .signin, passwordPurpose: .login, client: client)
+        let parameters = Self.fieldsParameters(client: client)
         let fields = FieldChannel.updates(
             validation: validation, parameters: parameters, edits: edits, reopenAfter: reopenAfter,
             scheduler: scheduler
@@ -153,6 +153,12 @@ public struct LoginViewModel: Sendable {
             phoneResult: fields.map(\.phone).distinctUntilChanged(),
             passwordResult: fields.map(\.password).distinctUntilChanged(),
             loginEnabled: loginEnabled, loggingIn: loggingIn, tip: tip)
+    }
+
+    /// The flow's `validate.fields` purposes, for the end client `client`: the phone checked as a
+    /// sign-in name, the password with the login rules (the `login` command checks with them too).
+    static func fieldsParameters(client: String?) -> FieldsParameters {
+        FieldsParameters(usernamePurpose: .signin, passwordPurpose: .login, client: client)
     }
 
     /// The message an answer from `auth.login` shows (`login.ok` carries the device token as the

@@ -32,6 +32,12 @@ public struct RegisterViewModel: Sendable {
         }
     }
 
+    /// The flow's `validate.fields` purposes, for the end client `client`: every field with the
+    /// register rules (the `register` command checks with them too).
+    static func fieldsParameters(client: String?) -> FieldsParameters {
+        FieldsParameters(usernamePurpose: .register, passwordPurpose: .register, client: client)
+    }
+
     /// A one-shot message for the screen (the alert every flow uses).
     public typealias Alert = ScreenAlert
 
@@ -83,8 +89,7 @@ public struct RegisterViewModel: Sendable {
             passwordText.map { FieldEdit(field: .password, text: $0) },
             repeatText.map { FieldEdit(field: .repeat, text: $0) }
         )
-        let parameters = FieldsParameters(
-            usernamePurpose: .register, passwordPurpose: .register, client: client)
+        let parameters = Self.fieldsParameters(client: client)
         let verdicts = FieldChannel.verdicts(
             FieldChannel.updates(
                 validation: validation, parameters: parameters, edits: edits, reopenAfter: reopenAfter,

@@ -62,7 +62,7 @@ public struct SigninViewModel: Sendable {
         let usernameText = input.username.share(replay: 1)
         let passwordText = input.password.share(replay: 1)
         let edits = usernameText.map { FieldEdit(field: .username, text: $0) }
-        let parameters = FieldsParameters(usernamePurpose: .signin, passwordPurpose: .login, client: client)
+        let parameters = Self.fieldsParameters(client: client)
         let usernameResult = FieldChannel.verdicts(
             FieldChannel.updates(
                 validation: validation, parameters: parameters, edits: edits, reopenAfter: reopenAfter,
@@ -124,6 +124,12 @@ public struct SigninViewModel: Sendable {
 }
 
 extension SigninViewModel {
+    /// The flow's `validate.fields` purposes, for the end client `client`: the username must exist,
+    /// a password is checked with the login rules (the `signin` command checks with them too).
+    static func fieldsParameters(client: String?) -> FieldsParameters {
+        FieldsParameters(usernamePurpose: .signin, passwordPurpose: .login, client: client)
+    }
+
     /// The alert an answer from `auth.login` shows: `login.ok` (with `name` and `token`),
     /// `login.throttled` (with `retry_after`), else `login.wrongPassword` whatever the reason.
     public static func alert(for response: LoginResponse) -> ScreenAlert {

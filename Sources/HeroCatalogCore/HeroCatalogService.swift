@@ -91,29 +91,21 @@ public final class HeroCatalogService: Sendable {
 
     private let graphs: CatalogGraphs
     private let scheduler: ActorScheduler<CatalogGraphs>
-    /// The loop the service made for its actor, when it was given none (stopped when it goes).
-    private let ownLoop: SocketLoop?
     private let verifier: any TokenVerifier
     private let limits: Limits
     private let counters_ = Mutex(Counters())
 
     /// A service answering from `catalog`, checking tokens with `verifier`, whose graphs run in a
-    /// ``CatalogGraphs`` actor on `loop`'s executor (the process's event loop; without one the
-    /// service makes a loop of its own).
+    /// ``CatalogGraphs`` actor on `loop`'s executor: the process's event loop, which its caller
+    /// owns and stops.
     public init(
-        catalog: HeroCatalog, verifier: any TokenVerifier, limits: Limits = Limits(), loop: SocketLoop? = nil
+        catalog: HeroCatalog, verifier: any TokenVerifier, limits: Limits = Limits(), loop: SocketLoop
     ) {
-        let (loop, own) = SocketLoop.forService(loop, name: "catalog-graphs")
-        ownLoop = own
         graphs = CatalogGraphs(on: loop, catalog: catalog)
         scheduler = ActorScheduler(graphs, on: loop)
         self.verifier = verifier
         self.limits = limits
         counters_.withLock { $0.heroes = catalog.heroes.count }
-    }
-
-    deinit {
-        ownLoop?.stop()
     }
 
     /// The catalog answering now.

@@ -26,18 +26,3 @@ extension ActorScheduler {
         self.init(actor, taskExecutor: loop.executor, loop: SocketLoopThread(loop))
     }
 }
-
-extension SocketLoop {
-    /// The loop a service's actor runs on: `loop`, the process's, or, when the service is given none
-    /// (tests, tools), one made for it and returned as `own` as well, for the service to stop when
-    /// it goes.
-    public static func forService(_ loop: SocketLoop?, name: String) -> (loop: SocketLoop, own: SocketLoop?) {
-        if let loop { return (loop, nil) }
-        do {
-            let own = try SocketLoop(name: name)
-            return (own, own)
-        } catch {
-            preconditionFailure("cannot start the \(name) loop: \(error)")
-        }
-    }
-}

@@ -623,7 +623,7 @@ public final class RemoteClient: Sendable {
     /// sent again to another replica after its connection was lost (``RetrySafety``); a call
     /// refused with `overloaded`, or that never left the client, is sent again either way.
     @inlinable
-    public func request<Parameters: Encodable & Sendable, Response: Decodable & Sendable>(
+    func request<Parameters: Encodable & Sendable, Response: Decodable & Sendable>(
         _ method: String, _ parameters: Parameters, as response: Response.Type = Response.self,
         deadline: Duration? = nil, idempotent: Bool = false
     ) -> Single<Response> {
@@ -645,7 +645,7 @@ public final class RemoteClient: Sendable {
 
     /// Subscribes to a stream method.
     @inlinable
-    public func stream<Parameters: Encodable & Sendable, Element: Decodable & Sendable>(
+    func stream<Parameters: Encodable & Sendable, Element: Decodable & Sendable>(
         _ method: String, _ parameters: Parameters, as element: Element.Type = Element.self,
         deadline: Duration? = nil
     ) -> Observable<Element> {
@@ -663,7 +663,7 @@ public final class RemoteClient: Sendable {
 
     /// Opens a channel: `input` is streamed to the server, its answers come back.
     @inlinable
-    public func channel<
+    func channel<
         Parameters: Encodable & Sendable, Input: Encodable & Sendable, Output: Decodable & Sendable
     >(
         _ method: String, _ parameters: Parameters, input: Observable<Input>,

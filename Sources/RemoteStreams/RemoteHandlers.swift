@@ -67,7 +67,7 @@ public struct RemoteHandlers: Sendable {
 
     /// Registers a request/response method: one answer (or error) per call.
     @inlinable
-    public mutating func request<Parameters: Decodable & Sendable, Response: Encodable & Sendable>(
+    mutating func request<Parameters: Decodable & Sendable, Response: Encodable & Sendable>(
         _ name: String, _ handler: @escaping @Sendable (Parameters) -> Single<Response>
     ) {
         request(name) { (parameters: Parameters, _: CallContext) in handler(parameters) }
@@ -76,7 +76,7 @@ public struct RemoteHandlers: Sendable {
     /// Registers a request/response method whose handler also sees the call's context (who
     /// called).
     @inlinable
-    public mutating func request<Parameters: Decodable & Sendable, Response: Encodable & Sendable>(
+    mutating func request<Parameters: Decodable & Sendable, Response: Encodable & Sendable>(
         _ name: String, _ handler: @escaping @Sendable (Parameters, CallContext) -> Single<Response>
     ) {
         let coder = self.coder
@@ -98,14 +98,14 @@ public struct RemoteHandlers: Sendable {
     }
 
     /// Registers a stream method: any number of elements, then completion or an error.
-    public mutating func stream<Parameters: Decodable & Sendable, Element: Encodable & Sendable>(
+    mutating func stream<Parameters: Decodable & Sendable, Element: Encodable & Sendable>(
         _ name: String, _ handler: @escaping @Sendable (Parameters) -> Observable<Element>
     ) {
         stream(name) { (parameters: Parameters, _: CallContext) in handler(parameters) }
     }
 
     /// Registers a stream method whose handler also sees the call's context.
-    public mutating func stream<Parameters: Decodable & Sendable, Element: Encodable & Sendable>(
+    mutating func stream<Parameters: Decodable & Sendable, Element: Encodable & Sendable>(
         _ name: String, _ handler: @escaping @Sendable (Parameters, CallContext) -> Observable<Element>
     ) {
         let coder = self.coder
@@ -119,7 +119,7 @@ public struct RemoteHandlers: Sendable {
 
     /// Registers a channel method: the client streams `Input`s in, the method streams `Output`s
     /// back. An input element that does not decode fails the input sequence with `bad_request`.
-    public mutating func channel<
+    mutating func channel<
         Parameters: Decodable & Sendable, Input: Decodable & Sendable, Output: Encodable & Sendable
     >(
         _ name: String,
@@ -131,7 +131,7 @@ public struct RemoteHandlers: Sendable {
     }
 
     /// Registers a channel method whose handler also sees the call's context.
-    public mutating func channel<
+    mutating func channel<
         Parameters: Decodable & Sendable, Input: Decodable & Sendable, Output: Encodable & Sendable
     >(
         _ name: String,

@@ -1,10 +1,9 @@
 public import Contracts
 internal import Dispatch
 internal import Foundation
+internal import ProcessSupport
 public import Reactive
-internal import ServiceKit
 internal import Synchronization
-internal import ZeroMQ
 
 #if canImport(Glibc)
     internal import Glibc
@@ -135,7 +134,7 @@ final class OutputQueue: Sendable {
     }
 }
 
-/// SIGTERM, SIGINT and SIGHUP, caught through ServiceKit's `ProcessSignals` (not in a signal
+/// SIGTERM, SIGINT and SIGHUP, caught through ProcessSupport's `ProcessSignals` (not in a signal
 /// handler) so the UI thread can restore the terminal before the process ends.
 final class SignalWatch: Sendable {
     /// The signal that arrived, 0 while none has; set by the watching task, read by the UI thread.

@@ -42,43 +42,47 @@ public final class ValidationService: Sendable {
     /// The username lookups' counters.
     public let checks: CheckCounters
     private let graphs: FieldGraphs?
-    /// The loop the service made for its graphs, when it was given none (stopped when it goes).
-    private let ownLoop: SocketLoop?
     private let scheduler: any SchedulerType
     private let directory: any UsernameDirectory
     private let lookupTimeout: RxTimeInterval
     private let counters_ = Mutex(Counters())
 
-    /// A service over `directory`.
+    /// A service over `directory` whose graphs run in a ``FieldGraphs`` actor on `loop`'s executor,
+    /// with its timers: the process's event loop, which its caller owns and stops.
     ///
-    /// - Parameters:
-    ///   - lookupTimeout: how long a username lookup may take before it is `network.error`.
-    ///   - loop: the service's event loop: graphs run in a ``FieldGraphs`` actor on its executor,
-    ///     with its timers. Without one (and without a `scheduler`) the service makes its own.
-    ///   - scheduler: where graphs run instead (tests pass a `TestScheduler`).
-    public init(
+    /// - Parameter lookupTimeout: how long a username lookup may take before it is `network.error`.
+    public convenience init(
         rules: ValidationRules, directory: any UsernameDirectory, lookupTimeout: RxTimeInterval,
-        loop: SocketLoop? = nil, scheduler: (any SchedulerType)? = nil
+        loop: SocketLoop
+    ) {
+        let graphs = FieldGraphs(on: loop)
+        self.init(
+            rules: rules, directory: directory, lookupTimeout: lookupTimeout, graphs: graphs,
+            scheduler: ActorScheduler(graphs, on: loop))
+    }
+
+    /// A service over `directory` whose graphs run on `scheduler` (tests pass a `TestScheduler`).
+    ///
+    /// - Parameter lookupTimeout: how long a username lookup may take before it is `network.error`.
+    public convenience init(
+        rules: ValidationRules, directory: any UsernameDirectory, lookupTimeout: RxTimeInterval,
+        scheduler: any SchedulerType
+    ) {
+        self.init(
+            rules: rules, directory: directory, lookupTimeout: lookupTimeout, graphs: nil,
+            scheduler: scheduler)
+    }
+
+    private init(
+        rules: ValidationRules, directory: any UsernameDirectory, lookupTimeout: RxTimeInterval,
+        graphs: FieldGraphs?, scheduler: any SchedulerType
     ) {
         self.rules = rules
         self.directory = directory
         self.lookupTimeout = lookupTimeout
         self.checks = CheckCounters()
-        if let scheduler {
-            graphs = nil
-            ownLoop = nil
-            self.scheduler = scheduler
-        } else {
-            let (loop, own) = SocketLoop.forService(loop, name: "validation-graphs")
-            let graphs = FieldGraphs(on: loop)
-            self.graphs = graphs
-            ownLoop = own
-            self.scheduler = ActorScheduler(graphs, on: loop)
-        }
-    }
-
-    deinit {
-        ownLoop?.stop()
+        self.graphs = graphs
+        self.scheduler = scheduler
     }
 
     /// The counters so far.

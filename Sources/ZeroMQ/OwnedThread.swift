@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import ProcessSupport
 
 /// Dedicated threads for blocking libzmq calls.
 ///

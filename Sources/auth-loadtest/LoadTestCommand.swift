@@ -4,6 +4,7 @@ import Foundation
 import GatewayClient
 import LoadTestCore
 import Measuring
+import ProcessSupport
 import RemoteStreams
 import ServiceKit
 import Synchronization

@@ -1,5 +1,6 @@
 import Foundation
 import LoadTestCore
+import ProcessSupport
 import ServiceKit
 import ZeroMQ
 

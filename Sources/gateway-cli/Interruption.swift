@@ -1,5 +1,5 @@
 import GatewayClient
-import ServiceKit
+import ProcessSupport
 import Synchronization
 
 #if canImport(Glibc)
@@ -10,7 +10,7 @@ import Synchronization
 /// the program exits with ``ExitCode/interrupted``. Before the script starts (while reading a
 /// password from a pipe) a signal exits at once.
 ///
-/// The signals come through ServiceKit's `ProcessSignals`, so the handler is ordinary Swift code in
+/// The signals come through ProcessSupport's `ProcessSignals`, so the handler is ordinary Swift code in
 /// a task, never in a signal handler. Owned by the main thread (not `Sendable`); only ``Slot`` is
 /// shared with the task that watches.
 final class Interruption {

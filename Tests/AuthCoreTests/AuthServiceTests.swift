@@ -6,6 +6,7 @@ import RemoteProtocol
 import RemoteStreams
 import Sodium
 import Synchronization
+import TestSupport
 import Testing
 import ZeroMQ
 
@@ -47,7 +48,7 @@ struct ServiceFixture {
     init(
         throttle: ThrottlePolicy = ThrottlePolicy(), tokenLifetime: Duration = .seconds(3_600),
         workers: Int = 2,
-        queueCapacity: Int = 16, loop: SocketLoop? = nil
+        queueCapacity: Int = 16, loop: SocketLoop = TestLoop.shared
     ) {
         pool = PasswordHashingPool(workers: workers, queueCapacity: queueCapacity)
         service = AuthService(

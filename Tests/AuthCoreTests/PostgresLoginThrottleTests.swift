@@ -68,9 +68,12 @@ struct PostgresLoginThrottleTests {
                     let attempt = open.remove(at: Int(random.next() % UInt64(open.count)))
                     switch random.next() % 8 {
                     case 0..<6:
-                        let expected = spec.recordFailure(account: attempt.account, from: attempt.origin, now: now)
-                        let actual = try await sql.recordFailure(account: attempt.account, from: attempt.origin)
-                            .value
+                        let expected = spec.recordFailure(
+                            account: attempt.account, from: attempt.origin, now: now)
+                        let actual = try await sql.recordFailure(
+                            account: attempt.account, from: attempt.origin
+                        )
+                        .value
                         #expect(actual == expected, "\(context): failure of \(attempt)")
                         seen[expected ? "lock" : "failure", default: 0] += 1
                     case 6:
@@ -85,7 +88,9 @@ struct PostgresLoginThrottleTests {
                 }
             }
             // The sequence reached every kind of answer, so the comparison covered every rule.
-            for kind in ["allowed", "throttled", "locked", "budgetSpent", "failure", "lock", "success", "abandoned"] {
+            for kind in [
+                "allowed", "throttled", "locked", "budgetSpent", "failure", "lock", "success", "abandoned",
+            ] {
                 #expect(seen[kind, default: 0] > 0, "seed \(seed): no \(kind) in \(seen)")
             }
             await store.close()
@@ -131,7 +136,9 @@ struct PostgresLoginThrottleTests {
     func replicasAtOnce() async throws {
         try await PostgresCluster.with { cluster in
             var stores: [PostgresAccountStore] = []
-            for _ in 0..<3 { stores.append(try await PostgresAccountStore(configuration: .init(url: cluster.url))) }
+            for _ in 0..<3 {
+                stores.append(try await PostgresAccountStore(configuration: .init(url: cluster.url)))
+            }
             let policy = ThrottlePolicy(clientFailuresPerMinute: 6, accountFreeFailures: 10)
             let throttles = stores.map { PostgresLoginThrottle(store: $0, policy: policy) }
             // One account, a new client each attempt: the account's budget, whatever the replica.
@@ -143,7 +150,8 @@ struct PostgresLoginThrottleTests {
             // One client over many accounts: its own failures a minute.
             let perClient = Admissions()
             for index in 0..<30 {
-                perClient.subscribe(throttles[index % 3].admit(account: "acct\(index)", from: .client("sprayer")))
+                perClient.subscribe(
+                    throttles[index % 3].admit(account: "acct\(index)", from: .client("sprayer")))
             }
             #expect(await perClient.wait(for: 30).allowed == 6)
             // One client on one account: its free failures (attempts in flight count).
@@ -163,17 +171,21 @@ struct PostgresLoginThrottleTests {
             let clock = InjectedClock()
             let sql = PostgresLoginThrottle(store: store, policy: Self.policy, now: { clock.microseconds })
             for index in 0..<5 {
-                #expect(try await sql.admit(account: "name\(index)", from: .client("c\(index)")).value == .allowed)
+                #expect(
+                    try await sql.admit(account: "name\(index)", from: .client("c\(index)")).value == .allowed
+                )
                 _ = try await sql.recordFailure(account: "name\(index)", from: .client("c\(index)")).value
             }
             // Nothing at rest yet: every entry still changes an answer.
             #expect(try await sql.removeResting().value == 0)
             let probe = try await ClusterConnection(cluster.url)
             // Another replica sweeping (the test holds the lock): this one deletes nothing.
-            _ = try await probe.query("SELECT pg_advisory_lock($1)", [.integer(PostgresLoginThrottle.sweepLock)])
+            _ = try await probe.query(
+                "SELECT pg_advisory_lock($1)", [.integer(PostgresLoginThrottle.sweepLock)])
             clock.advance(milliseconds: 3_600_000)
             #expect(try await sql.removeResting().value == 0)
-            _ = try await probe.query("SELECT pg_advisory_unlock($1)", [.integer(PostgresLoginThrottle.sweepLock)])
+            _ = try await probe.query(
+                "SELECT pg_advisory_unlock($1)", [.integer(PostgresLoginThrottle.sweepLock)])
             // An hour on, the failures are forgotten and the buckets full: all of it goes.
             #expect(try await sql.admit(account: "kept", from: .client("k")).value == .allowed)
             #expect(try await sql.removeResting().value == 15)
@@ -215,7 +227,7 @@ struct SharedThrottleServiceTests {
             let pool = PasswordHashingPool(workers: 1, queueCapacity: 16)
             let service = AuthService(
                 store: store, hashing: pool, configuration: AuthConfiguration(throttle: policy, cost: .test),
-                sharedThrottle: PostgresLoginThrottle(store: store, policy: policy))
+                loop: TestLoop.shared, sharedThrottle: PostgresLoginThrottle(store: store, policy: policy))
             let made = try await service.register(
                 RegisterRequest(username: "someone", password: "secret1"), client: "c"
             ).value
@@ -288,4 +300,3 @@ final class Admissions: Sendable {
         }
     }
 }
-

@@ -3,8 +3,9 @@ import Testing
 
 /// Package.swift declares what each target uses: every dependency of a Swift target (library,
 /// executable or test) is imported by at least one of its source files, so that the module graph
-/// in Package.swift is the one the code has (docs/ARCHITECTURE.md, "Layout").
-@Suite("Package.swift: every declared dependency is imported", .timeLimit(.minutes(1)))
+/// in Package.swift is the one the code has (docs/ARCHITECTURE.md, "Layout"), and the edges
+/// docs/ARCHITECTURE.md names (which module may use which) hold in it.
+@Suite("Package.swift: every declared dependency is imported; the module edges hold", .timeLimit(.minutes(1)))
 struct PackageDependencyTests {
     /// A target as Package.swift declares it.
     struct Target: Equatable {
@@ -110,5 +111,43 @@ struct PackageDependencyTests {
             let unused = target.dependencies.filter { !imported.contains($0) }
             #expect(unused.isEmpty, "\(target.name) declares \(unused) but never imports them")
         }
+    }
+
+    /// Every module `name` links, directly or through the modules it depends on.
+    static func reachable(from name: String, in targets: [Target]) -> Set<String> {
+        let byName = Dictionary(
+            targets.map { ($0.name, $0.dependencies) }, uniquingKeysWith: { first, _ in first })
+        var seen: Set<String> = []
+        var pending = byName[name] ?? []
+        while let next = pending.popLast() {
+            guard seen.insert(next).inserted else { continue }
+            pending += byName[next] ?? []
+        }
+        return seen
+    }
+
+    @Test(
+        "module edges: clients link neither ServiceKit nor GatewayCore, TerminalUI no ZeroMQ, ProcessSupport nothing"
+    )
+    func moduleEdges() throws {
+        let manifest = try String(contentsOfFile: Paths.repository + "/Package.swift", encoding: .utf8)
+        let targets = try Self.targets(in: manifest)
+        for client in ["GatewayClient", "gateway-cli", "TerminalUI"] {
+            let linked = Self.reachable(from: client, in: targets)
+            #expect(!linked.isEmpty, "\(client) is not in Package.swift")
+            #expect(!linked.contains("ServiceKit"), "\(client) links ServiceKit")
+            #expect(!linked.contains("GatewayCore"), "\(client) links GatewayCore")
+        }
+        let terminal = Self.reachable(from: "TerminalUI", in: targets)
+        #expect(!terminal.contains("ZeroMQ") && !terminal.contains("CZeroMQ"), "TerminalUI links \(terminal)")
+        #expect(Self.reachable(from: "ProcessSupport", in: targets).isEmpty)
+        #expect(Self.reachable(from: "ZeroMQ", in: targets) == ["CZeroMQ", "ProcessSupport"])
+        #expect(
+            Self.reachable(
+                from: "A",
+                in: [
+                    Target(name: "A", directory: "", dependencies: ["B"]),
+                    Target(name: "B", directory: "", dependencies: ["C"]),
+                ]) == ["B", "C"])
     }
 }

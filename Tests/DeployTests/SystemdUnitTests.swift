@@ -1,4 +1,5 @@
 import Foundation
+import ProcessSupport
 import Testing
 
 /// A systemd unit file: its sections, each an ordered list of `Key=value` settings (keys repeat).

@@ -4,6 +4,7 @@ import GatewayCore
 import Reactive
 import RemoteProtocol
 import RemoteStreams
+import TestSupport
 import Testing
 import ZeroMQ
 
@@ -71,7 +72,7 @@ struct GatewayRemoteTests {
         let validation = GatewayStubValidation()
         let service = GatewayService(
             auth: GatewayStubAuth(scheduler: nil), validation: validation,
-            heroes: GatewayStubCatalog(scheduler: nil))
+            heroes: GatewayStubCatalog(scheduler: nil), loop: TestLoop.shared)
         var handlers = RemoteHandlers()
         service.register(into: &handlers)
         // Exactly the gateway's contract: its flows and its commands.

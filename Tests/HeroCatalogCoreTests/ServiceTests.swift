@@ -14,7 +14,10 @@ struct ServiceTests {
     {
         let stub = StubTokenVerifier(valid: ["good": "alice"])
         let cache = CachingTokenVerifier(stub, lifetime: cacheLifetime, now: clock.now)
-        return (HeroCatalogService(catalog: try edgeCaseCatalog(), verifier: cache), stub, cache)
+        return (
+            HeroCatalogService(catalog: try edgeCaseCatalog(), verifier: cache, loop: TestLoop.shared), stub,
+            cache
+        )
     }
 
     @Test("search and get with a valid token")

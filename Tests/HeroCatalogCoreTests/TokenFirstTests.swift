@@ -2,7 +2,7 @@ import Contracts
 import Foundation
 import Reactive
 import RemoteProtocol
-import RemoteStreams
+@testable import RemoteStreams
 import TestSupport
 import Testing
 import ZeroMQ
@@ -36,7 +36,8 @@ struct TokenFirstTests {
     @Test("registers the methods of its contract, Methods.Heroes")
     func registersItsContract() throws {
         let service = HeroCatalogService(
-            catalog: try edgeCaseCatalog(), verifier: StubTokenVerifier(valid: ["good": "alice"]))
+            catalog: try edgeCaseCatalog(), verifier: StubTokenVerifier(valid: ["good": "alice"]),
+            loop: TestLoop.shared)
         var handlers = RemoteHandlers()
         service.register(into: &handlers)
         #expect(handlers.names == Methods.Heroes.all.map(\.name).sorted())
@@ -50,7 +51,8 @@ struct TokenFirstTests {
         let context = try Context()
         defer { context.terminate() }
         let service = HeroCatalogService(
-            catalog: try edgeCaseCatalog(), verifier: StubTokenVerifier(valid: ["good": "alice"]))
+            catalog: try edgeCaseCatalog(), verifier: StubTokenVerifier(valid: ["good": "alice"]),
+            loop: TestLoop.shared)
         var handlers = RemoteHandlers()
         service.register(into: &handlers)
         let server = try RemoteServer(

@@ -1,6 +1,7 @@
 import Contracts
 import Dispatch
 import Foundation
+import ProcessSupport
 import Reactive
 import RemoteProtocol
 import RemoteStreams
@@ -73,7 +74,8 @@ struct AbuseIntegrationTests {
             let flood = try (1...60_000).map { id in
                 codec.encode(try Frame.request(stream: UInt64(id), method: Methods.System.health.name))
             }
-            let stuck = NonReadingDealer(context: service.context, endpoint: service.endpoint, messages: flood)
+            let stuck = NonReadingDealer(
+                context: service.context, endpoint: service.endpoint, messages: flood)
             #expect(await stuck.waitUntilSent())
             // While the server works through the flood, and then while that client is stuck.
             let flooded = await healthLatencies(service.client, count: 200)
@@ -131,7 +133,9 @@ struct AbuseIntegrationTests {
             }
             #expect(cutOff != nil, "the stranger was never cut off")
             let abused = await healthLatencies(stack.client, count: 100)
-            print("gateway: idle p99 \(idle.sorted.p99), with a stranger that does not read p99 \(abused.sorted.p99)")
+            print(
+                "gateway: idle p99 \(idle.sorted.p99), with a stranger that does not read p99 \(abused.sorted.p99)"
+            )
             #expect(idle.failures == 0 && abused.failures == 0)
             #expect(abused.sorted.p99 <= max(idle.sorted.p99 * 2, idle.sorted.p99 + .milliseconds(20)))
             // A flow still works end to end meanwhile.

@@ -1,5 +1,6 @@
 import Contracts
 import Foundation
+import ProcessSupport
 import Reactive
 import RemoteProtocol
 import RemoteStreams

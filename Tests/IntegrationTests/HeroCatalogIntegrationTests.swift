@@ -1,8 +1,9 @@
 import Contracts
 import Foundation
+import ProcessSupport
 import Reactive
 import RemoteProtocol
-import RemoteStreams
+@testable import RemoteStreams
 import ServiceKit
 import Synchronization
 import TestSupport
@@ -22,7 +23,9 @@ final class HeroServiceProcess: Sendable {
     let logPath: String
     let endpoint: String
 
-    private init(child: ChildProcess, context: Context, client: RemoteClient, logPath: String, endpoint: String) {
+    private init(
+        child: ChildProcess, context: Context, client: RemoteClient, logPath: String, endpoint: String
+    ) {
         self.endpoint = endpoint
         self.child = child
         self.context = context
@@ -43,7 +46,8 @@ final class HeroServiceProcess: Sendable {
         let all =
             [
                 "--state-dir", stateDirectory(in: directory), "--endpoint", endpoint,
-                "--curve", curve == nil ? "off" : "on", "--auth-curve", "off", "--auth-endpoint", authEndpoint,
+                "--curve", curve == nil ? "off" : "on", "--auth-curve", "off", "--auth-endpoint",
+                authEndpoint,
             ] + arguments
         let child = try ChildProcess(
             executable: try Binaries.path("hero-catalog-service"), arguments: all, standardOutput: logPath,
@@ -51,7 +55,8 @@ final class HeroServiceProcess: Sendable {
         let context = try Context()
         let client = try RemoteClient(
             context: context,
-            configuration: .init(endpoints: [endpoint], deadline: .seconds(5), name: "heroes-test", curve: curve))
+            configuration: .init(
+                endpoints: [endpoint], deadline: .seconds(5), name: "heroes-test", curve: curve))
         let service = HeroServiceProcess(
             child: child, context: context, client: client, logPath: logPath, endpoint: endpoint)
         let end = ContinuousClock.now + .seconds(20)

@@ -1,5 +1,6 @@
 import Contracts
 import Foundation
+import ProcessSupport
 import RemoteStreams
 import ServiceKit
 import TestSupport
@@ -247,67 +248,6 @@ struct LoadTestIntegrationTests {
         }
     }
 
-    /// The closed model's throughput at `concurrency`, measured before and after the search (the
-    /// lower and the higher: what the machine gave while the search ran lies between them, on a
-    /// machine shared with other work), and the capacity `--find-capacity` finds for a lenient
-    /// objective, on the same target.
-    private func throughputAndCapacity(_ target: [String], concurrency: Int, in directory: TemporaryDirectory)
-        async throws -> (throughput: ClosedRange<Double>, capacity: Double)
-    {
-        func closedThroughput(_ name: String) async throws -> Double {
-            let closed = directory.file("closed-\(concurrency)-\(name).json")
-            let (ran, _, ranError) = try await runLoadTest(
-                target + [
-                    "--concurrency", "\(concurrency)", "--duration", "2s", "--warmup", "500ms", "--progress",
-                    "off",
-                    "--json", closed,
-                ],
-                in: directory)
-            #expect(ran == .exited(0), "\(ranError)")
-            return try #require(try jsonObject(closed)["completed_rate"] as? Double)
-        }
-        let throughput = try await closedThroughput("before")
-        let search = directory.file("search-\(concurrency).json")
-        let (searched, report, searchError) = try await runLoadTest(
-            target + [
-                "--find-capacity", "p99<200ms,errors<1%", "--rate", "\(Int(throughput / 8))",
-                "--step-duration", "1s",
-                "--warmup", "300ms", "--duration", "40s", "--progress", "off", "--json", search,
-            ],
-            in: directory, timeout: .seconds(50))
-        #expect(searched == .exited(0), "\(report)\(searchError)")
-        let capacity = try #require(try jsonObject(search)["capacity"] as? [String: Any])
-        let rate = try #require(capacity["rate"] as? Double, "\(report)")
-        let after = try await closedThroughput("after")
-        return (min(throughput, after)...max(throughput, after), rate)
-    }
-
-    @Test(
-        "--find-capacity agrees with the closed model's throughput: within 25 % against a real auth-service")
-    func capacityAgreesWithService() async throws {
-        try await withService { service, directory in
-            let (throughput, capacity) = try await throughputAndCapacity(
-                ["--endpoint", service.endpoint, "--curve", "off", "--users", "20", "--scenario", "login"],
-                concurrency: 16, in: directory)
-            #expect(
-                capacity >= 0.75 * throughput.lowerBound && capacity <= 1.25 * throughput.upperBound,
-                "\(capacity) vs \(throughput)")
-        }
-    }
-
-    @Test(
-        "--find-capacity agrees with the closed model's throughput: within 40 % against --echo, where the tool is the bottleneck"
-    )
-    func capacityAgreesWithEcho() async throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        let (throughput, capacity) = try await throughputAndCapacity(
-            ["--echo"], concurrency: 256, in: directory)
-        #expect(
-            capacity >= 0.6 * throughput.lowerBound && capacity <= 1.4 * throughput.upperBound,
-            "\(capacity) vs \(throughput)")
-    }
-
     @Test(
         "--find-capacity never overruns --duration: the bound ends the search and says so; bad uses exit 64")
     func capacityTimeBound() async throws {
@@ -488,5 +428,85 @@ struct LoadTestIntegrationTests {
             throw error
         }
         await service.stop()
+    }
+}
+
+/// `--find-capacity` against the closed model, on a machine that other work shares: the load the
+/// machine carries can change between the closed run and the search, so each comparison is made up
+/// to three times (each time measuring the closed model before and after the search) and passes
+/// when one of them agrees; the failure message lists every attempt.
+@Suite("auth-loadtest --find-capacity against the closed model", .timeLimit(.minutes(4)))
+struct LoadTestCapacityTests {
+    /// How many times a comparison is made before it counts as a disagreement.
+    private static let attempts = 3
+
+    /// The closed model's throughput at `concurrency`, measured before and after the search (the
+    /// lower and the higher: what the machine gave while the search ran lies between them), and the
+    /// capacity `--find-capacity` finds for a lenient objective, on the same target.
+    private func throughputAndCapacity(_ target: [String], concurrency: Int, in directory: TemporaryDirectory)
+        async throws -> (throughput: ClosedRange<Double>, capacity: Double)
+    {
+        func closedThroughput(_ name: String) async throws -> Double {
+            let closed = directory.file("closed-\(concurrency)-\(name)-\(UUID().uuidString).json")
+            let (ran, _, ranError) = try await runLoadTest(
+                target + [
+                    "--concurrency", "\(concurrency)", "--duration", "2s", "--warmup", "500ms", "--progress",
+                    "off",
+                    "--json", closed,
+                ],
+                in: directory)
+            #expect(ran == .exited(0), "\(ranError)")
+            return try #require(try jsonObject(closed)["completed_rate"] as? Double)
+        }
+        let throughput = try await closedThroughput("before")
+        let search = directory.file("search-\(concurrency)-\(UUID().uuidString).json")
+        let (searched, report, searchError) = try await runLoadTest(
+            target + [
+                "--find-capacity", "p99<200ms,errors<1%", "--rate", "\(Int(throughput / 8))",
+                "--step-duration", "1s",
+                "--warmup", "300ms", "--duration", "40s", "--progress", "off", "--json", search,
+            ],
+            in: directory, timeout: .seconds(50))
+        #expect(searched == .exited(0), "\(report)\(searchError)")
+        let capacity = try #require(try jsonObject(search)["capacity"] as? [String: Any])
+        let rate = try #require(capacity["rate"] as? Double, "\(report)")
+        let after = try await closedThroughput("after")
+        return (min(throughput, after)...max(throughput, after), rate)
+    }
+
+    /// Measures up to ``attempts`` times; records an issue listing every attempt when none has the
+    /// capacity within `low`–`high` times the closed model's range.
+    private func expectAgreement(
+        _ target: [String], concurrency: Int, low: Double, high: Double, in directory: TemporaryDirectory
+    ) async throws {
+        var tried: [String] = []
+        for _ in 0..<Self.attempts {
+            let (throughput, capacity) = try await throughputAndCapacity(
+                target, concurrency: concurrency, in: directory)
+            if capacity >= low * throughput.lowerBound && capacity <= high * throughput.upperBound { return }
+            tried.append(
+                "capacity \(Int(capacity))/s against closed \(Int(throughput.lowerBound))–\(Int(throughput.upperBound))/s"
+            )
+        }
+        Issue.record("no attempt agreed: \(tried.joined(separator: "; "))")
+    }
+
+    @Test(
+        "--find-capacity agrees with the closed model's throughput: within 25 % against a real auth-service")
+    func capacityAgreesWithService() async throws {
+        try await withService { service, directory in
+            try await expectAgreement(
+                ["--endpoint", service.endpoint, "--curve", "off", "--users", "20", "--scenario", "login"],
+                concurrency: 16, low: 0.75, high: 1.25, in: directory)
+        }
+    }
+
+    @Test(
+        "--find-capacity agrees with the closed model's throughput: within 40 % against --echo, where the tool is the bottleneck"
+    )
+    func capacityAgreesWithEcho() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try await expectAgreement(["--echo"], concurrency: 256, low: 0.6, high: 1.4, in: directory)
     }
 }

@@ -1,5 +1,6 @@
 import Contracts
 import Foundation
+import ProcessSupport
 import Reactive
 import RemoteProtocol
 import RemoteStreams
@@ -276,13 +277,16 @@ struct RecoveryTests {
         try await tmux.waitFor("[13")
         let restarted = try await stack.restartGateway()
         let returned = ContinuousClock.now
-        let back = try? await tmux.waitForScreen("the login screen back, with its text", deadline: .seconds(10)) {
+        let back = try? await tmux.waitForScreen(
+            "the login screen back, with its text", deadline: .seconds(10)
+        ) {
             !$0.contains("Cannot reach") && $0.contains("[13") && $0.contains("Phone number too short")
         }
         let resumed = ContinuousClock.now - returned
         await restarted.stop()
         #expect(back != nil, "the screen did not come back when the gateway returned")
-        #expect(resumed <= .seconds(3), "the screen came back \(seconds(resumed)) s after the gateway started")
+        #expect(
+            resumed <= .seconds(3), "the screen came back \(seconds(resumed)) s after the gateway started")
         print(
             "RECOVERY gateway_killed_to_cli_exit=\(seconds(exited)) gateway_killed_to_banner=\(seconds(banner))"
                 + " gateway_down_cli_exit=\(seconds(refused)) gateway_down_banner=\(seconds(reopenedBanner))"

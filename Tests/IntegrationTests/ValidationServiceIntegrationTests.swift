@@ -1,8 +1,9 @@
 import Contracts
 import Foundation
+import ProcessSupport
 import Reactive
 import RemoteProtocol
-import RemoteStreams
+@testable import RemoteStreams
 import ServiceKit
 import TestSupport
 import Testing

@@ -2,7 +2,7 @@ import Dispatch
 import Foundation
 import Reactive
 import RemoteProtocol
-import RemoteStreams
+@testable import RemoteStreams
 import Synchronization
 import TestSupport
 import Testing

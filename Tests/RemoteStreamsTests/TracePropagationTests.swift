@@ -1,7 +1,7 @@
 import Foundation
 import Reactive
 import RemoteProtocol
-import RemoteStreams
+@testable import RemoteStreams
 import Synchronization
 import TestSupport
 import Testing

@@ -1,6 +1,6 @@
 import Reactive
 import RemoteProtocol
-import RemoteStreams
+@testable import RemoteStreams
 import Testing
 
 /// Parameters read leniently: a body that is not a ``Count`` still reaches the handler.

@@ -1,4 +1,6 @@
 import Foundation
+import ProcessSupport
+import RemoteStreams
 import ServiceKit
 import Synchronization
 import Testing
@@ -63,7 +65,7 @@ struct AllowListReloaderTests {
             let (logger, lines) = Self.recordingLogger()
             let reloader = AllowListReloader(state: directory, list: list, logger: logger)
             try write("\(try Z85.encode(key.publicKey))\nnot a key\n", to: path)
-            #expect(throws: ServiceKitError.self) { try reloader.reload().get() }
+            #expect(throws: StateError.self) { try reloader.reload().get() }
             #expect(list.contains(key.publicKey))
             #expect(list.count == before)
             let logged = lines.withLock { $0 }

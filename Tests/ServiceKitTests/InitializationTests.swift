@@ -1,4 +1,6 @@
 import Foundation
+import ProcessSupport
+import RemoteStreams
 import ServiceKit
 import Testing
 import ZeroMQ
@@ -54,13 +56,13 @@ struct InitializationTests {
             _ = try directory.initialize()
             chmod(directory.file("client.key"), 0o644)
             #expect { try directory.initialize() } throws: { error in
-                let error = error as? ServiceKitError
+                let error = error as? StateError
                 return error?.code == .keyFile && error?.path == directory.file("client.key")
             }
             chmod(directory.file("client.key"), 0o600)
             try write("not a key\n", to: directory.file("allowed_clients"))
             #expect { try directory.initialize() } throws: { error in
-                (error as? ServiceKitError)?.code == .allowList
+                (error as? StateError)?.code == .allowList
             }
         }
     }

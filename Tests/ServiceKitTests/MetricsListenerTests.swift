@@ -1,7 +1,8 @@
 import Contracts
 import Foundation
+import ProcessSupport
 import Reactive
-import RemoteStreams
+@testable import RemoteStreams
 import ServiceKit
 import TestSupport
 import Testing
@@ -28,8 +29,11 @@ struct MetricsListenerTests {
             let metrics = try await HTTPExchange.get("/metrics", port: port)
             #expect(metrics.status == 200, "\(metrics.text)")
             #expect(metrics.header("Content-Type") == "text/plain; version=0.0.4; charset=utf-8")
-            #expect(metrics.text.contains("reactive_login_requests_total{method=\"sys.health\",code=\"ok\"} 3"))
-            #expect(metrics.text.contains("reactive_login_request_duration_seconds_count{method=\"sys.health\"} 3"))
+            #expect(
+                metrics.text.contains("reactive_login_requests_total{method=\"sys.health\",code=\"ok\"} 3"))
+            #expect(
+                metrics.text.contains(
+                    "reactive_login_request_duration_seconds_count{method=\"sys.health\"} 3"))
             #expect(metrics.text.contains("reactive_login_errors_sent_total{code=\"unknown_method\"} 1"))
             #expect(metrics.text.contains("reactive_login_build_info{service=\"test\",version=\"1.2.3\"} 1"))
             #expect(metrics.text.contains("reactive_login_health_status{status=\"ready\"} 1"))
@@ -48,7 +52,8 @@ struct MetricsListenerTests {
             #expect(try await HTTPExchange.get("/healthz", port: port).status == 200)
             rig.health?.set(.ready)
             let head = try await HTTPExchange.send("HEAD /metrics HTTP/1.1\r\nHost: t\r\n\r\n", port: port)
-            #expect(head.status == 200 && head.body.isEmpty && Int(head.header("Content-Length") ?? "") ?? 0 > 0)
+            #expect(
+                head.status == 200 && head.body.isEmpty && Int(head.header("Content-Length") ?? "") ?? 0 > 0)
             await client.stop()
             rig.signals.deliver(SIGTERM)
             try await run.value
@@ -71,7 +76,10 @@ struct MetricsListenerTests {
                 ("GET /metrics HTTP/1.1\r\n\r\n", 400),
                 ("\u{16}\u{3}\u{1}\u{2}\u{0}hello", 400),
                 ("GET /metrics HTTP/3.0\r\nHost: t\r\n\r\n", 505),
-                ("GET /metrics HTTP/1.1\r\nHost: t\r\nX: " + String(repeating: "y", count: 2_000) + "\r\n\r\n", 431),
+                (
+                    "GET /metrics HTTP/1.1\r\nHost: t\r\nX: " + String(repeating: "y", count: 2_000)
+                        + "\r\n\r\n", 431
+                ),
             ]
             for (request, status) in cases {
                 let answer = try await HTTPExchange.send(request, port: port)
@@ -89,7 +97,8 @@ struct MetricsListenerTests {
     @Test("a slow client gets 408 at the read deadline; meanwhile ZeroMQ round trips are not delayed")
     func slowClient() async throws {
         try await withTemporaryDirectory { root in
-            let rig = try HostRig(root: root, metricsLimits: HTTPResponder.Limits(readTimeout: .milliseconds(600)))
+            let rig = try HostRig(
+                root: root, metricsLimits: HTTPResponder.Limits(readTimeout: .milliseconds(600)))
             let run = rig.start()
             try await rig.events.wait(for: "serving")
             let port = try rig.metricsPort()
@@ -120,7 +129,8 @@ struct MetricsListenerTests {
     func connectionCap() async throws {
         try await withTemporaryDirectory { root in
             let rig = try HostRig(
-                root: root, metricsLimits: HTTPResponder.Limits(maximumConnections: 3, readTimeout: .seconds(20)))
+                root: root,
+                metricsLimits: HTTPResponder.Limits(maximumConnections: 3, readTimeout: .seconds(20)))
             let run = rig.start()
             try await rig.events.wait(for: "serving")
             let port = try rig.metricsPort()
@@ -156,12 +166,16 @@ struct MetricsListenerTests {
             let host = ServiceHost(
                 RecordingService(events: Recorder<String>(), failure: nil, startGate: false),
                 settings: .init(
-                    name: "test", version: "1", endpoint: try #require(Endpoint("ipc://\(root)/t.sock")), curve: .off,
+                    name: "test", version: "1", endpoint: try #require(Endpoint("ipc://\(root)/t.sock")),
+                    curve: .off,
                     maxStreamsTotal: 10, maxStreamsPerClient: 10, drainTimeout: .seconds(1),
                     metricsListen: holder.address),
-                state: state, logger: Logger(service: "test", sink: log.sink), signals: ProcessSignals(.manual))
-            await #expect(throws: ServiceKitError.self) { try await host.run() }
-            #expect(log.line("cannot start")?.contains("\(holder.address): bind failed: Address already in use") == true)
+                state: state, logger: Logger(service: "test", sink: log.sink),
+                signals: ProcessSignals(.manual))
+            await #expect(throws: StateError.self) { try await host.run() }
+            #expect(
+                log.line("cannot start")?.contains("\(holder.address): bind failed: Address already in use")
+                    == true)
             #expect(!FileManager.default.fileExists(atPath: state.file("test.pid")))
             #expect(try await HTTPExchange.get("/", port: Int(holder.address.port)).text == "taken\n")
             await holder.stop()

@@ -1,7 +1,8 @@
 import Contracts
 import Foundation
+import ProcessSupport
 import Reactive
-import RemoteStreams
+@testable import RemoteStreams
 import ServiceKit
 import Synchronization
 import Testing
@@ -163,7 +164,7 @@ struct ServiceHostTests {
         try await withTemporaryDirectory { root in
             let rig = try HostRig(root: root)
             try write("\(getppid())\n", to: rig.pidFile)
-            await #expect(throws: ServiceKitError.self) { try await rig.start().value }
+            await #expect(throws: StateError.self) { try await rig.start().value }
             #expect(rig.events.all.isEmpty)
             #expect(rig.log.messages.contains("cannot start"))
         }

@@ -2,7 +2,7 @@ import Contracts
 import Foundation
 import Reactive
 import RemoteProtocol
-import RemoteStreams
+@testable import RemoteStreams
 import ServiceKit
 import Testing
 import ZeroMQ

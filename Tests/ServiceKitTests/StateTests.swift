@@ -1,4 +1,6 @@
 import Foundation
+import ProcessSupport
+import RemoteStreams
 import ServiceKit
 import Testing
 import ZeroMQ
@@ -39,7 +41,7 @@ struct StateTests {
             #expect(mode(directory.path) == 0o700)
             try write("x", to: "\(root)/file")
             #expect { try StateDirectory(creating: "\(root)/file") } throws: { error in
-                (error as? ServiceKitError)?.code == .stateDirectory
+                (error as? StateError)?.code == .stateDirectory
             }
         }
     }
@@ -60,7 +62,7 @@ struct StateTests {
             #expect {
                 try PidFile.acquire(in: directory, service: "auth")
             } throws: { error in
-                let error = error as? ServiceKitError
+                let error = error as? StateError
                 return error?.code == .alreadyRunning && error?.message.contains("pid 1") == true
             }
 
@@ -104,7 +106,7 @@ struct StateTests {
         try withTemporaryDirectory { root in
             let directory = try StateDirectory(creating: root)
             let pair = try CurveKeyFiles.serverKeys(in: directory)
-            func failure() -> ServiceKitError? {
+            func failure() -> StateError? {
                 do {
                     _ = try CurveKeyFiles.serverKeys(in: directory)
                     return nil
@@ -138,7 +140,7 @@ struct StateTests {
         #expect {
             try AllowList.parse("\(first)\nnot-a-key\n\n\(first.dropLast())\n", path: "/s/allowed_clients")
         } throws: { error in
-            let error = error as? ServiceKitError
+            let error = error as? StateError
             return error?.code == .allowList && error?.path == "/s/allowed_clients"
                 && error?.message.contains("line 2") == true && error?.message.contains("line 4") == true
                 && error?.message.contains("line 1") == false

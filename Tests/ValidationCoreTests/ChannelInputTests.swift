@@ -4,6 +4,7 @@ import Foundation
 import Reactive
 import RemoteProtocol
 import RemoteStreams
+import TestSupport
 import Testing
 import ValidationCore
 import ZeroMQ
@@ -30,11 +31,13 @@ struct ChannelInputTests {
                     onSubscribed: { subscribed.signal() }, onDispose: { disposed.signal() })
             }
             auth = try RemoteServer(
-                context: context, configuration: .init(endpoints: ["tcp://127.0.0.1:*"]), handlers: authHandlers)
+                context: context, configuration: .init(endpoints: ["tcp://127.0.0.1:*"]),
+                handlers: authHandlers)
             client = try RemoteClient(context: context, configuration: .init(endpoints: auth.endpoints))
             let service = ValidationService(
-                rules: ValidationRules(), directory: RemoteUsernameDirectory(client: client, deadline: .seconds(20)),
-                lookupTimeout: .seconds(30))
+                rules: ValidationRules(),
+                directory: RemoteUsernameDirectory(client: client, deadline: .seconds(20)),
+                lookupTimeout: .seconds(30), loop: TestLoop.shared)
             var handlers = RemoteHandlers()
             service.register(into: &handlers)
             validation = try RemoteServer(
@@ -117,7 +120,10 @@ struct ChannelInputTests {
                     try .next(stream: 2, body: Self.edit("slow_name")),
                 ], 1
             ),
-            (servers.slowSubscribed, [.error(stream: 2, RemoteError(code: .timeout, message: "the screen closed"))], 1),
+            (
+                servers.slowSubscribed,
+                [.error(stream: 2, RemoteError(code: .timeout, message: "the screen closed"))], 1
+            ),
         ])
         #expect(answers.map(\.type) == [.next, .error])
         #expect(answers.last?.remoteError == RemoteError(code: .timeout, message: "the screen closed"))

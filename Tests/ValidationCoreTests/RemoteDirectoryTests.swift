@@ -4,6 +4,7 @@ import Reactive
 import RemoteProtocol
 import RemoteStreams
 import Synchronization
+import TestSupport
 import Testing
 import ValidationCore
 import ZeroMQ
@@ -40,7 +41,7 @@ struct RemoteDirectoryTests {
         let service = ValidationService(
             rules: ValidationRules(),
             directory: RemoteUsernameDirectory(client: client, deadline: .seconds(20)),
-            lookupTimeout: .seconds(30))
+            lookupTimeout: .seconds(30), loop: TestLoop.shared)
 
         let edits = PublishSubject<FieldEdit>()
         let (stream, continuation) = AsyncStream<FieldResult>.makeStream()

@@ -1,6 +1,7 @@
 import Contracts
 import Reactive
 import RemoteStreams
+import TestSupport
 import Testing
 import ValidationCore
 
@@ -8,7 +9,8 @@ import ValidationCore
 @Suite("validation service on its actor", .timeLimit(.minutes(1)))
 struct ValidationServiceTests {
     let service = ValidationService(
-        rules: ValidationRules(), directory: SetDirectory(names: ["taken_name"]), lookupTimeout: .seconds(2))
+        rules: ValidationRules(), directory: SetDirectory(names: ["taken_name"]), lookupTimeout: .seconds(2),
+        loop: TestLoop.shared)
 
     @Test("registers the methods of its contract, Methods.Validation")
     func registersItsContract() {

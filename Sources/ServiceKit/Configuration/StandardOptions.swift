@@ -1,4 +1,5 @@
 import Foundation
+public import ProcessSupport
 public import Tracing
 public import ZeroMQ
 
@@ -146,7 +147,7 @@ public struct StandardOptions: Sendable {
     /// Resolves and creates the state directory for `service`.
     public func stateDirectory(
         service: String, from configuration: Configuration, environment: [String: String]
-    ) throws(ServiceKitError) -> StateDirectory {
+    ) throws(StateError) -> StateDirectory {
         try StateDirectory.prepare(
             service: service, override: configuration[stateDirectory], environment: environment)
     }

@@ -1,4 +1,5 @@
 public import Metrics
+public import ProcessSupport
 public import RemoteStreams
 public import Tracing
 public import ZeroMQ
@@ -143,7 +144,7 @@ public struct HostResources: Sendable {
     /// The CURVE settings of a client of another service: that service's public key (its
     /// `curve.pub`, read from `serverKeyFile`) and this service's client key pair (`client.key`,
     /// created on first start).
-    public func clientCurve(serverKeyFile: String) throws(ServiceKitError) -> RemoteClient.Curve {
+    public func clientCurve(serverKeyFile: String) throws(StateError) -> RemoteClient.Curve {
         RemoteClient.Curve(
             serverKey: try CurveKeyFiles.publicKey(at: serverKeyFile),
             keys: try CurveKeyFiles.clientKeys(in: state))

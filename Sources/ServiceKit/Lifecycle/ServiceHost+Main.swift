@@ -1,4 +1,5 @@
 import Foundation
+import ProcessSupport
 import RemoteStreams
 
 /// The options of a service's server, as its executable declares them (each with its own variable

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Metrics
+public import ProcessSupport
 import RemoteStreams
 import Synchronization
 public import Tracing

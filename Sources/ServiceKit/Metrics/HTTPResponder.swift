@@ -1,3 +1,4 @@
+public import ProcessSupport
 import Synchronization
 import ZeroMQ
 
@@ -40,7 +41,8 @@ public final class HTTPResponder: Sendable {
 
         /// Limits for a metrics endpoint: 16 connections, 5 s to send a head, 10 s to answer, 8 KiB.
         public init(
-            maximumConnections: Int = 16, readTimeout: Duration = .seconds(5), writeTimeout: Duration = .seconds(10),
+            maximumConnections: Int = 16, readTimeout: Duration = .seconds(5),
+            writeTimeout: Duration = .seconds(10),
             maximumHeadBytes: Int = HTTPRequestParser.defaultMaximumHeadBytes
         ) {
             self.maximumConnections = max(1, maximumConnections)
@@ -77,14 +79,14 @@ public final class HTTPResponder: Sendable {
     public init(
         listen: ListenAddress, limits: Limits = Limits(), name: String = "metrics-http",
         handler: @escaping Handler
-    ) throws(ServiceKitError) {
+    ) throws(StateError) {
         let (listener, bound) = try Self.bind(listen)
         let wake: (read: Int32, write: Int32)
         do {
             wake = try Posix.nonBlockingPipe()
         } catch {
             Posix.close(listener)
-            throw ServiceKitError(code: .metricsListener, path: listen.description, message: "\(error)")
+            throw StateError(code: .metricsListener, path: listen.description, message: "\(error)")
         }
         self.wake = wake
         address = bound
@@ -132,13 +134,15 @@ public final class HTTPResponder: Sendable {
     }
 
     /// Resolves and binds `address`, and listens; returns the socket and the address bound.
-    private static func bind(_ address: ListenAddress) throws(ServiceKitError) -> (Int32, ListenAddress) {
-        func failure(_ message: String, _ number: Int32? = nil) -> ServiceKitError {
-            ServiceKitError(code: .metricsListener, path: address.description, message: message, errorNumber: number)
+    private static func bind(_ address: ListenAddress) throws(StateError) -> (Int32, ListenAddress) {
+        func failure(_ message: String, _ number: Int32? = nil) -> StateError {
+            StateError(
+                code: .metricsListener, path: address.description, message: message, errorNumber: number)
         }
-        func systemFailure(_ function: String) -> ServiceKitError {
+        func systemFailure(_ function: String) -> StateError {
             let number = errno
-            return failure("\(function) failed: \(String(cString: strerror(number))) (errno \(number))", number)
+            return failure(
+                "\(function) failed: \(String(cString: strerror(number))) (errno \(number))", number)
         }
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
@@ -152,7 +156,8 @@ public final class HTTPResponder: Sendable {
         defer { freeaddrinfo(list) }
         let info = first.pointee
         let descriptor = socket(
-            info.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue),
+            info.ai_family,
+            Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue),
             0)
         guard descriptor >= 0 else { throw systemFailure("socket") }
         var on: Int32 = 1
@@ -177,7 +182,9 @@ public final class HTTPResponder: Sendable {
             switch Int32(storage.ss_family) {
             case AF_INET:
                 port = withUnsafePointer(to: &storage) {
-                    $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { UInt16(bigEndian: $0.pointee.sin_port) }
+                    $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) {
+                        UInt16(bigEndian: $0.pointee.sin_port)
+                    }
                 }
             case AF_INET6:
                 port = withUnsafePointer(to: &storage) {
@@ -192,9 +199,9 @@ public final class HTTPResponder: Sendable {
     }
 }
 
-extension ServiceKitError.Code {
+extension StateError.Code {
     /// The metrics listener could not be opened (`--metrics-listen`).
-    public static let metricsListener = ServiceKitError.Code(rawValue: "metrics_listener")
+    public static let metricsListener = StateError.Code(rawValue: "metrics_listener")
 }
 
 /// The responder's thread: its sockets and connections, touched by no other thread.

@@ -1,4 +1,5 @@
 public import Metrics
+import ProcessSupport
 import ZeroMQ
 
 #if canImport(Glibc)
@@ -25,26 +26,34 @@ public enum ProcessMetrics {
             }
             if let resident = Double(fields[21]) {
                 families.append(
-                    .gauge("process_resident_memory_bytes", help: "Resident memory size in bytes.", value: resident * pageSize))
+                    .gauge(
+                        "process_resident_memory_bytes", help: "Resident memory size in bytes.",
+                        value: resident * pageSize))
             }
             if let virtual = Double(fields[20]) {
                 families.append(
-                    .gauge("process_virtual_memory_bytes", help: "Virtual memory size in bytes.", value: virtual))
+                    .gauge(
+                        "process_virtual_memory_bytes", help: "Virtual memory size in bytes.", value: virtual)
+                )
             }
             if let started = Double(fields[19]), let boot = bootTime() {
                 families.append(
                     .gauge(
-                        "process_start_time_seconds", help: "Start time of the process since unix epoch in seconds.",
+                        "process_start_time_seconds",
+                        help: "Start time of the process since unix epoch in seconds.",
                         value: boot + started / ticks))
             }
         }
         if let open = openDescriptors() {
-            families.append(.gauge("process_open_fds", help: "Number of open file descriptors.", value: Double(open)))
+            families.append(
+                .gauge("process_open_fds", help: "Number of open file descriptors.", value: Double(open)))
         }
         var limit = rlimit()
         if getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 {
             families.append(
-                .gauge("process_max_fds", help: "Maximum number of open file descriptors.", value: Double(limit.rlim_cur)))
+                .gauge(
+                    "process_max_fds", help: "Maximum number of open file descriptors.",
+                    value: Double(limit.rlim_cur)))
         }
         return families
     }

@@ -1,3 +1,4 @@
+public import ProcessSupport
 import ZeroMQ
 
 #if canImport(Glibc)
@@ -23,7 +24,7 @@ public struct AllowList: Sendable, Hashable {
 
     /// Parses the file's text; `path` names the file in errors. Every bad line is reported, each
     /// with its line number.
-    public static func parse(_ text: String, path: String) throws(ServiceKitError) -> AllowList {
+    public static func parse(_ text: String, path: String) throws(StateError) -> AllowList {
         var keys: Set<[UInt8]> = []
         var problems: [String] = []
         for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
@@ -37,20 +38,20 @@ public struct AllowList: Sendable, Hashable {
             }
         }
         guard problems.isEmpty else {
-            throw ServiceKitError(code: .allowList, path: path, message: problems.joined(separator: "; "))
+            throw StateError(code: .allowList, path: path, message: problems.joined(separator: "; "))
         }
         return AllowList(keys: keys)
     }
 
     /// Loads `allowed_clients` from the state directory, creating it (empty but for a comment, mode
     /// 0600) when missing.
-    public static func loadOrCreate(in directory: StateDirectory) throws(ServiceKitError) -> AllowList {
+    public static func loadOrCreate(in directory: StateDirectory) throws(StateError) -> AllowList {
         let path = directory.file("allowed_clients")
         if access(path, F_OK) != 0 {
-            try writeAtomically(
+            try StateFile.replace(
                 path, "# Public keys (Z85) of the clients allowed to connect, one per line.", mode: 0o600,
                 code: .allowList)
         }
-        return try parse(try readFile(path, code: .allowList), path: path)
+        return try parse(try StateFile.read(path, code: .allowList), path: path)
     }
 }

@@ -1,3 +1,4 @@
+public import ProcessSupport
 public import RemoteStreams
 public import ZeroMQ
 
@@ -34,7 +35,7 @@ public final class AllowListReloader: Sendable {
 
     /// Reads `allowed_clients` again and replaces the list, logging what changed; on a bad file logs
     /// the error and keeps the current list.
-    public func reload() -> Result<Outcome, ServiceKitError> {
+    public func reload() -> Result<Outcome, StateError> {
         let keys: Set<[UInt8]>
         do {
             keys = try state.allowedClientKeys()

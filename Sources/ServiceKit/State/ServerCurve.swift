@@ -1,3 +1,4 @@
+public import ProcessSupport
 public import RemoteStreams
 import ZeroMQ
 
@@ -5,7 +6,7 @@ extension StateDirectory {
     /// The CURVE settings of a server keeping its keys in this directory: its key pair (created on
     /// first start) and, unless `allowAnyClient`, the allow-list `allowed_clients` plus the service's
     /// own client key (what `--check` uses), which is always allowed.
-    public func serverCurve(allowAnyClient: Bool = false) throws(ServiceKitError) -> RemoteServer.Curve {
+    public func serverCurve(allowAnyClient: Bool = false) throws(StateError) -> RemoteServer.Curve {
         let keys = try CurveKeyFiles.serverKeys(in: self)
         if allowAnyClient { return RemoteServer.Curve(keys: keys, allowList: nil) }
         return RemoteServer.Curve(keys: keys, allowList: CurveAllowList(try allowedClientKeys()))
@@ -13,7 +14,7 @@ extension StateDirectory {
 
     /// The client keys a server of this directory admits: `allowed_clients` plus the service's own
     /// client key (what `--check` uses).
-    public func allowedClientKeys() throws(ServiceKitError) -> Set<[UInt8]> {
+    public func allowedClientKeys() throws(StateError) -> Set<[UInt8]> {
         let allowed = try AllowList.loadOrCreate(in: self)
         let own = try CurveKeyFiles.clientKeys(in: self)
         return allowed.keys.union([own.publicKey])

@@ -1,3 +1,5 @@
+public import ProcessSupport
+import RemoteStreams
 import ZeroMQ
 
 /// What `--init` prepared: the public keys a deployment exchanges between services.
@@ -21,7 +23,7 @@ extension StateDirectory {
     /// allow-list (`allowed_clients`). Existing files are kept and checked (a secret key readable
     /// by others, a public key that does not match, a malformed allow-list line all fail, naming
     /// the file), so running it again changes nothing.
-    public func initialize() throws(ServiceKitError) -> InitializedState {
+    public func initialize() throws(StateError) -> InitializedState {
         let server = try CurveKeyFiles.serverKeys(in: self)
         let client = try CurveKeyFiles.clientKeys(in: self)
         _ = try AllowList.loadOrCreate(in: self)
@@ -30,9 +32,9 @@ extension StateDirectory {
             clientKey: try Self.z85(client.publicKey, file("client.pub")))
     }
 
-    private static func z85(_ key: [UInt8], _ path: String) throws(ServiceKitError) -> String {
+    private static func z85(_ key: [UInt8], _ path: String) throws(StateError) -> String {
         do { return try Z85.encode(key) } catch {
-            throw ServiceKitError(code: .keyFile, path: path, message: "Z85 encoding failed: \(error)")
+            throw StateError(code: .keyFile, path: path, message: "Z85 encoding failed: \(error)")
         }
     }
 }

@@ -1,4 +1,5 @@
 import Glibc
+import ProcessSupport
 
 /// A group, as the loop thread keeps it.
 struct GroupRecord {

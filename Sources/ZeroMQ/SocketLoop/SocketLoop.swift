@@ -1,5 +1,6 @@
 import Dispatch
 import Glibc
+import ProcessSupport
 import Synchronization
 
 /// An event loop: one thread that owns sockets, runs timers, and is the executor of actors.
@@ -354,13 +355,22 @@ public final class SocketLoop: Sendable {
     /// The number of sockets given to the initializer (nil: none were; the loop has groups only).
     private let initialCount: Int?
 
+    /// The loop's wake-up pipe, its failure reported as a ``ZMQError`` naming `pipe`.
+    private static func wakePipe() throws(ZMQError) -> (read: Int32, write: Int32) {
+        do throws(Posix.PosixError) {
+            return try Posix.nonBlockingPipe()
+        } catch {
+            throw ZMQError(code: ZMQError.Code(rawValue: error.code), function: "pipe")
+        }
+    }
+
     /// A loop with no sockets yet (attach them with ``attach(_:options:onPeerOverflow:handler:)``),
     /// running jobs of `executor` (a new one by default) on its thread.
     public init(name: String = "zeromq-socket-loop", executor: LoopExecutor = LoopExecutor()) throws(ZMQError)
     {
         // The wake-up is a pipe rather than an inproc PAIR: a plain descriptor costs poll(2) alone,
         // while each ZeroMQ socket in the set costs a `ZMQ_EVENTS` query (two system calls).
-        let ends = try Posix.nonBlockingPipe()
+        let ends = try Self.wakePipe()
         self.executor = executor
         shared = Mutex(Shared(wakeWriteFD: ends.write))
         initialCount = nil
@@ -401,7 +411,7 @@ public final class SocketLoop: Sendable {
         onPeerOverflow: (@Sendable (PeerOverflow, SocketLoop) -> Void)? = nil,
         handlerWithLoop handler: @escaping @Sendable ([Received], SocketLoop) -> Void
     ) throws(ZMQError) {
-        let ends = try Posix.nonBlockingPipe()
+        let ends = try Self.wakePipe()
         self.executor = executor ?? LoopExecutor()
         let count = sockets.count
         for socket in configuration.routed.keys.map(\.index) + configuration.drainedEachTurn.map(\.index) {
@@ -417,7 +427,8 @@ public final class SocketLoop: Sendable {
             overflowHandler = { overflow, group in onPeerOverflow(overflow, group.loop) }
         }
         let attachment = Attachment(
-            sockets: sockets, options: configuration.options, handler: { batch, group in handler(batch, group.loop) },
+            sockets: sockets, options: configuration.options,
+            handler: { batch, group in handler(batch, group.loop) },
             onPeerOverflow: overflowHandler)
         let group = Group(loop: self, id: 0, base: 0, count: count)
         self.shared.withLock { $0.attaching.append((group, attachment)) }

@@ -1,5 +1,6 @@
 import Contracts
 import Foundation
+import ProcessSupport
 import Reactive
 import RemoteProtocol
 import RemoteStreams
@@ -83,7 +84,8 @@ struct GatewayStack {
                 ["--curve", "on"] + everyServer, in: directory,
                 curve: RemoteClient.Curve(serverKey: authKeys.server.publicKey, keys: authKeys.client))
             started.append(auth)
-            let validation = try await startValidation(in: directory, auth: auth.endpoint, arguments: everyServer)
+            let validation = try await startValidation(
+                in: directory, auth: auth.endpoint, arguments: everyServer)
             started.append(validation)
             let heroes = try await ServiceProcess.start(
                 [
@@ -142,7 +144,8 @@ struct GatewayStack {
     /// directory and keys. The caller stops the process returned.
     func restartGateway() async throws -> ServiceProcess {
         try await ServiceProcess.start(
-            gatewayArguments, in: directory, endpoint: gateway.endpoint, curve: gateway.curve, name: "gateway",
+            gatewayArguments, in: directory, endpoint: gateway.endpoint, curve: gateway.curve,
+            name: "gateway",
             executable: "gateway")
     }
 

@@ -1,5 +1,7 @@
 import Contracts
 import Foundation
+import ProcessSupport
+import RemoteStreams
 import ServiceKit
 
 #if canImport(Glibc)

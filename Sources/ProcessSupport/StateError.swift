@@ -6,7 +6,7 @@
 ///
 /// A struct with an extensible ``Code`` (the set grows with the kit), the file it concerns, a
 /// message a person can act on and the C error number when a system call failed.
-public struct ServiceKitError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct StateError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What kind of failure.
     public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
         /// The code's name.
@@ -46,11 +46,11 @@ public struct ServiceKitError: Error, Sendable, Hashable, CustomStringConvertibl
         self.errorNumber = errorNumber
     }
 
-    /// An error for the failed system call `function` on `path`, with the current `errno`.
-    static func system(_ code: Code, _ function: String, path: String, errno number: Int32 = errno)
-        -> ServiceKitError
+    /// An error for the system call `function` that failed on `path` with errno `number`.
+    public static func system(_ code: Code, _ function: String, path: String, errno number: Int32)
+        -> StateError
     {
-        ServiceKitError(
+        StateError(
             code: code, path: path,
             message: "\(function) failed: \(String(cString: strerror(number))) (errno \(number))",
             errorNumber: number)

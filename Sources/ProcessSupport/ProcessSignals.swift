@@ -44,7 +44,7 @@ public final class ProcessSignals: Sendable {
     private let continuation: AsyncStream<Int32>.Continuation
     private let delivery: Delivery
     private let sources = Mutex<[Int32: RetainedSource]>([:])
-    private let queue = DispatchQueue(label: "ServiceKit.signals")
+    private let queue = DispatchQueue(label: "ProcessSupport.signals")
 
     /// Signals from `delivery`: the process's own by default.
     public init(_ delivery: Delivery = .process) {

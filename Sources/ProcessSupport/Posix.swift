@@ -171,13 +171,9 @@ public enum Posix {
     }
 
     /// A pipe whose two ends are non-blocking and close-on-exec.
-    public static func nonBlockingPipe() throws(ZMQError) -> (read: Int32, write: Int32) {
+    public static func nonBlockingPipe() throws(PosixError) -> (read: Int32, write: Int32) {
         var ends: [Int32] = [-1, -1]
-        do throws(PosixError) {
-            try retrying("pipe") { Glibc.pipe(&ends) }
-        } catch {
-            throw ZMQError(code: ZMQError.Code(rawValue: error.code), function: "pipe")
-        }
+        try retrying("pipe") { Glibc.pipe(&ends) }
         for end in ends {
             _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
             _ = fcntl(end, F_SETFD, FD_CLOEXEC)

@@ -1,5 +1,4 @@
 import Foundation
-import ZeroMQ
 
 #if canImport(Glibc)
     import Glibc
@@ -34,12 +33,12 @@ public struct StateDirectory: Sendable, Hashable {
     /// directory is set to 0700 too.
     public static func prepare(
         service: String, override: String?, environment: [String: String]
-    ) throws(ServiceKitError) -> StateDirectory {
+    ) throws(StateError) -> StateDirectory {
         try StateDirectory(creating: resolve(service: service, override: override, environment: environment))
     }
 
     /// Creates `path` (and missing parents) with mode 0700, or checks and tightens an existing one.
-    public init(creating path: String) throws(ServiceKitError) {
+    public init(creating path: String) throws(StateError) {
         var prefix = path.hasPrefix("/") ? "/" : ""
         for component in path.split(separator: "/") {
             prefix += component
@@ -51,9 +50,11 @@ public struct StateDirectory: Sendable, Hashable {
             prefix += "/"
         }
         var status = stat()
-        guard stat(path, &status) == 0 else { throw .system(.stateDirectory, "stat", path: path) }
+        guard stat(path, &status) == 0 else {
+            throw .system(.stateDirectory, "stat", path: path, errno: errno)
+        }
         guard status.st_mode & S_IFMT == S_IFDIR else {
-            throw ServiceKitError(code: .stateDirectory, path: path, message: "exists and is not a directory")
+            throw StateError(code: .stateDirectory, path: path, message: "exists and is not a directory")
         }
         do throws(Posix.PosixError) {
             try Posix.chmod(path, 0o700)

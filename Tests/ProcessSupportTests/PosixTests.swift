@@ -2,7 +2,7 @@ import Foundation
 import Glibc
 import Testing
 
-@testable import ZeroMQ
+@testable import ProcessSupport
 
 /// The checked POSIX calls: `EINTR` retried, short writes continued, failures naming call, errno
 /// and path.

@@ -1,3 +1,4 @@
+public import ProcessSupport
 public import ZeroMQ
 
 #if canImport(Glibc)
@@ -11,12 +12,12 @@ public import ZeroMQ
 /// pair, `client.key`/`client.pub`, the same way.
 public enum CurveKeyFiles {
     /// The service's own pair: `curve.key` and `curve.pub`.
-    public static func serverKeys(in directory: StateDirectory) throws(ServiceKitError) -> CurveKeyPair {
+    public static func serverKeys(in directory: StateDirectory) throws(StateError) -> CurveKeyPair {
         try loadOrCreate(secret: directory.file("curve.key"), public: directory.file("curve.pub"))
     }
 
     /// The pair tools use as a client: `client.key` and `client.pub`.
-    public static func clientKeys(in directory: StateDirectory) throws(ServiceKitError) -> CurveKeyPair {
+    public static func clientKeys(in directory: StateDirectory) throws(StateError) -> CurveKeyPair {
         try loadOrCreate(secret: directory.file("client.key"), public: directory.file("client.pub"))
     }
 
@@ -26,18 +27,20 @@ public enum CurveKeyFiles {
     /// Fails, naming the file, when the secret file is readable by group or others, is not 40 Z85
     /// characters, or when an existing public file does not match the secret key.
     public static func loadOrCreate(secret secretPath: String, public publicPath: String)
-        throws(ServiceKitError) -> CurveKeyPair
+        throws(StateError) -> CurveKeyPair
     {
         guard access(secretPath, F_OK) == 0 else {
             let pair = try generate(secretPath)
-            try writeAtomically(publicPath, try z85(pair.publicKey, secretPath), mode: 0o644)
-            try writeAtomically(secretPath, try z85(pair.secretKey, secretPath), mode: 0o600)
+            try StateFile.replace(publicPath, try z85(pair.publicKey, secretPath), mode: 0o644)
+            try StateFile.replace(secretPath, try z85(pair.secretKey, secretPath), mode: 0o600)
             return pair
         }
         var status = stat()
-        guard stat(secretPath, &status) == 0 else { throw .system(.keyFile, "stat", path: secretPath) }
+        guard stat(secretPath, &status) == 0 else {
+            throw .system(.keyFile, "stat", path: secretPath, errno: errno)
+        }
         guard status.st_mode & 0o077 == 0 else {
-            throw ServiceKitError(
+            throw StateError(
                 code: .keyFile, path: secretPath,
                 message:
                     "secret key is readable by others (mode \(String(status.st_mode & 0o777, radix: 8)));"
@@ -46,78 +49,50 @@ public enum CurveKeyFiles {
         let secretKey = try readKey(secretPath)
         let pair: CurveKeyPair
         do { pair = try CurveKeyPair(secretKey: secretKey) } catch {
-            throw ServiceKitError(
+            throw StateError(
                 code: .keyFile, path: secretPath, message: "not a CURVE secret key: \(error)")
         }
         if access(publicPath, F_OK) == 0 {
             guard try readKey(publicPath) == pair.publicKey else {
-                throw ServiceKitError(
+                throw StateError(
                     code: .keyFile, path: publicPath,
                     message: "does not match the secret key in \(secretPath); delete it to have it rewritten")
             }
         } else {
-            try writeAtomically(publicPath, try z85(pair.publicKey, publicPath), mode: 0o644)
+            try StateFile.replace(publicPath, try z85(pair.publicKey, publicPath), mode: 0o644)
         }
         return pair
     }
 
     /// The key in a Z85 key file such as another service's `curve.pub`: what a client of that
     /// service needs as its server key.
-    public static func publicKey(at path: String) throws(ServiceKitError) -> [UInt8] {
+    public static func publicKey(at path: String) throws(StateError) -> [UInt8] {
         try readKey(path)
     }
 
     /// Reads one Z85 key (40 characters, surrounding whitespace ignored) from `path`.
-    static func readKey(_ path: String) throws(ServiceKitError) -> [UInt8] {
-        let text = try readFile(path, code: .keyFile).trimmingWhitespace()
+    static func readKey(_ path: String) throws(StateError) -> [UInt8] {
+        let text = try StateFile.read(path, code: .keyFile).trimmingWhitespace()
         guard text.utf8.count == 40, let key = try? Z85.decode(text) else {
-            throw ServiceKitError(
+            throw StateError(
                 code: .keyFile, path: path, message: "expected one 40-character Z85 key on its own line")
         }
         return key
     }
 
-    private static func generate(_ path: String) throws(ServiceKitError) -> CurveKeyPair {
+    private static func generate(_ path: String) throws(StateError) -> CurveKeyPair {
         guard CurveKeyPair.isAvailable else {
-            throw ServiceKitError(
+            throw StateError(
                 code: .keyFile, path: path, message: "libzmq was built without CURVE support")
         }
         do { return try CurveKeyPair.generate() } catch {
-            throw ServiceKitError(code: .keyFile, path: path, message: "key generation failed: \(error)")
+            throw StateError(code: .keyFile, path: path, message: "key generation failed: \(error)")
         }
     }
 
-    private static func z85(_ key: [UInt8], _ path: String) throws(ServiceKitError) -> String {
+    private static func z85(_ key: [UInt8], _ path: String) throws(StateError) -> String {
         do { return try Z85.encode(key) } catch {
-            throw ServiceKitError(code: .keyFile, path: path, message: "Z85 encoding failed: \(error)")
+            throw StateError(code: .keyFile, path: path, message: "Z85 encoding failed: \(error)")
         }
-    }
-}
-
-/// Reads a whole (small) text file.
-func readFile(_ path: String, code: ServiceKitError.Code) throws(ServiceKitError) -> String {
-    let bytes: [UInt8]
-    do throws(Posix.PosixError) {
-        let descriptor = try Posix.open(path, O_RDONLY | O_CLOEXEC)
-        defer { Posix.close(descriptor) }
-        bytes = try Posix.readAll(descriptor)
-    } catch {
-        throw .system(code, error.function, path: path, errno: error.code)
-    }
-    guard let text = String(validating: bytes, as: UTF8.self) else {
-        throw ServiceKitError(code: code, path: path, message: "is not valid UTF-8 text")
-    }
-    return text
-}
-
-/// Writes `line` and a line break to a temporary file with `mode`, syncs it and renames it over
-/// `path`, so a crash leaves either the old file or the new one.
-func writeAtomically(_ path: String, _ line: String, mode: mode_t, code: ServiceKitError.Code = .keyFile)
-    throws(ServiceKitError)
-{
-    do throws(Posix.PosixError) {
-        try Posix.replaceFile(path, with: Array((line + "\n").utf8), mode: mode)
-    } catch {
-        throw .system(code, error.function, path: error.path ?? path, errno: error.code)
     }
 }

@@ -1,5 +1,3 @@
-import ZeroMQ
-
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -17,10 +15,10 @@ public struct PidFile: Sendable, Hashable {
     public let pid: Int32
 
     /// Creates the pid file for `service` naming `pid` (this process when nil), or throws
-    /// ``ServiceKitError/Code/alreadyRunning`` with the live pid.
+    /// ``StateError/Code/alreadyRunning`` with the live pid.
     public static func acquire(
         in directory: StateDirectory, service: String, pid: Int32? = nil
-    ) throws(ServiceKitError) -> PidFile {
+    ) throws(StateError) -> PidFile {
         let pid = pid ?? getpid()
         let path = directory.file("\(service).pid")
         // Two rounds: a stale file is removed once, then creation must succeed exclusively.
@@ -28,7 +26,7 @@ public struct PidFile: Sendable, Hashable {
             let descriptor: Int32
             do throws(Posix.PosixError) {
                 descriptor = try Posix.open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode: 0o644)
-            } catch where error.code == EEXIST {
+            } catch  where error.code == EEXIST {
                 try removeStale(path, pid: pid)
                 continue
             } catch {
@@ -43,15 +41,15 @@ public struct PidFile: Sendable, Hashable {
             }
             return PidFile(path: path, pid: pid)
         }
-        throw ServiceKitError(
+        throw StateError(
             code: .pidFile, path: path, message: "another process keeps recreating the pid file")
     }
 
     /// Removes the existing pid file at `path` unless it names another live process (then throws
-    /// ``ServiceKitError/Code/alreadyRunning``).
-    private static func removeStale(_ path: String, pid: Int32) throws(ServiceKitError) {
+    /// ``StateError/Code/alreadyRunning``).
+    private static func removeStale(_ path: String, pid: Int32) throws(StateError) {
         if let other = readPid(path), other != pid, isAlive(other) {
-            throw ServiceKitError(
+            throw StateError(
                 code: .alreadyRunning, path: path,
                 message: "another instance is running with pid \(other); stop it first, or give this "
                     + "one its own --state-dir")
@@ -81,15 +79,4 @@ public struct PidFile: Sendable, Hashable {
 
     /// True when a process with this pid exists (even one we may not signal).
     static func isAlive(_ pid: Int32) -> Bool { kill(pid, 0) == 0 || errno == EPERM }
-}
-
-extension String {
-    /// The string without leading and trailing spaces, tabs and line breaks.
-    func trimmingWhitespace() -> String {
-        let scalars = unicodeScalars
-        guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
-            let last = scalars.lastIndex(where: { !$0.properties.isWhitespace })
-        else { return "" }
-        return String(scalars[first...last])
-    }
 }
