@@ -12,6 +12,7 @@
 #                         same CPU quota, merged, side by side with one alone, and the ratio to N x one
 #   make format           format the sources with swift-format
 #   make fuzz             fuzz the RemoteProtocol codec with libFuzzer for FUZZ_SECONDS (default 60)
+#   make fuzz-json        fuzz the direct JSON codings of Contracts' bodies against their Codable path for FUZZ_SECONDS
 #   make fuzz-argon2      fuzz the Swift Argon2id against libsodium (raw output, PHC strings) for FUZZ_SECONDS
 #   make bench-argon2     raw argon2id verifications: libsodium against each kernel of ours, 1 thread and all cores
 #   make bench-catalog    hero search over 1 M generated names: the index against a scan, and through ZeroMQ;
@@ -52,7 +53,7 @@ APT_PACKAGES := pkg-config libzmq3-dev libsodium-dev libsqlite3-dev python3-zmq 
 TEST_FILTER ?=
 
 .PHONY: all deps build build-release test bench-reactive bench-transport bench-json bench-auth loadtest fuzz format lint clean
-.PHONY: fuzz-argon2 bench-argon2
+.PHONY: fuzz-argon2 fuzz-json bench-argon2
 .PHONY: run up down status logs check-no-rebuild
 
 all: build
@@ -284,6 +285,42 @@ fuzz: deps
 	done
 	$(FUZZ_DIR)/RemoteProtocolFuzz -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=10 \
 	  -artifact_prefix=$(FUZZ_DIR)/ $(FUZZ_DIR)/corpus $(FUZZ_DIR)/seeds
+
+# The differential JSON fuzzer: Tests/Fuzz/JSONBodyFuzz.swift decodes each input as one Contracts
+# body (picked by the first byte) with the direct coding and with the Codable path and crashes on
+# any difference (values, re-encoded bytes, errors). RemoteProtocol and Contracts are compiled as
+# static libraries with the fuzzer's instrumentation, then linked with the fuzz file. The seeds are
+# valid bodies; new inputs accumulate in $(FUZZ_JSON_DIR)/corpus, a failing input is saved in
+# $(FUZZ_JSON_DIR).
+FUZZ_JSON_DIR := $(FUZZ_DIR)/json
+
+fuzz-json: deps
+	@mkdir -p $(FUZZ_JSON_DIR)/corpus $(FUZZ_JSON_DIR)/seeds $(FUZZ_JSON_DIR)/modules
+	cd $(FUZZ_JSON_DIR)/modules && $(SWIFTC) $(FUZZ_SWIFT_FLAGS) -sanitize=fuzzer,address \
+	  -module-name RemoteProtocol -emit-module -emit-library -static \
+	  $(CURDIR)/Sources/RemoteProtocol/*.swift $(CURDIR)/Sources/RemoteProtocol/JSON/*.swift
+	cd $(FUZZ_JSON_DIR)/modules && $(SWIFTC) $(FUZZ_SWIFT_FLAGS) -sanitize=fuzzer,address -I . \
+	  -module-name Contracts -emit-module -emit-library -static $(CURDIR)/Sources/Contracts/*.swift
+	$(SWIFTC) $(FUZZ_SWIFT_FLAGS) -sanitize=fuzzer,address -use-ld=lld -module-name JSONBodyFuzz \
+	  -I $(FUZZ_JSON_DIR)/modules -L $(FUZZ_JSON_DIR)/modules -lContracts -lRemoteProtocol \
+	  Tests/Fuzz/JSONBodyFuzz.swift -o $(FUZZ_JSON_DIR)/JSONBodyFuzz
+	@printf '\000{"username":"alice","password":"pw","client":"c","device_token":"d"}' > $(FUZZ_JSON_DIR)/seeds/login
+	@printf '\001{"status_code":200,"message":"login.ok","user":{"name":"a","user_token":"t"},"retry_after":3}' \
+	  > $(FUZZ_JSON_DIR)/seeds/login-response
+	@printf '\002{"output":"heroes","heroes":[{"id":1,"name":"n","intro":"i"}],"query":"q","page":0,"total":1,"page_size":50,"trace":{"trace_id":"t","hops":[]}}' \
+	  > $(FUZZ_JSON_DIR)/seeds/flow-output
+	@printf '\003{"total":1,"items":[{"id":1,"name":{"en":"a"},"intro":{"en":"b"},"icon":"i.png"}]}' > $(FUZZ_JSON_DIR)/seeds/heroes
+	@printf '\004{"service":"auth","version":"1","uptime_seconds":5,"counters":{"a":{"b":1,"c":-2}}}' > $(FUZZ_JSON_DIR)/seeds/stats
+	@printf '\005{"state":"failed","code":"username.short","params":{"n":"6"}}' > $(FUZZ_JSON_DIR)/seeds/validation
+	@printf '\006{"trace_id":"t","hops":[{"service":"s","shard":1,"method":"m","start_us":-1,"duration_us":2,"outcome":"ok","depth":1}]}' \
+	  > $(FUZZ_JSON_DIR)/seeds/trace
+	@printf '\007{"username_purpose":"signin","client":"c"}' > $(FUZZ_JSON_DIR)/seeds/fields
+	@printf '\010{"username":"a\\u00e9\\n","password":"p","request_id":"r"}' > $(FUZZ_JSON_DIR)/seeds/register
+	@printf '\011{"locale":"en","token":"t","device_tokens":{"a":"b"}}' > $(FUZZ_JSON_DIR)/seeds/flow-parameters
+	@printf '\012{"service":"a","version":"1","status":"ready","ready":true,"reasons":["x"]}' > $(FUZZ_JSON_DIR)/seeds/health
+	@printf '\013{"kind":"logged_in","username":"u","at":1}' > $(FUZZ_JSON_DIR)/seeds/event
+	$(FUZZ_JSON_DIR)/JSONBodyFuzz -max_total_time=$(FUZZ_SECONDS) -max_len=2048 -timeout=10 \
+	  -artifact_prefix=$(FUZZ_JSON_DIR)/ $(FUZZ_JSON_DIR)/corpus $(FUZZ_JSON_DIR)/seeds
 
 # The differential Argon2id fuzzer: Tests/Fuzz/Argon2Fuzz.swift against libsodium (its header gives
 # the input format). Not a SwiftPM target (libFuzzer brings its own main): the two kernel modules,

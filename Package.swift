@@ -83,7 +83,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "JSONBenchmarks",
-            dependencies: ["RemoteProtocol"],
+            dependencies: ["Contracts", "RemoteProtocol"],
             path: "Benchmarks/JSONBenchmarks",
             swiftSettings: common
         ),
@@ -152,6 +152,10 @@ let package = Package(
         .target(name: "Contracts", dependencies: ["RemoteProtocol"], swiftSettings: common),
         // The message catalogue and screen messages, shared by the gateway and its clients.
         .target(name: "GatewayMessages", dependencies: ["Contracts"], swiftSettings: common),
+        // The direct JSON codings of the body types against their Codable conformances (the oracle).
+        .testTarget(
+            name: "ContractsTests", dependencies: ["Contracts", "RemoteProtocol", "TestSupport"],
+            swiftSettings: common),
         .testTarget(
             name: "GatewayMessagesTests", dependencies: ["GatewayMessages", "Contracts"],
             swiftSettings: common),

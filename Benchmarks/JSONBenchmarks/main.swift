@@ -1,12 +1,15 @@
 // `make bench-json`: JSONBodyCoder's own coder against Foundation's JSONEncoder/JSONDecoder, in one
 // run, release mode, from a separate module (as RemoteStreams calls it). Prints nanoseconds per
-// encode and per decode for each body and the ratio Foundation / ours.
+// encode and per decode for each body and the ratio Foundation / ours; then, for Contracts bodies,
+// JSONBodyCoder's Codable path against the direct codings (called with the concrete type, and
+// through a generic `Codable` function as RemoteStreams calls the coder) and the ratio.
 //
 // Each measurement runs `rounds` rounds of `iterations` calls and reports the best round.
 //
 //   JSONBenchmarks [--iterations N] [--rounds N] [--ours-only] [--login-only]
 //   (--ours-only skips Foundation and --login-only body (b), for profiling)
 
+import Contracts
 import Dispatch
 import Foundation
 import RemoteProtocol
@@ -126,3 +129,92 @@ print("JSON bodies, ns per call (best of \(rounds) rounds of \(iterations))")
 print("".padding(toLength: 34, withPad: " ", startingAt: 0) + "  Foundation          ours     ratio")
 try compare("(a) five strings", login)
 if !loginOnly { try compare("(b) nested struct", profile) }
+
+/// The Codable path against the direct coding of one Contracts body, printed as three rows.
+func compareDirect<Body: JSONBody & Equatable>(_ name: String, _ value: Body) throws {
+    let codable = JSONBodyCoder(usesDirectCoding: false)
+    let direct = JSONBodyCoder.shared
+    let bytes = try direct.encode(value)
+    let codableBytes = try codable.encode(value)
+    precondition(codableBytes == bytes, "the direct coding writes other bytes")
+    let directValue = try direct.decode(Body.self, from: bytes)
+    let codableValue = try codable.decode(Body.self, from: bytes)
+    precondition(directValue == value && codableValue == value)
+    let codableEncode = nanosecondsPerCall { (try? codable.encode(value))?.count ?? 0 }
+    let directEncode = nanosecondsPerCall { (try? direct.encode(value))?.count ?? 0 }
+    let genericEncode = nanosecondsPerCall { (try? encodeGenerically(direct, value))?.count ?? 0 }
+    let codableDecode = nanosecondsPerCall { (try? codable.decode(Body.self, from: bytes)) == nil ? 0 : 1 }
+    let directDecode = nanosecondsPerCall { (try? direct.decode(Body.self, from: bytes)) == nil ? 0 : 1 }
+    let genericDecode = nanosecondsPerCall {
+        (try? decodeGenerically(direct, Body.self, bytes)) == nil ? 0 : 1
+    }
+    print("\(name): \(bytes.count) bytes")
+    directRow(name, "encode", codableEncode, directEncode, genericEncode)
+    directRow(name, "decode", codableDecode, directDecode, genericDecode)
+    directRow(
+        name, "encode + decode", codableEncode + codableDecode, directEncode + directDecode,
+        genericEncode + genericDecode)
+}
+
+func directRow(_ name: String, _ operation: String, _ codable: Double, _ direct: Double, _ generic: Double) {
+    let label = "\(name) \(operation)".padding(toLength: 34, withPad: " ", startingAt: 0)
+    print(
+        label
+            + String(
+                format: "%10.0f %10.0f %10.0f %8.1fx %8.1fx", codable, direct, generic, codable / direct,
+                codable / generic))
+}
+
+/// Through a generic `Encodable` function, as RemoteStreams' handlers and client call the coder.
+@inline(never)
+func encodeGenerically<Value: Encodable>(_ coder: JSONBodyCoder, _ value: Value) throws -> [UInt8] {
+    try coder.encode(value)
+}
+
+@inline(never)
+func decodeGenerically<Value: Decodable>(_ coder: JSONBodyCoder, _ type: Value.Type, _ bytes: [UInt8]) throws
+    -> Value
+{
+    try coder.decode(type, from: bytes)
+}
+
+let loginRequest = LoginRequest(
+    username: "alice", password: "correct horse battery", client: "ios/2.3.1",
+    deviceToken: String(repeating: "d", count: 64))
+let loginResponse = LoginResponse(
+    statusCode: 200, message: .loginOK,
+    user: .init(
+        name: "alice", userToken: String(repeating: "t", count: 43),
+        deviceToken: String(repeating: "d", count: 64)))
+let heroPage = FlowOutput(
+    .heroes,
+    heroes: (1...5).map { FlowHero(id: $0, name: "Hero \($0)", intro: "The introduction of hero \($0).") },
+    query: "he", page: 0, total: 151, pageSize: 50)
+let fieldResult = FieldResult(field: .username, result: .failed(.usernameShort, ["n": "6"]))
+
+print("")
+print("Contracts bodies, ns per call: JSONBodyCoder's Codable path against the direct coding")
+print(
+    "".padding(toLength: 34, withPad: " ", startingAt: 0)
+        + "   Codable     direct    generic    ratio  generic")
+try compareDirect("(c) LoginRequest", loginRequest)
+try compareDirect("(d) LoginResponse", loginResponse)
+try compareDirect("(e) FlowOutput, 5 heroes", heroPage)
+try compareDirect("(f) FieldResult", fieldResult)
+do {
+    // One auth.login round trip's coding: the client encodes the request, the server decodes it and
+    // encodes the answer, the client decodes the answer.
+    let codable = JSONBodyCoder(usesDirectCoding: false)
+    let direct = JSONBodyCoder.shared
+    func roundTrip(_ coder: JSONBodyCoder) -> Int {
+        guard let request = try? encodeGenerically(coder, loginRequest),
+            let received = try? decodeGenerically(coder, LoginRequest.self, request),
+            let answer = try? encodeGenerically(coder, loginResponse),
+            let decoded = try? decodeGenerically(coder, LoginResponse.self, answer)
+        else { return 0 }
+        return received.username.utf8.count + decoded.statusCode
+    }
+    let codableTrip = nanosecondsPerCall { roundTrip(codable) }
+    let directTrip = nanosecondsPerCall { roundTrip(direct) }
+    directRow("(g) auth.login", "round trip (generic)", codableTrip, directTrip, directTrip)
+}

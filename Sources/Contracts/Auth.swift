@@ -265,3 +265,86 @@ public struct AccountEvent: Codable, Sendable, Hashable {
         self.at = at
     }
 }
+
+// MARK: Direct JSON codings (docs/transport/json.md, "Direct codings"): one line per stored property.
+
+extension RegisterRequest: JSONBody {
+    public static let jsonFields = JSONFields<Self>(
+        blank: RegisterRequest(username: "", password: ""),
+        [
+            .field("username", \.username), .field("password", \.password), .field("client", \.client),
+            .field("request_id", \.requestID),
+        ])
+}
+
+extension RegisterResponse: JSONBody {
+    public static let jsonFields = JSONFields<Self>(
+        blank: RegisterResponse(statusCode: 0, message: "", username: ""),
+        [.field("status_code", \.statusCode), .field("message", \.message), .field("username", \.username)])
+}
+
+extension LoginRequest: JSONBody {
+    public static let jsonFields = JSONFields<Self>(
+        blank: LoginRequest(username: "", password: ""),
+        [
+            .field("username", \.username), .field("password", \.password), .field("client", \.client),
+            .field("device_token", \.deviceToken),
+        ])
+}
+
+extension LoginResponse: JSONBody {
+    public static let jsonFields = JSONFields<Self>(
+        blank: LoginResponse(statusCode: 0, message: ""),
+        [
+            .field("status_code", \.statusCode), .field("message", \.message), .field("user", \.user),
+            .field("retry_after", \.retryAfter),
+        ])
+}
+
+extension LoginResponse.User: JSONBody {
+    public static let jsonFields = JSONFields<Self>(
+        blank: LoginResponse.User(name: "", userToken: ""),
+        [.field("name", \.name), .field("user_token", \.userToken), .field("device_token", \.deviceToken)])
+}
+
+extension ExistsRequest: JSONBody {
+    public static let jsonFields = JSONFields<Self>(
+        blank: ExistsRequest(username: ""), [.field("username", \.username), .field("client", \.client)])
+}
+
+extension ExistsResponse: JSONBody {
+    public static let jsonFields = JSONFields<Self>(
+        blank: ExistsResponse(exists: false), [.field("exists", \.exists)])
+}
+
+extension VerifyRequest: JSONBody {
+    public static let jsonFields = JSONFields<Self>(
+        blank: VerifyRequest(token: ""), [.field("token", \.token)])
+}
+
+extension VerifyResponse: JSONBody {
+    public static let jsonFields = JSONFields<Self>(
+        blank: VerifyResponse(name: "", expiresAt: 0),
+        [.field("name", \.name), .field("expires_at", \.expiresAt)])
+}
+
+extension LogoutRequest: JSONBody {
+    public static let jsonFields = JSONFields<Self>(
+        blank: LogoutRequest(token: ""), [.field("token", \.token)])
+}
+
+extension LogoutResponse: JSONBody {
+    public static let jsonFields = JSONFields<Self>(
+        blank: LogoutResponse(revoked: false), [.field("revoked", \.revoked)])
+}
+
+extension AccountEvent.Kind: JSONFieldValue {}
+
+extension AccountEvent: JSONBody {
+    public static let jsonFields = JSONFields<Self>(
+        blank: AccountEvent(kind: .failed, username: "", client: nil, at: 0),
+        [
+            .field("kind", \.kind), .field("username", \.username), .field("client", \.client),
+            .field("at", \.at),
+        ])
+}

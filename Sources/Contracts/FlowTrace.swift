@@ -1,3 +1,5 @@
+public import RemoteProtocol
+
 /// The trace of one flow input, as the gateway reports it in a ``FlowOutput/Name/trace`` output
 /// (docs/gateway/protocol.md, "Traces"): the trace id and the hops, in the order they ended.
 ///
@@ -115,4 +117,25 @@ public struct FlowTrace: Codable, Sendable, Hashable {
         let digits = String(value, radix: 16)
         return String(repeating: "0", count: 16 - digits.count) + digits
     }
+}
+
+// MARK: Direct JSON codings (docs/transport/json.md, "Direct codings"): one line per stored property.
+
+extension FlowTrace: JSONBody {
+    public static let jsonFields = JSONFields<Self>(
+        blank: FlowTrace(traceID: "", hops: []), [.field("trace_id", \.traceID), .field("hops", \.hops)])
+}
+
+extension FlowTrace.Hop: JSONBody {
+    /// As `init(from:)`: the times and the depth default to 0 and are clamped at 0, the outcome
+    /// defaults to `ok`.
+    public static let jsonFields = JSONFields<Self>(
+        blank: FlowTrace.Hop(service: "", method: "", startMicros: 0, durationMicros: 0),
+        [
+            .field("service", \.service), .field("shard", \.shard), .field("method", \.method),
+            .field("start_us", \.startMicros, ifAbsent: 0, adjust: { max(0, $0) }),
+            .field("duration_us", \.durationMicros, ifAbsent: 0, adjust: { max(0, $0) }),
+            .field("outcome", \.outcome, ifAbsent: "ok"),
+            .field("depth", \.depth, ifAbsent: 0, adjust: { max(0, $0) }),
+        ])
 }

@@ -546,3 +546,89 @@ public enum NumbersSum: Sendable, Hashable, CustomStringConvertible {
         }
     }
 }
+
+// MARK: Direct JSON codings (docs/transport/json.md, "Direct codings"): one line per stored property.
+
+extension MessageLocale: JSONFieldValue {}
+
+extension FlowParameters: JSONBody {
+    public static let jsonFields = JSONFields<Self>(
+        blank: FlowParameters(),
+        [.field("locale", \.locale), .field("token", \.token), .field("device_tokens", \.deviceTokens)])
+}
+
+extension FlowInput: JSONBody {
+    public static let jsonFields = JSONFields<Self>(
+        blank: FlowInput(input: ""),
+        [.field("input", \.input), .field("text", \.text), .field("traceparent", \.traceparent)])
+}
+
+extension FlowHero: JSONBody {
+    public static let jsonFields = JSONFields<Self>(
+        blank: FlowHero(id: 0, name: "", intro: ""),
+        [.field("id", \.id), .field("name", \.name), .field("intro", \.intro)])
+}
+
+extension FlowOutput: JSONBody {
+    public static let jsonFields = JSONFields<Self>(
+        blank: FlowOutput(output: ""),
+        [
+            .field("output", \.output), .field("value", \.value), .field("state", \.state),
+            .field("code", \.code), .field("message", \.message), .field("kind", \.kind),
+            .field("name", \.name), .field("token", \.token), .field("device_token", \.deviceToken),
+            .field("heroes", \.heroes), .field("number", \.number), .field("query", \.query),
+            .field("page", \.page), .field("total", \.total), .field("page_size", \.pageSize),
+            .field("trace", \.trace), .field("trace_id", \.traceID),
+        ])
+}
+
+extension LoginCommand: JSONBody {
+    public static let jsonFields = JSONFields<Self>(
+        blank: LoginCommand(phone: "", password: ""),
+        [
+            .field("phone", \.phone), .field("password", \.password), .field("locale", \.locale),
+            .field("device_token", \.deviceToken),
+        ])
+}
+
+extension RegisterCommand: JSONBody {
+    public static let jsonFields = JSONFields<Self>(
+        blank: RegisterCommand(username: "", password: ""),
+        [
+            .field("username", \.username), .field("password", \.password),
+            .field("repeat_password", \.repeatPassword), .field("locale", \.locale),
+        ])
+}
+
+extension SigninCommand: JSONBody {
+    public static let jsonFields = JSONFields<Self>(
+        blank: SigninCommand(username: "", password: ""),
+        [
+            .field("username", \.username), .field("password", \.password), .field("locale", \.locale),
+            .field("device_token", \.deviceToken),
+        ])
+}
+
+extension CommandResult: JSONBody {
+    public static let jsonFields = JSONFields<Self>(
+        blank: CommandResult(ok: false, code: "", message: ""),
+        [
+            .field("ok", \.ok), .field("code", \.code), .field("message", \.message), .field("name", \.name),
+            .field("token", \.token), .field("device_token", \.deviceToken),
+        ])
+}
+
+extension HeroesCommand: JSONBody {
+    public static let jsonFields = JSONFields<Self>(
+        blank: HeroesCommand(token: ""),
+        [
+            .field("token", \.token), .field("query", \.query), .field("offset", \.offset),
+            .field("limit", \.limit), .field("locale", \.locale),
+        ])
+}
+
+extension HeroesCommandResult: JSONBody {
+    public static let jsonFields = JSONFields<Self>(
+        blank: HeroesCommandResult(total: 0, heroes: []),
+        [.field("total", \.total), .field("heroes", \.heroes)])
+}

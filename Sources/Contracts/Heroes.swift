@@ -110,3 +110,39 @@ public struct HeroWatchRequest: Codable, Sendable, Hashable {
         self.token = token
     }
 }
+
+// MARK: Direct JSON codings (docs/transport/json.md, "Direct codings"): one line per stored property.
+
+extension Hero: JSONBody {
+    public static let jsonFields = JSONFields<Self>(
+        blank: Hero(id: 0, name: [:], intro: [:], icon: ""),
+        [.field("id", \.id), .field("name", \.name), .field("intro", \.intro), .field("icon", \.icon)])
+}
+
+extension HeroSearchRequest: JSONBody {
+    public static let jsonFields = JSONFields<Self>(
+        blank: HeroSearchRequest(query: "", token: ""),
+        [
+            .field("query", \.query), .field("offset", \.offset), .field("limit", \.limit),
+            .field("token", \.token),
+        ])
+}
+
+extension HeroSearchResponse: JSONBody {
+    public static let jsonFields = JSONFields<Self>(
+        blank: HeroSearchResponse(total: 0, items: []), [.field("total", \.total), .field("items", \.items)])
+}
+
+extension HeroGetRequest: JSONBody {
+    public static let jsonFields = JSONFields<Self>(
+        blank: HeroGetRequest(id: 0, token: ""), [.field("id", \.id), .field("token", \.token)])
+}
+
+extension HeroWatchRequest: JSONBody {
+    public static let jsonFields = JSONFields<Self>(
+        blank: HeroWatchRequest(query: "", token: ""),
+        [
+            .field("query", \.query), .field("offset", \.offset), .field("limit", \.limit),
+            .field("token", \.token),
+        ])
+}

@@ -1,3 +1,5 @@
+public import RemoteProtocol
+
 /// A message code: what a service means, for the gateway to render in the client's locale
 /// (docs/ARCHITECTURE.md §6). Services never send rendered text.
 public struct MessageCode: RawRepresentable, Codable, Sendable, Hashable, CustomStringConvertible,
@@ -84,3 +86,6 @@ extension MessageCode {
     /// The numbers or their sum are out of range.
     public static let numbersOverflow: MessageCode = "numbers.overflow"
 }
+
+/// A code on the wire is its string (as its `Codable` conformance).
+extension MessageCode: JSONFieldValue {}

@@ -78,3 +78,25 @@ public struct StatsReport: Codable, Sendable, Hashable {
         case service, version, uptimeSeconds = "uptime_seconds", counters
     }
 }
+
+// MARK: Direct JSON codings (docs/transport/json.md, "Direct codings"): one line per stored property.
+
+extension HealthReport.Status: JSONFieldValue {}
+
+extension HealthReport: JSONBody {
+    public static let jsonFields = JSONFields<Self>(
+        blank: HealthReport(service: "", version: "", status: .starting, reasons: []),
+        [
+            .field("service", \.service), .field("version", \.version), .field("status", \.status),
+            .field("ready", \.ready), .field("reasons", \.reasons),
+        ])
+}
+
+extension StatsReport: JSONBody {
+    public static let jsonFields = JSONFields<Self>(
+        blank: StatsReport(service: "", version: "", uptimeSeconds: 0, counters: [:]),
+        [
+            .field("service", \.service), .field("version", \.version),
+            .field("uptime_seconds", \.uptimeSeconds), .field("counters", \.counters),
+        ])
+}

@@ -242,3 +242,61 @@ public struct FieldResult: Codable, Sendable, Hashable, CustomStringConvertible 
     /// E.g. `username: failed username.exists`.
     public var description: String { "\(field.rawValue): \(result)" }
 }
+
+// MARK: Direct JSON codings (docs/transport/json.md, "Direct codings"): one line per stored property.
+
+extension ValidationResult.State: JSONFieldValue {}
+extension PasswordPurpose: JSONFieldValue {}
+extension UsernamePurpose: JSONFieldValue {}
+extension Field: JSONFieldValue {}
+
+extension ValidationResult: JSONBody {
+    /// As `init(from:)`: missing `params` are none.
+    public static let jsonFields = JSONFields<Self>(
+        blank: ValidationResult(state: .empty),
+        [.field("state", \.state), .field("code", \.code), .field("params", \.params, ifAbsent: [:])])
+}
+
+extension PhoneValidationRequest: JSONBody {
+    public static let jsonFields = JSONFields<Self>(
+        blank: PhoneValidationRequest(text: ""), [.field("text", \.text)])
+}
+
+extension PasswordValidationRequest: JSONBody {
+    public static let jsonFields = JSONFields<Self>(
+        blank: PasswordValidationRequest(text: "", purpose: .login),
+        [.field("text", \.text), .field("purpose", \.purpose)])
+}
+
+extension UsernameValidationRequest: JSONBody {
+    public static let jsonFields = JSONFields<Self>(
+        blank: UsernameValidationRequest(text: "", purpose: .register),
+        [.field("text", \.text), .field("purpose", \.purpose), .field("client", \.client)])
+}
+
+extension RepeatValidationRequest: JSONBody {
+    public static let jsonFields = JSONFields<Self>(
+        blank: RepeatValidationRequest(password: "", repeat: ""),
+        [.field("password", \.password), .field("repeat", \.repeat)])
+}
+
+extension FieldsParameters: JSONBody {
+    /// As `init(from:)`: both purposes default to `register`.
+    public static let jsonFields = JSONFields<Self>(
+        blank: FieldsParameters(),
+        [
+            .field("username_purpose", \.usernamePurpose, ifAbsent: .register),
+            .field("password_purpose", \.passwordPurpose, ifAbsent: .register), .field("client", \.client),
+        ])
+}
+
+extension FieldEdit: JSONBody {
+    public static let jsonFields = JSONFields<Self>(
+        blank: FieldEdit(field: .phone, text: ""), [.field("field", \.field), .field("text", \.text)])
+}
+
+extension FieldResult: JSONBody {
+    public static let jsonFields = JSONFields<Self>(
+        blank: FieldResult(field: .phone, result: .empty),
+        [.field("field", \.field), .field("result", \.result)])
+}

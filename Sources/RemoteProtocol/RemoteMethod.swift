@@ -184,3 +184,9 @@ extension RequestMethod where Parameters == NoParameters, Answer == ShardEndpoin
     /// `RemoteClient` calls (and `Contracts` lists with the other system methods).
     public static var shardEndpoints: Self { Self("sys.endpoints", retrySafety: .idempotent) }
 }
+
+extension ShardEndpoints: JSONBody {
+    public static let jsonFields = JSONFields<Self>(
+        blank: ShardEndpoints(endpoints: [], shard: 0),
+        [.field("endpoints", \.endpoints), .field("shard", \.shard)])
+}

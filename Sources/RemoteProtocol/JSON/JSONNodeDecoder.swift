@@ -202,40 +202,43 @@ final class JSONNodeDecoder: Decoder {
     /// values are `dataCorrupted`.
     func integer<Integer: FixedWidthInteger>(_ type: Integer.Type, at index: Int) throws -> Integer {
         let value = try expect(.number, at: index, for: Integer.self)
-        if !value.flag {
-            let result: Integer? = bytes.withUnsafeBufferPointer { buffer in
-                var position = value.start
-                let negative = buffer[position] == UInt8(ascii: "-")
-                if negative { position += 1 }
-                var magnitude: UInt64 = 0
-                while position < value.end {
-                    let digit = UInt64(buffer[position] &- UInt8(ascii: "0"))
-                    let (times10, overflow1) = magnitude.multipliedReportingOverflow(by: 10)
-                    let (sum, overflow2) = times10.addingReportingOverflow(digit)
-                    if overflow1 || overflow2 { return nil }
-                    magnitude = sum
-                    position += 1
-                }
-                if !negative { return Integer(exactly: magnitude) }
-                if magnitude == 0 { return 0 }
-                guard Integer.isSigned, magnitude <= UInt64(Int64.max) + 1 else { return nil }
-                let signed = magnitude == UInt64(Int64.max) + 1 ? Int64.min : -Int64(magnitude)
-                return Integer(exactly: signed)
-            }
-            if let result { return result }
-        } else if let (magnitude, negative) = bytes.withUnsafeBufferPointer({ Self.exactInteger($0, value) })
-        {
-            if !negative, let result = Integer(exactly: magnitude) { return result }
-            if negative && magnitude == 0 { return 0 }
-            if negative, Integer.isSigned, magnitude <= UInt64(Int64.max) + 1 {
-                if let result = Integer(
-                    exactly: magnitude == UInt64(Int64.max) + 1 ? Int64.min : -Int64(magnitude))
-                {
-                    return result
-                }
-            }
+        if let result = bytes.withUnsafeBufferPointer({ Self.integer(Integer.self, $0, value) }) {
+            return result
         }
         throw corrupted("Number \(numberText(value)) does not fit in \(Integer.self).")
+    }
+
+    /// Number node `value` as an `Integer` when its exact value is an integer in range, else nil
+    /// (shared with `JSONReader`).
+    static func integer<Integer: FixedWidthInteger>(
+        _ type: Integer.Type, _ buffer: UnsafeBufferPointer<UInt8>, _ value: JSONNode
+    ) -> Integer? {
+        if !value.flag {
+            var position = value.start
+            let negative = buffer[position] == UInt8(ascii: "-")
+            if negative { position += 1 }
+            var magnitude: UInt64 = 0
+            while position < value.end {
+                let digit = UInt64(buffer[position] &- UInt8(ascii: "0"))
+                let (times10, overflow1) = magnitude.multipliedReportingOverflow(by: 10)
+                let (sum, overflow2) = times10.addingReportingOverflow(digit)
+                if overflow1 || overflow2 { return nil }
+                magnitude = sum
+                position += 1
+            }
+            if !negative { return Integer(exactly: magnitude) }
+            if magnitude == 0 { return 0 }
+            guard Integer.isSigned, magnitude <= UInt64(Int64.max) + 1 else { return nil }
+            let signed = magnitude == UInt64(Int64.max) + 1 ? Int64.min : -Int64(magnitude)
+            return Integer(exactly: signed)
+        }
+        guard let (magnitude, negative) = exactInteger(buffer, value) else { return nil }
+        if !negative, let result = Integer(exactly: magnitude) { return result }
+        if negative && magnitude == 0 { return 0 }
+        if negative, Integer.isSigned, magnitude <= UInt64(Int64.max) + 1 {
+            return Integer(exactly: magnitude == UInt64(Int64.max) + 1 ? Int64.min : -Int64(magnitude))
+        }
+        return nil
     }
 
     /// The exact value of number node `value` (which has a fraction or an exponent) when it is an
@@ -322,12 +325,22 @@ final class JSONNodeDecoder: Decoder {
 
     func double(at index: Int) throws -> Double {
         let value = try expect(.number, at: index, for: Double.self)
-        let result =
-            bytes.withUnsafeBufferPointer { buffer in JSONNodeDecoder.fastDouble(buffer, value) }
-            ?? Double(numberText(value))
-        guard let result, result.isFinite, !(result == 0 && JSONNodeDecoder.hasNonzeroDigit(bytes, value))
-        else {
+        guard let result = bytes.withUnsafeBufferPointer({ Self.double($0, value) }) else {
             throw corrupted("Number \(numberText(value)) is not representable as Double.")
+        }
+        return result
+    }
+
+    /// Number node `value` as a finite `Double` that did not underflow to zero, else nil (shared
+    /// with `JSONReader`).
+    static func double(_ buffer: UnsafeBufferPointer<UInt8>, _ value: JSONNode) -> Double? {
+        let result =
+            fastDouble(buffer, value)
+            ?? Double(
+                String(
+                    decoding: UnsafeBufferPointer(rebasing: buffer[value.start..<value.end]), as: UTF8.self))
+        guard let result, result.isFinite, !(result == 0 && hasNonzeroDigit(buffer, value)) else {
+            return nil
         }
         return result
     }
@@ -384,7 +397,7 @@ final class JSONNodeDecoder: Decoder {
 
     /// Whether the mantissa of number node `value` has a nonzero digit (a zero result then means
     /// the number underflowed).
-    static func hasNonzeroDigit(_ bytes: [UInt8], _ value: JSONNode) -> Bool {
+    static func hasNonzeroDigit(_ bytes: UnsafeBufferPointer<UInt8>, _ value: JSONNode) -> Bool {
         for position in value.start..<value.end {
             let byte = bytes[position]
             if byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E") { return false }
@@ -396,7 +409,7 @@ final class JSONNodeDecoder: Decoder {
     func float(at index: Int) throws -> Float {
         let value = try expect(.number, at: index, for: Float.self)
         guard let result = Float(numberText(value)), result.isFinite,
-            !(result == 0 && JSONNodeDecoder.hasNonzeroDigit(bytes, value))
+            !(result == 0 && bytes.withUnsafeBufferPointer({ JSONNodeDecoder.hasNonzeroDigit($0, value) }))
         else {
             throw corrupted("Number \(numberText(value)) is not representable as Float.")
         }
