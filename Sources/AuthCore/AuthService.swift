@@ -296,7 +296,7 @@ public final class AuthService: Sendable {
     private let configuration: AuthConfiguration
     private let clock: AuthClock
     private let graphs: AuthGraphs
-    private let scheduler: ActorScheduler<AuthGraphs>
+    private let scheduler: LoopBound<AuthGraphs>
     /// The shard's loop, where answers continue after a step on the graphs' actor, when that actor
     /// runs on another loop (nil: the same one, no hop).
     private let home: SocketLoop?
@@ -320,7 +320,7 @@ public final class AuthService: Sendable {
         self.configuration = configuration
         self.clock = clock
         graphs = AuthGraphs(on: loop, policy: configuration.throttle, shared: sharedThrottle)
-        scheduler = ActorScheduler(graphs, on: loop)
+        scheduler = LoopBound(graphs, on: loop)
         home = nil
     }
 
@@ -338,7 +338,7 @@ public final class AuthService: Sendable {
         self.configuration = configuration
         self.clock = clock
         graphs = state
-        scheduler = ActorScheduler(state, on: state.loop)
+        scheduler = LoopBound(state, on: state.loop)
         home = state.loop === loop ? nil : loop
     }
 
@@ -605,7 +605,7 @@ public final class AuthService: Sendable {
         }
         // On the graphs' own loop (a request's handler of the shard that holds them) the rate limit
         // is read in place; from another shard, or off the loop, on the actor.
-        if home == nil, let admitted = scheduler.runNow(admit) {
+        if home == nil, let admitted = scheduler.runNow(isolated: admit) {
             return answerExists(username, wait: admitted)
         }
         return onGraphs(admit).flatMap { [self] wait in answerExists(username, wait: wait) }
@@ -666,7 +666,7 @@ public final class AuthService: Sendable {
     private func onGraphs<T: Sendable>(_ body: @escaping @Sendable (isolated AuthGraphs) -> T) -> Single<T> {
         let scheduler = self.scheduler
         // At once only when the answer may continue where it was computed (no other shard's home).
-        if home == nil, let value = scheduler.runNow(body) { return .just(value) }
+        if home == nil, let value = scheduler.runNow(isolated: body) { return .just(value) }
         return Single.create { [self] answered in
             let done = onHome(answered)
             scheduler.schedule(isolated: { graphs in done(.success(body(graphs))) })

@@ -64,7 +64,7 @@ enum FieldChannel {
 }
 
 /// Runs immediate work inline and timed work on `base`: the delivery scheduler of the Drivers and
-/// Signals of a flow graph, whose every source already delivers on the flow actor (inputs, the
+/// Signals of a flow graph, whose every source already delivers on the flow scheduler (inputs, the
 /// services' answers and timers are all observed there). Delivering inline keeps the order of
 /// simultaneous output changes the order of the graph's subscriptions, so a flow's output sequence
 /// is deterministic; hopping again per Driver would interleave their queues.
@@ -93,7 +93,7 @@ struct InlineScheduler: SchedulerType {
     }
 }
 
-/// The services' answers observed on the flow actor.
+/// The services' answers observed on the flow scheduler.
 struct ScheduledAuth: AuthServiceClient {
     let base: any AuthServiceClient
     let scheduler: any SchedulerType
@@ -107,7 +107,7 @@ struct ScheduledAuth: AuthServiceClient {
     }
 }
 
-/// Validation results observed on the flow actor.
+/// Validation results observed on the flow scheduler.
 struct ScheduledValidation: ValidationServiceClient {
     let base: any ValidationServiceClient
     let scheduler: any SchedulerType
@@ -119,7 +119,7 @@ struct ScheduledValidation: ValidationServiceClient {
     var recoveries: Observable<Void> { base.recoveries.observe(on: scheduler) }
 }
 
-/// Search answers observed on the flow actor.
+/// Search answers observed on the flow scheduler.
 struct ScheduledCatalog: HeroCatalogClient {
     let base: any HeroCatalogClient
     let scheduler: any SchedulerType

@@ -5,29 +5,6 @@ public import Reactive
 public import RemoteStreams
 public import ZeroMQ
 
-/// The actor every flow graph runs in: its executor is the gateway's event loop (the thread its
-/// server and its clients of the three services run on), so inputs, the services' answers and the
-/// outputs meet on one thread; the view models are built and run there.
-public actor FlowGraphs {
-    /// The loop whose executor this actor runs on.
-    public nonisolated let loop: SocketLoop
-
-    /// An actor on `loop`'s executor.
-    public init(on loop: SocketLoop) { self.loop = loop }
-
-    public nonisolated var unownedExecutor: UnownedSerialExecutor { loop.executor.asUnownedSerialExecutor() }
-}
-
-/// The flow graphs' actor, alive as long as any route unit (or a handler one registered) is: the
-/// actor's scheduler holds it weakly.
-final class FlowGraphsOwner: Sendable {
-    let graphs: FlowGraphs
-
-    init(graphs: FlowGraphs) {
-        self.graphs = graphs
-    }
-}
-
 /// The gateway's logic (docs/gateway/protocol.md): the composition root of its route units, each
 /// of which registers its own methods (``GatewayRoutes``):
 ///
@@ -77,40 +54,30 @@ public final class GatewayService: Sendable {
     public let accounts: AccountCommandRoutes
     /// `heroes.search`.
     public let heroSearch: HeroCommandRoutes
-    /// A gateway over the three services' clients whose flow graphs run in a ``FlowGraphs`` actor
-    /// on `loop`'s executor, with its timers: the gateway's event loop (its server's and clients'),
-    /// which its caller owns and stops.
+    /// A gateway over the three services' clients whose flow graphs run on `loop`'s thread
+    /// (a ``LoopScheduler``), with its timers: the gateway's event loop (its server's and
+    /// clients'), which its caller owns and stops. Inputs, the services' answers and the outputs
+    /// meet on that one thread; the view models are built and run there.
     public convenience init(
         auth: any AuthServiceClient, validation: any ValidationServiceClient, heroes: any HeroCatalogClient,
         catalogue: MessageCatalogue = .standard, settings: Settings = Settings(), loop: SocketLoop
     ) {
-        let graphs = FlowGraphs(on: loop)
         self.init(
             auth: auth, validation: validation, heroes: heroes, catalogue: catalogue, settings: settings,
-            scheduler: ActorScheduler(graphs, on: loop), graphs: FlowGraphsOwner(graphs: graphs))
+            scheduler: LoopScheduler(on: loop) as any SchedulerType)
     }
 
     /// A gateway over the three services' clients whose flow graphs are built and run on
     /// `scheduler` (tests pass a `TestScheduler`): inputs, the services' answers and timers are all
     /// observed there, and the view models' Drivers deliver inline, so a flow's outputs come out in
     /// a deterministic order.
-    public convenience init(
+    public init(
         auth: any AuthServiceClient, validation: any ValidationServiceClient, heroes: any HeroCatalogClient,
         catalogue: MessageCatalogue = .standard, settings: Settings = Settings(), scheduler: any SchedulerType
     ) {
-        self.init(
-            auth: auth, validation: validation, heroes: heroes, catalogue: catalogue, settings: settings,
-            scheduler: scheduler, graphs: nil)
-    }
-
-    private init(
-        auth: any AuthServiceClient, validation: any ValidationServiceClient, heroes: any HeroCatalogClient,
-        catalogue: MessageCatalogue, settings: Settings, scheduler: any SchedulerType,
-        graphs: FlowGraphsOwner?
-    ) {
         environment = GatewayEnvironment(
             auth: auth, validation: validation, heroes: heroes, catalogue: catalogue, settings: settings,
-            scheduler: scheduler, graphs: graphs)
+            scheduler: scheduler)
         flows = FlowRoutes(environment)
         accounts = AccountCommandRoutes(environment)
         heroSearch = HeroCommandRoutes(environment)

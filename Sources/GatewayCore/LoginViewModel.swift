@@ -70,7 +70,7 @@ public struct LoginViewModel: Sendable {
 
     /// A view model over `validation` and `auth`, for the end client `client` (passed on for the
     /// services' per-client limits), which keeps `deviceTokens` by account name. Timers run on
-    /// `scheduler` (the gateway's actor; a `TestScheduler` in tests). A broken validation channel is
+    /// `scheduler` (the gateway's loop scheduler; a `TestScheduler` in tests). A broken validation channel is
     /// opened again `reopenAfter` later.
     public init(
         validation: any ValidationServiceClient, auth: any AuthServiceClient, client: String? = nil,
@@ -88,9 +88,9 @@ public struct LoginViewModel: Sendable {
     /// Builds the outputs for `input`. Nothing runs until an output is subscribed; each output
     /// shares one subscription to what it is built from.
     ///
-    /// The outputs deliver where ``SharingScheduler/make()`` says when they are built: build them on
-    /// the gateway's actor (inside work its `ActorScheduler` runs) and they deliver there; tests build
-    /// them inside `SharingScheduler.mock(scheduler:)`.
+    /// The outputs deliver where ``SharingScheduler/make()`` says when they are built: the gateway
+    /// and the tests build them inside `SharingScheduler.mock(scheduler:)`, with the scheduler the
+    /// flow's graph runs on.
     public func transform(_ input: Input) -> Output {
         build(input)
     }

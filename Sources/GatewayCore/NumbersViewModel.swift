@@ -36,7 +36,7 @@ public struct NumbersViewModel: Sendable {
     public typealias Sum = NumbersSum
 
     /// A view model. Its outputs deliver where ``SharingScheduler/make()`` says when they are built
-    /// (the gateway builds them on its actor; tests inside `SharingScheduler.mock(scheduler:)`).
+    /// (the gateway and tests build them inside `SharingScheduler.mock(scheduler:)`).
     public init() {}
 
     /// Builds the outputs for `input`.

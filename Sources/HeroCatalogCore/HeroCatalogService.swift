@@ -90,7 +90,7 @@ public final class HeroCatalogService: Sendable {
     }
 
     private let graphs: CatalogGraphs
-    private let scheduler: ActorScheduler<CatalogGraphs>
+    private let scheduler: LoopBound<CatalogGraphs>
     private let verifier: any TokenVerifier
     private let limits: Limits
     private let counters_ = Mutex(Counters())
@@ -102,7 +102,7 @@ public final class HeroCatalogService: Sendable {
         catalog: HeroCatalog, verifier: any TokenVerifier, limits: Limits = Limits(), loop: SocketLoop
     ) {
         graphs = CatalogGraphs(on: loop, catalog: catalog)
-        scheduler = ActorScheduler(graphs, on: loop)
+        scheduler = LoopBound(graphs, on: loop)
         self.verifier = verifier
         self.limits = limits
         counters_.withLock { $0.heroes = catalog.heroes.count }

@@ -113,8 +113,8 @@ public final class RemoteServer: Sendable {
     /// The ZAP handler the server made for its allow-list (and stops); nil when it was given one or
     /// needs none.
     private let authenticator: ZAPHandler?
-    private let scheduler: ActorScheduler<ServerCore>
-    // The scheduler holds the core weakly; the server keeps it alive.
+    private let scheduler: LoopBound<ServerCore>
+    // The core, bound to the loop by `scheduler` (which holds it too).
     private let core: ServerCore
 
     /// The largest message the server reads in order to answer it `too_large` (16 MiB) when the
@@ -193,7 +193,7 @@ public final class RemoteServer: Sendable {
         }
         endpoints = bound
         let core = ServerCore(configuration: configuration, handlers: handlers, executor: socketLoop.executor)
-        let scheduler = ActorScheduler(core, on: socketLoop)
+        let scheduler = LoopBound(core, on: socketLoop)
         self.core = core
         self.scheduler = scheduler
         // The monitor comes first: in each turn its events are read (all of them) before the
@@ -500,7 +500,7 @@ actor ServerCore {
     /// Runs inside the scheduler's drain, so work the graphs schedule on the actor meanwhile runs
     /// inline instead of hopping again.
     func receive(
-        _ batch: [SocketLoop.Received], loop: SocketLoop.Group, scheduler: ActorScheduler<ServerCore>
+        _ batch: [SocketLoop.Received], loop: SocketLoop.Group, scheduler: LoopBound<ServerCore>
     ) {
         let now = ContinuousClock.now
         turnStarted = now
@@ -557,7 +557,7 @@ actor ServerCore {
     }
 
     private func handle(
-        _ frame: Frame, from peer: [UInt8], loop: SocketLoop.Group, scheduler: ActorScheduler<ServerCore>
+        _ frame: Frame, from peer: [UInt8], loop: SocketLoop.Group, scheduler: LoopBound<ServerCore>
     ) {
         let key = StreamKey(peer: peer, stream: frame.stream)
         switch frame.type {
@@ -648,7 +648,7 @@ actor ServerCore {
     // MARK: Streams
 
     private func open(
-        _ frame: Frame, key: StreamKey, loop: SocketLoop.Group, scheduler: ActorScheduler<ServerCore>
+        _ frame: Frame, key: StreamKey, loop: SocketLoop.Group, scheduler: LoopBound<ServerCore>
     ) {
         let peer = key.peer
         func refuse(_ code: ErrorCode, _ message: String) {
@@ -742,7 +742,7 @@ actor ServerCore {
     /// or hop back to the actor is needed. A later answer comes back to the actor.
     private func openRequest(
         _ start: RemoteHandlers.Method.RequestStart, method: Int, body: [UInt8], context: CallContext,
-        key: StreamKey, deadline: UInt32, loop: SocketLoop.Group, scheduler: ActorScheduler<ServerCore>,
+        key: StreamKey, deadline: UInt32, loop: SocketLoop.Group, scheduler: LoopBound<ServerCore>,
         trace: ServerTrace?
     ) {
         let reply = EarlyReply()
@@ -949,7 +949,7 @@ actor ServerCore {
     /// streams of clients silent for longer than the client timeout. One periodic timer for all streams costs far less than a timer per
     /// request.
     func startTicking(
-        loop: SocketLoop.Group, scheduler: ActorScheduler<ServerCore>,
+        loop: SocketLoop.Group, scheduler: LoopBound<ServerCore>,
         every tick: Duration = .milliseconds(10)
     ) {
         ticker = loop.loop.schedule(every: tick) {

@@ -18,8 +18,9 @@ public import Reactive
 ///   directory recovers (auth-service's connection is back): `validating`, then the verdict, with no
 ///   new edit.
 /// - The repeat is compared with the latest password, and compared again when the password changes.
-/// - Everything runs on `scheduler` (the service's `ActorScheduler`): edits cross onto it once per
-///   batch, lookups' answers are delivered there too.
+/// - Everything runs on `scheduler` (the service's `LoopScheduler`): edits reach it on the loop's
+///   thread (in the server's call, or once per batch from elsewhere), lookups' answers are delivered
+///   there too.
 /// - The output completes when the edits complete and the last lookup has answered; it fails when
 ///   the edits fail.
 public enum FieldsGraph {

@@ -4,24 +4,13 @@ public import RemoteStreams
 import Synchronization
 public import ZeroMQ
 
-/// The actor every `validate.fields` graph runs in: its executor is validation-service's event
-/// loop (the thread its server and its client of auth-service run on), so edits, lookups' answers
-/// and results meet on one thread.
-public actor FieldGraphs {
-    /// The loop whose executor this actor runs on.
-    public nonisolated let loop: SocketLoop
-
-    /// An actor on `loop`'s executor.
-    public init(on loop: SocketLoop) { self.loop = loop }
-
-    public nonisolated var unownedExecutor: UnownedSerialExecutor { loop.executor.asUnownedSerialExecutor() }
-}
-
 /// The validation service's logic, behind the methods of docs/services/validation.md.
 ///
 /// The rules are pure (``ValidationRules``); only usernames need another service, through a
 /// ``UsernameDirectory``. Request methods answer `Single`s; `validate.fields` builds one
-/// ``FieldsGraph`` per channel on the ``FieldGraphs`` actor.
+/// ``FieldsGraph`` per channel, run on the service's event loop (its ``LoopScheduler``): edits,
+/// lookups' answers and results meet on that one thread, where its server and its client of
+/// auth-service run.
 public final class ValidationService: Sendable {
     /// Counters for `sys.stats`.
     public struct Counters: Sendable, Hashable {
@@ -41,47 +30,35 @@ public final class ValidationService: Sendable {
     public let rules: ValidationRules
     /// The username lookups' counters.
     public let checks: CheckCounters
-    private let graphs: FieldGraphs?
     private let scheduler: any SchedulerType
     private let directory: any UsernameDirectory
     private let lookupTimeout: RxTimeInterval
     private let counters_ = Mutex(Counters())
 
-    /// A service over `directory` whose graphs run in a ``FieldGraphs`` actor on `loop`'s executor,
-    /// with its timers: the process's event loop, which its caller owns and stops.
+    /// A service over `directory` whose graphs run on `loop`'s thread (a ``LoopScheduler``), with
+    /// its timers: the process's event loop, which its caller owns and stops.
     ///
     /// - Parameter lookupTimeout: how long a username lookup may take before it is `network.error`.
     public convenience init(
         rules: ValidationRules, directory: any UsernameDirectory, lookupTimeout: RxTimeInterval,
         loop: SocketLoop
     ) {
-        let graphs = FieldGraphs(on: loop)
         self.init(
-            rules: rules, directory: directory, lookupTimeout: lookupTimeout, graphs: graphs,
-            scheduler: ActorScheduler(graphs, on: loop))
+            rules: rules, directory: directory, lookupTimeout: lookupTimeout,
+            scheduler: LoopScheduler(on: loop) as any SchedulerType)
     }
 
     /// A service over `directory` whose graphs run on `scheduler` (tests pass a `TestScheduler`).
     ///
     /// - Parameter lookupTimeout: how long a username lookup may take before it is `network.error`.
-    public convenience init(
+    public init(
         rules: ValidationRules, directory: any UsernameDirectory, lookupTimeout: RxTimeInterval,
         scheduler: any SchedulerType
-    ) {
-        self.init(
-            rules: rules, directory: directory, lookupTimeout: lookupTimeout, graphs: nil,
-            scheduler: scheduler)
-    }
-
-    private init(
-        rules: ValidationRules, directory: any UsernameDirectory, lookupTimeout: RxTimeInterval,
-        graphs: FieldGraphs?, scheduler: any SchedulerType
     ) {
         self.rules = rules
         self.directory = directory
         self.lookupTimeout = lookupTimeout
         self.checks = CheckCounters()
-        self.graphs = graphs
         self.scheduler = scheduler
     }
 

@@ -5,8 +5,8 @@ import TestSupport
 import Testing
 import ValidationCore
 
-/// The service as the server runs it: graphs on the ``FieldGraphs`` actor's scheduler.
-@Suite("validation service on its actor", .timeLimit(.minutes(1)))
+/// The service as the server runs it: graphs on its loop scheduler.
+@Suite("validation service on its loop", .timeLimit(.minutes(1)))
 struct ValidationServiceTests {
     let service = ValidationService(
         rules: ValidationRules(), directory: SetDirectory(names: ["taken_name"]), lookupTimeout: .seconds(2),

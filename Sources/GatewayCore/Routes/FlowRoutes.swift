@@ -2,7 +2,6 @@ public import Contracts
 public import Reactive
 public import RemoteProtocol
 public import RemoteStreams
-import Synchronization
 
 /// The `flow.*` channels (``Methods/Flow/all``), each hosting one view model per screen
 /// (``FlowSpec`` says how each flow's graph is built).
@@ -70,13 +69,13 @@ public struct FlowRoutes: GatewayRoutes {
         let maximumTextBytes = settings.maximumTextBytes
         let maximumPage = settings.maximumPage
         return Observable<FlowOutput>.create { observer in
-            // The input is subscribed at once, where the server subscribes the channel (inputs that
-            // arrive before the graph is built wait in the buffer); the graph is built and runs on
-            // the flow actor (or the test scheduler).
-            let buffer = PendingInput()
-            let intake = input.subscribe { event in buffer.on(event) }
+            // The graph is built on the flow scheduler, and the input is subscribed at once, where
+            // the server subscribes the channel, observed on that scheduler: the build is scheduled
+            // first, so (the scheduler being FIFO) every input reaches the built graph, in order. On
+            // the gateway's loop both happen right here, in the server's call.
+            let received = PublishSubject<FlowInput>()
             let graph = scheduler.schedule(()) { _ in
-                let checked = buffer.events.observe(on: scheduler).map { event -> FlowInput in
+                let checked = received.map { event -> FlowInput in
                     counters.count { $0.inputs += 1 }
                     try spec.check(event, maximumTextBytes: maximumTextBytes, maximumPage: maximumPage)
                     return event
@@ -102,6 +101,7 @@ public struct FlowRoutes: GatewayRoutes {
                 let connection = shared.connect()
                 return Disposables.create(forward, end, connection)
             }
+            let intake = input.observe(on: scheduler).subscribe { event in received.on(event) }
             return Disposables.create(intake, graph)
         }
         .do(
@@ -117,60 +117,6 @@ public struct FlowRoutes: GatewayRoutes {
     private func failed(_ error: RemoteError) -> Observable<FlowOutput> {
         environment.counters.countError(error)
         return .error(error)
-    }
-}
-
-/// A channel's input events, held from the moment the server subscribes the channel until the graph
-/// (built later, on the flow actor) subscribes ``events``; then passed straight on, in order.
-///
-/// One producer (the server's thread) calls ``on(_:)``. Nothing is called out under the lock: the
-/// held events are handed over in batches outside it, and the observer is attached only once no
-/// event is held, so the order is kept.
-final class PendingInput: Sendable {
-    private struct State {
-        var pending: [Event<FlowInput>] = []
-        var observer: AnyObserver<FlowInput>?
-        var disposed = false
-    }
-
-    private let state = Mutex(State())
-
-    /// Receives one event from the server.
-    func on(_ event: Event<FlowInput>) {
-        let observer = state.withLock { state -> AnyObserver<FlowInput>? in
-            if state.disposed { return nil }
-            guard let observer = state.observer else {
-                state.pending.append(event)
-                return nil
-            }
-            return observer
-        }
-        observer?.on(event)
-    }
-
-    /// The events, the held ones first; one subscriber.
-    var events: Observable<FlowInput> {
-        Observable.create { [self] observer in
-            while true {
-                let batch = state.withLock { state -> [Event<FlowInput>] in
-                    guard !state.pending.isEmpty else {
-                        if !state.disposed { state.observer = observer }
-                        return []
-                    }
-                    defer { state.pending = [] }
-                    return state.pending
-                }
-                if batch.isEmpty { break }
-                for event in batch { observer.on(event) }
-            }
-            return Disposables.create { [self] in
-                state.withLock { state in
-                    state.observer = nil
-                    state.disposed = true
-                    state.pending = []
-                }
-            }
-        }
     }
 }
 

@@ -14,8 +14,7 @@ public protocol GatewayRoutes: Sendable {
 }
 
 /// What every route unit is built with: the three services' clients, the texts, the settings, the
-/// scheduler the flow graphs run on (and what keeps its actor alive), and the counters `sys.stats`
-/// reports.
+/// scheduler the flow graphs run on, and the counters `sys.stats` reports.
 struct GatewayEnvironment: Sendable {
     let auth: any AuthServiceClient
     let validation: any ValidationServiceClient
@@ -23,8 +22,6 @@ struct GatewayEnvironment: Sendable {
     let catalogue: MessageCatalogue
     let settings: GatewayService.Settings
     let scheduler: any SchedulerType
-    /// The actor `scheduler` runs on; nil for a scheduler the service was given.
-    let graphs: FlowGraphsOwner?
     let counters = GatewayCounters()
 
     /// The renderer of `locale` (default `zh-Hans`).
